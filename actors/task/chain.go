@@ -1,0 +1,160 @@
+package task
+
+import (
+	"fmt"
+
+	"github.com/stactor/stactor/connectors"
+	"github.com/stactor/stactor/messages"
+	"github.com/stactor/stactor/plan"
+	"github.com/stactor/stactor/row"
+)
+
+// operators are the chain's transforms and sink writers, called as plain
+// functions (fusion, DESIGN §2).
+type operators struct {
+	t    *Task
+	ops  map[int]*op // by vertex id
+	list []*op       // in the chain's order
+}
+
+type op struct {
+	v          *plan.Vertex
+	transforms map[string]connectors.Transform // by input table id
+	writer     connectors.Writer
+	next       []*op      // fused downstream operators
+	outs       []*outEdge // channels leaving from this vertex
+}
+
+func buildOperators(t *Task) (*operators, error) {
+	o := &operators{t: t, ops: map[int]*op{}}
+	for _, v := range t.chain.Vertices {
+		p := &op{v: v}
+		o.ops[v.ID] = p
+		o.list = append(o.list, p)
+		if v.Kind == plan.TransformVertex {
+			p.transforms = map[string]connectors.Transform{}
+			for _, tbl := range v.InTables {
+				tr, err := v.NewTransform(tbl)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", v.Name, err)
+				}
+				p.transforms[tbl.TableID] = tr
+			}
+		}
+	}
+	for _, p := range o.list {
+		for _, e := range p.v.Out {
+			if !e.Channel() {
+				p.next = append(p.next, o.ops[e.To.ID])
+			}
+		}
+	}
+	return o, nil
+}
+
+func (o *operators) taskInfo(v *plan.Vertex) connectors.TaskInfo {
+	l := o.t.loc
+	return connectors.TaskInfo{JobID: l.JobId, Pipeline: int(l.Pipeline), Attempt: int(l.Attempt), SubtaskIndex: o.t.index, Parallelism: v.Parallelism}
+}
+
+// open creates the sink writers.
+func (o *operators) open() error {
+	for _, p := range o.list {
+		if p.v.Kind != plan.SinkVertex {
+			continue
+		}
+		snk, err := p.v.NewSink()
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.v.Name, err)
+		}
+		w, err := snk.CreateWriter(o.taskInfo(p.v), nil)
+		if err != nil {
+			return fmt.Errorf("%s: creating writer: %w", p.v.Name, err)
+		}
+		p.writer = w
+	}
+	return nil
+}
+
+// push runs batch b through operator p and everything fused after it.
+func (o *operators) push(p *op, b *row.Batch) error {
+	switch p.v.Kind {
+	case plan.TransformVertex:
+		tr := p.transforms[b.Schema.TableID]
+		if tr == nil {
+			var err error
+			if tr, err = p.v.NewTransform(b.Schema); err != nil {
+				return fmt.Errorf("%s: table %s: %w", p.v.Name, b.Schema.TableID, err)
+			}
+			p.transforms[b.Schema.TableID] = tr
+		}
+		out, err := tr.Process(b)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.v.Name, err)
+		}
+		if out == nil || out.Len() == 0 {
+			return nil
+		}
+		b = out
+	case plan.SinkVertex:
+		if err := p.writer.Write(b); err != nil {
+			return fmt.Errorf("%s: %w", p.v.Name, err)
+		}
+		o.t.metrics.writeRows += int64(b.Len())
+		o.t.metrics.writeBytes += int64(b.ByteSize())
+		return nil
+	}
+	return o.emit(p, b)
+}
+
+// emit hands p's output to its fused successors and its channels.
+func (o *operators) emit(p *op, b *row.Batch) error {
+	for _, n := range p.next {
+		if err := o.push(n, b); err != nil {
+			return err
+		}
+	}
+	for _, out := range p.outs {
+		out.send(b)
+	}
+	return nil
+}
+
+// prepareFinal prepares every writer's commit for checkpoint id.
+func (o *operators) prepareFinal(id int64) ([]*messages.CommitInfo, error) {
+	var infos []*messages.CommitInfo
+	for _, p := range o.list {
+		if p.writer == nil {
+			continue
+		}
+		info, err := p.writer.PrepareCommit(id)
+		if err != nil {
+			return nil, fmt.Errorf("%s: prepare commit: %w", p.v.Name, err)
+		}
+		if info != nil {
+			infos = append(infos, &messages.CommitInfo{Vertex: int32(p.v.ID), Subtask: int32(o.t.index), Info: info})
+		}
+	}
+	return infos, nil
+}
+
+func (o *operators) close() error {
+	var first error
+	for _, p := range o.list {
+		if p.writer != nil {
+			if err := p.writer.Close(); err != nil && first == nil {
+				first = fmt.Errorf("%s: close: %w", p.v.Name, err)
+			}
+			p.writer = nil
+		}
+		for k, tr := range p.transforms {
+			if c, ok := tr.(connectors.TransformCloser); ok {
+				if err := c.Close(); err != nil && first == nil {
+					first = fmt.Errorf("%s: close: %w", p.v.Name, err)
+				}
+			}
+			delete(p.transforms, k)
+		}
+	}
+	return first
+}

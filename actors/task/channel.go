@@ -1,0 +1,248 @@
+package task
+
+import (
+	"fmt"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/stactor/stactor/messages"
+	"github.com/stactor/stactor/plan"
+	"github.com/stactor/stactor/row"
+)
+
+// outEdge sends one vertex's output over a channel edge to the downstream
+// chain's subtasks: to the subtask of the same index (forward) or to
+// whichever has credit, in turn (rebalance).
+type outEdge struct {
+	t     *Task
+	edge  *plan.Edge
+	chans []*outChannel
+	queue []*row.Batch // waiting for credit, oldest first
+	next  int          // rebalance: where to look for credit first
+}
+
+type outChannel struct {
+	to     int32
+	pid    *actor.PID
+	seq    int64 // last sequence number sent
+	credit int64 // may send up to this sequence number
+}
+
+// inChannel is the receiving end of one channel.
+type inChannel struct {
+	pid       *actor.PID // the sender, for credits
+	received  int64      // last sequence number received
+	processed int64      // last sequence number processed
+	granted   int64      // credit granted so far
+	ended     bool
+}
+
+type chanKey struct {
+	edge int32
+	from int32
+}
+
+// wire creates the channels of the chain from the pipeline's subtask pids.
+func (t *Task) wire(peers map[[2]int32]*actor.PID) error {
+	peer := func(c *plan.Chain, i int) (*actor.PID, error) {
+		p := peers[[2]int32{int32(c.ID), int32(i)}]
+		if p == nil {
+			return nil, fmt.Errorf("no subtask %d of chain %d among the peers", i, c.ID)
+		}
+		return p, nil
+	}
+	for _, e := range t.chain.Out {
+		o := &outEdge{t: t, edge: e}
+		down := e.To.Chain
+		if e.Partitioning == plan.Forward {
+			pid, err := peer(down, t.index)
+			if err != nil {
+				return err
+			}
+			o.chans = []*outChannel{{to: int32(t.index), pid: pid, credit: t.opts.CreditWindow}}
+		} else {
+			for i := 0; i < down.Parallelism; i++ {
+				pid, err := peer(down, i)
+				if err != nil {
+					return err
+				}
+				o.chans = append(o.chans, &outChannel{to: int32(i), pid: pid, credit: t.opts.CreditWindow})
+			}
+			o.next = t.index % len(o.chans)
+		}
+		t.outs = append(t.outs, o)
+		src := t.ops.ops[e.From.ID]
+		src.outs = append(src.outs, o)
+	}
+	t.ins = map[chanKey]*inChannel{}
+	for _, e := range t.chain.In {
+		up := e.From.Chain
+		from := []int{t.index}
+		if e.Partitioning != plan.Forward {
+			from = from[:0]
+			for i := 0; i < up.Parallelism; i++ {
+				from = append(from, i)
+			}
+		}
+		for _, i := range from {
+			pid, err := peer(up, i)
+			if err != nil {
+				return err
+			}
+			t.ins[chanKey{int32(e.ID), int32(i)}] = &inChannel{pid: pid, granted: t.opts.CreditWindow}
+		}
+	}
+	t.eodLeft = len(t.ins)
+	return nil
+}
+
+func (o *outEdge) send(b *row.Batch) {
+	o.queue = append(o.queue, b)
+	o.drain()
+}
+
+// drain sends queued batches while some channel has credit.
+func (o *outEdge) drain() {
+	for len(o.queue) > 0 {
+		var ch *outChannel
+		for k := 0; k < len(o.chans); k++ {
+			c := o.chans[(o.next+k)%len(o.chans)]
+			if c.seq < c.credit {
+				ch = c
+				o.next = (o.next + k + 1) % len(o.chans)
+				break
+			}
+		}
+		if ch == nil {
+			return
+		}
+		b := o.queue[0]
+		o.queue[0] = nil
+		o.queue = o.queue[1:]
+		ch.seq++
+		o.t.system.Root.Send(ch.pid, &messages.Batch{Edge: int32(o.edge.ID), From: int32(o.t.index), Seq: ch.seq, Rows: b})
+	}
+}
+
+func (o *outEdge) endOfData(_ actor.Context) {
+	for _, ch := range o.chans {
+		o.t.system.Root.Send(ch.pid, &messages.EndOfData{Edge: int32(o.edge.ID), From: int32(o.t.index), Seq: ch.seq})
+	}
+}
+
+// blocked tells whether some output holds batches for lack of credit.
+func (t *Task) blocked() bool {
+	for _, o := range t.outs {
+		if len(o.queue) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *Task) inChannel(edge, from int32) (*inChannel, error) {
+	ch := t.ins[chanKey{edge, from}]
+	if ch == nil {
+		return nil, fmt.Errorf("data on unknown channel (edge %d from subtask %d)", edge, from)
+	}
+	return ch, nil
+}
+
+func (t *Task) onBatch(ctx actor.Context, m *messages.Batch) error {
+	ch, err := t.inChannel(m.Edge, m.From)
+	if err != nil {
+		return err
+	}
+	if m.Seq != ch.received+1 {
+		return fmt.Errorf("channel edge %d from subtask %d: got batch %d after %d (a gap or a duplicate)", m.Edge, m.From, m.Seq, ch.received)
+	}
+	ch.received = m.Seq
+	if t.blocked() || len(t.pending) > 0 {
+		t.pending = append(t.pending, m)
+		return nil
+	}
+	return t.process(ctx, m)
+}
+
+func (t *Task) onEndOfData(ctx actor.Context, m *messages.EndOfData) error {
+	ch, err := t.inChannel(m.Edge, m.From)
+	if err != nil {
+		return err
+	}
+	if m.Seq != ch.received {
+		return fmt.Errorf("channel edge %d from subtask %d: end of data after batch %d, but %d arrived", m.Edge, m.From, m.Seq, ch.received)
+	}
+	if t.blocked() || len(t.pending) > 0 {
+		t.pending = append(t.pending, m)
+		return nil
+	}
+	return t.process(ctx, m)
+}
+
+// process handles one input message that is no longer set aside.
+func (t *Task) process(ctx actor.Context, msg any) error {
+	switch m := msg.(type) {
+	case *messages.Batch:
+		ch := t.ins[chanKey{m.Edge, m.From}]
+		if err := t.ops.push(t.ops.ops[t.chain.Head.ID], m.Rows); err != nil {
+			return err
+		}
+		ch.processed = m.Seq
+		if w := t.opts.CreditWindow; ch.processed+w-ch.granted >= (w+1)/2 {
+			ch.granted = ch.processed + w
+			ctx.Send(ch.pid, &messages.Credit{Edge: m.Edge, From: m.From, To: int32(t.index), UpTo: ch.granted})
+		}
+	case *messages.EndOfData:
+		ch := t.ins[chanKey{m.Edge, m.From}]
+		if ch.ended {
+			return fmt.Errorf("channel edge %d from subtask %d ended twice", m.Edge, m.From)
+		}
+		ch.ended = true
+		t.eodLeft--
+		if t.eodLeft == 0 && t.src == nil {
+			return t.endOfInput(ctx)
+		}
+	}
+	return nil
+}
+
+func (t *Task) onCredit(ctx actor.Context, m *messages.Credit) error {
+	for _, o := range t.outs {
+		if o.edge.ID != int(m.Edge) {
+			continue
+		}
+		for _, ch := range o.chans {
+			if ch.to == m.To && m.UpTo > ch.credit {
+				ch.credit = m.UpTo
+			}
+		}
+		o.drain()
+	}
+	return t.tryUnblock(ctx)
+}
+
+// tryUnblock resumes work that waited for credit.
+func (t *Task) tryUnblock(ctx actor.Context) error {
+	for !t.blocked() && len(t.pending) > 0 {
+		m := t.pending[0]
+		t.pending[0] = nil
+		t.pending = t.pending[1:]
+		if err := t.process(ctx, m); err != nil {
+			return err
+		}
+	}
+	if t.blocked() {
+		return nil
+	}
+	if t.src != nil {
+		if t.src.ended {
+			return t.endOfInput(ctx)
+		}
+		t.schedulePoll(ctx, 0)
+		return nil
+	}
+	if t.eodLeft == 0 && len(t.ins) > 0 {
+		return t.endOfInput(ctx)
+	}
+	return nil
+}

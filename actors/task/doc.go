@@ -1,0 +1,19 @@
+// Package task is the subtask actor: one parallel instance of a fused chain
+// (DESIGN §2–§4). It runs a source reader or takes batches from its input
+// channels, calls the chain's transforms and sink writers as plain function
+// calls, and sends what leaves the chain on its output channels under
+// cumulative credits.
+//
+// The actor is spawned by the worker's TaskExecutionService (its parent and
+// supervisor) on a priority mailbox, wired by the JobMaster's StartTask, and
+// reports its state, metrics, failures and end of data to the JobMaster by
+// message. It never restarts itself: on an error or a panic it closes what it
+// opened, sends TaskFailed and stops; the JobMaster decides what happens next.
+//
+// Flow control: each output channel may send up to the credit its receiver
+// granted. While any output has batches waiting for credit the subtask is
+// blocked: a source stops polling its reader, and a subtask with inputs sets
+// arriving batches aside without granting their credit back, so what is in
+// flight stays bounded by the credit windows and a slow sink slows the
+// source instead of growing memory.
+package task

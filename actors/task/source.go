@@ -1,0 +1,195 @@
+package task
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/stactor/stactor/connectors"
+	"github.com/stactor/stactor/messages"
+	"github.com/stactor/stactor/row"
+)
+
+// sourceRun drives the chain's source reader: a Poll message to itself per
+// PollNext, so every other message (credits, splits, barriers, cancel)
+// gets its turn between two polls.
+type sourceRun struct {
+	t             *Task
+	source        connectors.Source
+	reader        connectors.Reader
+	enum          *actor.PID
+	noMore        bool // the reader called SignalNoMoreElement
+	ended         bool // ... and the subtask has acted on it
+	pollScheduled bool
+	err           error // from Emit, reported after PollNext returns
+
+	// read_limit: rows and bytes emitted since started.
+	rowsPerSec, bytesPerSec int64
+	started                 time.Time
+	rows, bytes             int64
+	polled                  int // rows emitted by the current PollNext
+}
+
+var _ connectors.ReaderContext = (*sourceRun)(nil)
+var _ connectors.Collector = (*sourceRun)(nil)
+
+func (t *Task) openSource(ctx actor.Context, enum *actor.PID) error {
+	head := t.chain.Head
+	src, err := head.NewSource()
+	if err != nil {
+		return fmt.Errorf("%s: %w", head.Name, err)
+	}
+	s := &sourceRun{t: t, source: src, enum: enum, rowsPerSec: t.plan.Job.RowsPerSecond, bytesPerSec: t.plan.Job.BytesPerSecond}
+	r, err := src.CreateReader(s)
+	if err != nil {
+		return fmt.Errorf("%s: creating reader: %w", head.Name, err)
+	}
+	s.reader = r
+	t.src = s
+	if err := r.Open(); err != nil {
+		return fmt.Errorf("%s: opening reader: %w", head.Name, err)
+	}
+	s.started = time.Now()
+	ctx.Send(enum, &messages.RegisterReader{Subtask: int32(t.index), Reader: messages.FromPID(t.self)})
+	return nil
+}
+
+// Task identifies the subtask (ReaderContext).
+func (s *sourceRun) Task() connectors.TaskInfo { return s.t.ops.taskInfo(s.t.chain.Head) }
+
+// Boundedness is the source's (ReaderContext).
+func (s *sourceRun) Boundedness() connectors.Boundedness { return s.source.Boundedness() }
+
+// SendSplitRequest asks the enumerator for a split (ReaderContext).
+func (s *sourceRun) SendSplitRequest() {
+	s.t.system.Root.Send(s.enum, &messages.SplitRequest{Subtask: int32(s.t.index)})
+}
+
+// SignalNoMoreElement ends the reader's output (ReaderContext).
+func (s *sourceRun) SignalNoMoreElement() { s.noMore = true }
+
+// BatchSize is the rows per batch asked of the reader; under a rows per
+// second limit it is a tenth of a second's worth, so throttling is smooth.
+func (s *sourceRun) BatchSize() int {
+	n := s.t.opts.BatchSize
+	if s.rowsPerSec > 0 && s.rowsPerSec/10 < int64(n) {
+		n = int(max(1, s.rowsPerSec/10))
+	}
+	return n
+}
+
+// Emit runs a batch the reader read through the chain (Collector).
+func (s *sourceRun) Emit(b *row.Batch) {
+	if b == nil || b.Len() == 0 || s.err != nil {
+		return
+	}
+	n := int64(b.Len())
+	s.polled += b.Len()
+	s.rows += n
+	s.t.metrics.readRows += n
+	{
+		sz := int64(b.ByteSize())
+		s.bytes += sz
+		s.t.metrics.readBytes += sz
+	}
+	if err := s.t.ops.push(s.t.ops.ops[s.t.chain.Head.ID], b); err != nil {
+		s.err = err
+	}
+}
+
+func (t *Task) schedulePoll(ctx actor.Context, d time.Duration) {
+	s := t.src
+	if s == nil || s.pollScheduled || s.noMore || t.closed {
+		return
+	}
+	s.pollScheduled = true
+	if d <= 0 {
+		ctx.Send(t.self, &messages.Poll{})
+		return
+	}
+	sys, self := t.system, t.self
+	time.AfterFunc(d, func() { sys.Root.Send(self, &messages.Poll{}) })
+}
+
+func (t *Task) poll(ctx actor.Context) error {
+	s := t.src
+	if s == nil {
+		return nil
+	}
+	s.pollScheduled = false
+	if s.noMore || t.blocked() {
+		return nil // credits resume polling
+	}
+	s.polled = 0
+	if err := s.reader.PollNext(s); err != nil {
+		return fmt.Errorf("%s: %w", t.chain.Head.Name, err)
+	}
+	if s.err != nil {
+		return s.err
+	}
+	if s.noMore {
+		s.ended = true
+		return t.endOfInput(ctx)
+	}
+	if t.blocked() {
+		return nil
+	}
+	var delay time.Duration
+	if s.polled == 0 {
+		delay = t.opts.IdlePoll
+	}
+	if d := s.throttle(); d > delay {
+		delay = d
+	}
+	t.schedulePoll(ctx, delay)
+	return nil
+}
+
+// throttle is how long to wait so the rows and bytes read so far stay
+// within read_limit.
+func (s *sourceRun) throttle() time.Duration {
+	var d time.Duration
+	if s.rowsPerSec > 0 {
+		due := s.started.Add(time.Duration(float64(s.rows) / float64(s.rowsPerSec) * float64(time.Second)))
+		d = max(d, time.Until(due))
+	}
+	if s.bytesPerSec > 0 {
+		due := s.started.Add(time.Duration(float64(s.bytes) / float64(s.bytesPerSec) * float64(time.Second)))
+		d = max(d, time.Until(due))
+	}
+	return d
+}
+
+func (t *Task) onAddSplits(m *messages.AddSplits) error {
+	if t.src == nil {
+		return fmt.Errorf("splits for a subtask without a source")
+	}
+	splits := make([]connectors.Split, len(m.Splits))
+	for i, sp := range m.Splits {
+		splits[i] = connectors.Split{ID: sp.Id, Data: sp.Data}
+	}
+	if err := t.src.reader.AddSplits(splits); err != nil {
+		return fmt.Errorf("%s: adding splits: %w", t.chain.Head.Name, err)
+	}
+	return nil
+}
+
+func (t *Task) onNoMoreSplits() error {
+	if t.src == nil {
+		return fmt.Errorf("no-more-splits for a subtask without a source")
+	}
+	if err := t.src.reader.HandleNoMoreSplits(); err != nil {
+		return fmt.Errorf("%s: %w", t.chain.Head.Name, err)
+	}
+	return nil
+}
+
+func (s *sourceRun) close() error {
+	if s.reader == nil {
+		return nil
+	}
+	err := s.reader.Close()
+	s.reader = nil
+	return err
+}

@@ -1,0 +1,270 @@
+package task
+
+import (
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/rs/zerolog"
+
+	"github.com/stactor/stactor/connectors"
+	"github.com/stactor/stactor/messages"
+	"github.com/stactor/stactor/plan"
+	"github.com/stactor/stactor/state"
+)
+
+// Task is the subtask actor.
+type Task struct {
+	loc       *messages.TaskLocation
+	plan      *plan.Plan
+	chain     *plan.Chain
+	index     int
+	jobMaster *actor.PID
+	opts      Options
+	log       zerolog.Logger
+
+	self   *actor.PID
+	system *actor.ActorSystem
+	state  string
+
+	ops     *operators
+	outs    []*outEdge            // one per channel edge leaving the chain
+	ins     map[chanKey]*inChannel // one per channel into the chain
+	pending []any                  // input messages set aside while blocked
+	eodLeft int                    // input channels still open
+
+	src *sourceRun // the chain's source, when its head is one
+
+	drained bool // everything processed to end of data and reported
+	closed  bool
+	metrics metrics
+	ticker  *time.Ticker
+	stopTick chan struct{}
+}
+
+type metrics struct {
+	readRows, writeRows, readBytes, writeBytes int64
+}
+
+// New is the props producer for a subtask.
+func New(loc *messages.TaskLocation, p *plan.Plan, jobMaster *actor.PID, opts Options, log zerolog.Logger) actor.Producer {
+	return func() actor.Actor {
+		c := p.Chains[loc.Chain]
+		return &Task{loc: loc, plan: p, chain: c, index: int(loc.Subtask), jobMaster: jobMaster, opts: opts,
+			state: state.TaskCreated,
+			log:   log.With().Str("task", fmt.Sprintf("%s/p%d/a%d/c%d/%d", loc.JobId, loc.Pipeline, loc.Attempt, loc.Chain, loc.Subtask)).Logger()}
+	}
+}
+
+// Receive handles one message. A panic inside a connector becomes a
+// TaskFailed like any error (DESIGN §3: failures are reported, not hidden).
+func (t *Task) Receive(ctx actor.Context) {
+	if t.closed {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			t.fail(ctx, fmt.Errorf("panic: %v\n%s", r, debug.Stack()))
+		}
+	}()
+	var err error
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		t.self, t.system = ctx.Self(), ctx.ActorSystem()
+		err = t.init()
+	case *messages.StartTask:
+		err = t.start(ctx, m)
+	case *messages.Poll:
+		err = t.poll(ctx)
+	case *messages.Batch:
+		err = t.onBatch(ctx, m)
+	case *messages.EndOfData:
+		err = t.onEndOfData(ctx, m)
+	case *messages.Credit:
+		err = t.onCredit(ctx, m)
+	case *messages.AddSplits:
+		err = t.onAddSplits(m)
+	case *messages.NoMoreSplits:
+		err = t.onNoMoreSplits()
+	case *metricsTick:
+		t.sendMetrics(ctx)
+	case *messages.CloseTask:
+		t.finish(ctx, state.TaskClosed)
+	case *messages.CancelTask:
+		t.setState(ctx, state.TaskCancelling)
+		t.finish(ctx, state.TaskCanceled)
+	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
+		t.stopTicker()
+	}
+	if err != nil {
+		t.fail(ctx, err)
+	}
+}
+
+type metricsTick struct{}
+
+func (t *Task) setState(ctx actor.Context, s string) {
+	t.state = s
+	ctx.Send(t.jobMaster, &messages.TaskStateChanged{Loc: t.loc, State: s})
+}
+
+// init builds the chain's operators (state INIT).
+func (t *Task) init() error {
+	t.state = state.TaskInit
+	ops, err := buildOperators(t)
+	if err != nil {
+		return err
+	}
+	t.ops = ops
+	return nil
+}
+
+// start wires the channels and opens the operators (READY_START → RUNNING).
+func (t *Task) start(ctx actor.Context, m *messages.StartTask) error {
+	t.setState(ctx, state.TaskReadyStart)
+	peers := map[[2]int32]*actor.PID{}
+	for _, p := range m.Peers {
+		peers[[2]int32{p.Chain, p.Subtask}] = messages.ToPID(p.Pid)
+	}
+	if err := t.wire(peers); err != nil {
+		return err
+	}
+	t.setState(ctx, state.TaskStarting)
+	if err := t.ops.open(); err != nil {
+		return err
+	}
+	if t.chain.Head.Kind == plan.SourceVertex {
+		var enum *actor.PID
+		for _, e := range m.Enumerators {
+			if int(e.Vertex) == t.chain.Head.ID {
+				enum = messages.ToPID(e.Pid)
+			}
+		}
+		if enum == nil {
+			return fmt.Errorf("no enumerator for %s", t.chain.Head.Name)
+		}
+		if err := t.openSource(ctx, enum); err != nil {
+			return err
+		}
+	}
+	t.setState(ctx, state.TaskRunning)
+	t.startTicker()
+	if t.src != nil {
+		t.schedulePoll(ctx, 0)
+	}
+	if t.src == nil && t.eodLeft == 0 {
+		return t.endOfInput(ctx)
+	}
+	return nil
+}
+
+func (t *Task) startTicker() {
+	t.ticker = time.NewTicker(t.opts.MetricsInterval)
+	t.stopTick = make(chan struct{})
+	tick, stop, sys, self := t.ticker, t.stopTick, t.system, t.self
+	go func() {
+		for {
+			select {
+			case <-tick.C:
+				sys.Root.Send(self, &metricsTick{})
+			case <-stop:
+				return
+			}
+		}
+	}()
+}
+
+func (t *Task) stopTicker() {
+	if t.ticker != nil {
+		t.ticker.Stop()
+		close(t.stopTick)
+		t.ticker = nil
+	}
+}
+
+func (t *Task) sendMetrics(ctx actor.Context) {
+	ctx.Send(t.jobMaster, t.metricsMsg())
+}
+
+func (t *Task) metricsMsg() *messages.TaskMetrics {
+	return &messages.TaskMetrics{Loc: t.loc, ReadRows: t.metrics.readRows, WriteRows: t.metrics.writeRows,
+		ReadBytes: t.metrics.readBytes, WriteBytes: t.metrics.writeBytes}
+}
+
+// endOfInput runs once every input (or the source) has ended: flush, close
+// the output channels in order with the data, prepare the sinks' last
+// commit and report TaskDrained. The subtask then waits for CloseTask.
+func (t *Task) endOfInput(ctx actor.Context) error {
+	if t.drained {
+		return nil
+	}
+	if t.blocked() {
+		return nil // tryUnblock calls again when the outputs have drained
+	}
+	t.drained = true
+	for _, o := range t.outs {
+		o.endOfData(ctx)
+	}
+	t.setState(ctx, state.TaskPrepareClose)
+	commits, err := t.ops.prepareFinal(t.finalCheckpointID())
+	if err != nil {
+		return err
+	}
+	ctx.Send(t.jobMaster, &messages.TaskDrained{Loc: t.loc, Commits: commits, Metrics: t.metricsMsg()})
+	return nil
+}
+
+// finalCheckpointID is the checkpoint the end-of-data commit belongs to.
+func (t *Task) finalCheckpointID() int64 { return 1 }
+
+// finish closes the operators and stops the actor with final state s.
+func (t *Task) finish(ctx actor.Context, s string) {
+	if t.closed {
+		return
+	}
+	t.stopTicker()
+	err := t.closeAll()
+	t.closed = true
+	if err != nil && s == state.TaskClosed {
+		t.state = state.TaskFailed
+		ctx.Send(t.jobMaster, &messages.TaskFailed{Loc: t.loc, Cause: "closing: " + err.Error()})
+	} else {
+		t.setState(ctx, s)
+		ctx.Send(t.jobMaster, t.metricsMsg())
+		ctx.Send(t.jobMaster, &messages.TaskClosed{Loc: t.loc})
+	}
+	ctx.Stop(t.self)
+}
+
+// fail reports err and stops. It never restarts the subtask.
+func (t *Task) fail(ctx actor.Context, err error) {
+	if t.closed {
+		return
+	}
+	t.log.Error().Err(err).Msg("subtask failed")
+	t.stopTicker()
+	_ = t.closeAll()
+	t.closed = true
+	t.state = state.TaskFailed
+	ctx.Send(t.jobMaster, &messages.TaskFailed{Loc: t.loc, Cause: fmt.Sprintf("%s (subtask %d): %v", t.chain.Name(), t.index, err)})
+	ctx.Stop(t.self)
+}
+
+func (t *Task) closeAll() error {
+	var first error
+	if t.src != nil {
+		if err := t.src.close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	if t.ops != nil {
+		if err := t.ops.close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+var _ actor.Actor = (*Task)(nil)
+var _ = connectors.Bounded

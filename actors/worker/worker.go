@@ -1,0 +1,114 @@
+// Package worker is the TaskExecutionService: the actor on each worker node
+// that starts subtasks when a JobMaster asks (DESIGN §3, "deployment is by
+// message, locally too"), is their parent and supervisor, and never restarts
+// one in place: a subtask that fails is stopped and its JobMaster told.
+package worker
+
+import (
+	"fmt"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/rs/zerolog"
+
+	"github.com/stactor/stactor/actors/mailbox"
+	"github.com/stactor/stactor/actors/task"
+	"github.com/stactor/stactor/config"
+	"github.com/stactor/stactor/messages"
+	"github.com/stactor/stactor/plan"
+)
+
+// Service is the TaskExecutionService actor.
+type Service struct {
+	opts  task.Options
+	log   zerolog.Logger
+	plans map[string]*jobPlan       // by job id
+	tasks map[string]*deployedTask // by subtask pid id
+}
+
+type jobPlan struct {
+	plan  *plan.Plan
+	tasks int
+}
+
+type deployedTask struct {
+	loc       *messages.TaskLocation
+	jobMaster *actor.PID
+}
+
+// Props are the service's props: its supervisor strategy stops a failed
+// subtask and reports it.
+func Props(opts task.Options, log zerolog.Logger) *actor.Props {
+	s := &Service{opts: opts, log: log, plans: map[string]*jobPlan{}, tasks: map[string]*deployedTask{}}
+	return actor.PropsFromProducer(func() actor.Actor { return s }, actor.WithSupervisor(&reporting{s: s}))
+}
+
+// Receive handles one message.
+func (s *Service) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *messages.DeployTask:
+		pid, err := s.deploy(ctx, m)
+		reply := &messages.DeployTaskReply{Loc: m.Loc, Task: messages.FromPID(pid)}
+		if err != nil {
+			reply.Error = err.Error()
+		}
+		ctx.Respond(reply)
+	case *actor.Terminated:
+		if d := s.tasks[m.Who.Id]; d != nil {
+			delete(s.tasks, m.Who.Id)
+			if jp := s.plans[d.loc.JobId]; jp != nil {
+				if jp.tasks--; jp.tasks <= 0 {
+					delete(s.plans, d.loc.JobId)
+				}
+			}
+		}
+	}
+}
+
+// PlanFor plans a job from its spec, as the JobMaster did.
+func PlanFor(spec *messages.JobSpec) (*plan.Plan, error) {
+	job, err := config.Parse(spec.File, spec.Config, spec.Vars)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Name != "" {
+		job.Name = spec.Name
+	}
+	return plan.Build(job, spec.JobId)
+}
+
+func (s *Service) deploy(ctx actor.Context, m *messages.DeployTask) (*actor.PID, error) {
+	jp := s.plans[m.Job.JobId]
+	if jp == nil {
+		p, err := PlanFor(m.Job)
+		if err != nil {
+			return nil, fmt.Errorf("planning job %s on this worker: %w", m.Job.JobId, err)
+		}
+		jp = &jobPlan{plan: p}
+		s.plans[m.Job.JobId] = jp
+	}
+	if int(m.Loc.Chain) >= len(jp.plan.Chains) {
+		return nil, fmt.Errorf("job %s has no chain %d", m.Job.JobId, m.Loc.Chain)
+	}
+	jm := messages.ToPID(m.JobMaster)
+	props := actor.PropsFromProducer(task.New(m.Loc, jp.plan, jm, s.opts, s.log), actor.WithMailbox(mailbox.Producer()))
+	name := fmt.Sprintf("task/%s/%d/%d/%d/%d", m.Loc.JobId, m.Loc.Pipeline, m.Loc.Attempt, m.Loc.Chain, m.Loc.Subtask)
+	pid, err := ctx.SpawnNamed(props, name)
+	if err != nil {
+		return nil, fmt.Errorf("starting subtask %s: %w", name, err)
+	}
+	jp.tasks++
+	s.tasks[pid.Id] = &deployedTask{loc: m.Loc, jobMaster: jm}
+	return pid, nil
+}
+
+// reporting is the service's supervisor strategy: never restart a subtask
+// in place (it would drop the failing batch and the operator state); stop
+// it and tell its JobMaster.
+type reporting struct{ s *Service }
+
+func (r *reporting) HandleFailure(sys *actor.ActorSystem, supervisor actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason any, _ any) {
+	if d := r.s.tasks[child.Id]; d != nil {
+		sys.Root.Send(d.jobMaster, &messages.TaskFailed{Loc: d.loc, Cause: fmt.Sprintf("subtask crashed: %v", reason)})
+	}
+	supervisor.StopChildren(child)
+}

@@ -1,0 +1,217 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/stactor/stactor/config/hocon"
+)
+
+// EnvOptions are the env {} keys stactor reads. Others (spark.*, flink.*)
+// are warned about and ignored.
+var EnvOptions = []Option{
+	{Key: "job.mode", Type: TypeEnum, Enum: []string{"BATCH", "STREAMING"}, Default: "BATCH"},
+	{Key: "job.name", Type: TypeString, Default: "SeaTunnel"},
+	{Key: "parallelism", Type: TypeInt, Default: int64(1), Fallbacks: []string{"execution.parallelism"}},
+	{Key: "checkpoint.interval", Type: TypeDuration, Fallbacks: []string{"execution.checkpoint.interval"}, Doc: "ms between checkpoints (engine default when unset)"},
+	{Key: "checkpoint.timeout", Type: TypeDuration, Doc: "ms before a checkpoint is aborted (engine default when unset)"},
+	{Key: "min-pause", Type: TypeDuration, Doc: "least ms between the end of one checkpoint and the next"},
+	{Key: "read_limit.rows_per_second", Type: TypeInt},
+	{Key: "read_limit.bytes_per_second", Type: TypeInt},
+	{Key: "job.retry.times", Type: TypeInt, Default: int64(3)},
+	{Key: "job.retry.interval.seconds", Type: TypeInt, Default: int64(3)},
+	{Key: "tag_filter", Type: TypeObject},
+}
+
+// Job is a parsed job file.
+type Job struct {
+	File        string
+	Env         *PluginConfig
+	Mode        string // BATCH or STREAMING
+	Name        string
+	Parallelism int
+
+	CheckpointInterval time.Duration // 0: engine default
+	CheckpointTimeout  time.Duration // 0: engine default
+	MinPause           time.Duration
+	RowsPerSecond      int64 // 0: no limit
+	BytesPerSecond     int64
+	RetryTimes         int
+	RetryInterval      time.Duration
+	TagFilter          map[string]string
+
+	Sources    []*Plugin
+	Transforms []*Plugin
+	Sinks      []*Plugin
+	Warnings   []Warning
+}
+
+// Plugin is one plugin block of a job file, before its own options are
+// checked (the planner does that with the plugin's declarations).
+type Plugin struct {
+	Kind        string // "source", "transform" or "sink"
+	Name        string
+	Index       int // position within its block
+	Pos         hocon.Pos
+	Body        *hocon.Value
+	Output      string   // plugin_output (or result_table_name); "" if unset
+	Inputs      []string // plugin_input (or source_table_name); nil if unset
+	Parallelism int      // 0: env's
+}
+
+// Where names the plugin in messages: "source FakeSource", or with its
+// index when the block has several plugins of that name.
+func (p *Plugin) Where() string { return p.Kind + " " + p.Name }
+
+// Load reads a job file. vars fill ${var} and ${var:default}; names not in
+// vars are looked up in the environment.
+func Load(path string, vars map[string]string) (*Job, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read job file: %w", err)
+	}
+	return Parse(path, src, vars)
+}
+
+// Parse reads a job file's text; file names it in errors.
+func Parse(file string, src []byte, vars map[string]string) (*Job, error) {
+	dir := filepath.Dir(file)
+	root, err := hocon.Parse(src, hocon.Options{
+		File:               file,
+		SubstituteInQuoted: true,
+		Resolve: func(name string) (string, bool) {
+			if v, ok := vars[name]; ok {
+				return v, true
+			}
+			return os.LookupEnv(name)
+		},
+		ReadFile: func(p string) ([]byte, error) {
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(dir, p)
+			}
+			return os.ReadFile(p)
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	job := &Job{File: file}
+	rootPos := hocon.Pos{File: file, Line: 1, Col: 1}
+	for _, f := range root.Fields {
+		switch f.Key {
+		case "env", "source", "transform", "sink":
+			if f.Value.Kind != hocon.Object {
+				return nil, &Error{Pos: f.Value.Pos, Where: f.Key, Msg: "expected a block { ... }"}
+			}
+		default:
+			job.Warnings = append(job.Warnings, Warning{Pos: f.KeyPos, Msg: fmt.Sprintf("unknown top-level block %q is ignored (expected env, source, transform, sink)", f.Key)})
+		}
+	}
+	envBody := root.Get("env")
+	envPos := rootPos
+	if envBody != nil {
+		envPos = envBody.Pos
+	} else {
+		envBody = &hocon.Value{Kind: hocon.Object, Pos: rootPos}
+	}
+	env, warns, err := Validate(file, "env", "env", envPos, envBody, EnvOptions)
+	if err != nil {
+		return nil, err
+	}
+	job.Warnings = append(job.Warnings, warns...)
+	job.Env = env
+	job.Mode = env.String("job.mode")
+	job.Name = env.String("job.name")
+	job.Parallelism = int(env.Int("parallelism"))
+	if job.Parallelism < 1 {
+		return nil, env.Errorf("parallelism", "must be at least 1, got %d", job.Parallelism)
+	}
+	job.CheckpointInterval = env.Duration("checkpoint.interval")
+	job.CheckpointTimeout = env.Duration("checkpoint.timeout")
+	job.MinPause = env.Duration("min-pause")
+	for _, k := range []string{"checkpoint.interval", "checkpoint.timeout", "min-pause"} {
+		if env.Duration(k) < 0 {
+			return nil, env.Errorf(k, "must not be negative")
+		}
+	}
+	job.RowsPerSecond = env.Int("read_limit.rows_per_second")
+	job.BytesPerSecond = env.Int("read_limit.bytes_per_second")
+	for _, k := range []string{"read_limit.rows_per_second", "read_limit.bytes_per_second", "job.retry.times", "job.retry.interval.seconds"} {
+		if env.Int(k) < 0 {
+			return nil, env.Errorf(k, "must not be negative")
+		}
+	}
+	job.RetryTimes = int(env.Int("job.retry.times"))
+	job.RetryInterval = time.Duration(env.Int("job.retry.interval.seconds")) * time.Second
+	if tf := env.Raw("tag_filter"); tf != nil {
+		job.TagFilter = map[string]string{}
+		for _, f := range tf.Fields {
+			job.TagFilter[f.Key] = f.Value.String()
+		}
+	}
+
+	for _, kind := range []string{"source", "transform", "sink"} {
+		block := root.Get(kind)
+		if block == nil {
+			continue
+		}
+		for i, f := range block.Fields {
+			p, warns, err := readPlugin(file, kind, i, f)
+			if err != nil {
+				return nil, err
+			}
+			job.Warnings = append(job.Warnings, warns...)
+			switch kind {
+			case "source":
+				job.Sources = append(job.Sources, p)
+			case "transform":
+				job.Transforms = append(job.Transforms, p)
+			default:
+				job.Sinks = append(job.Sinks, p)
+			}
+		}
+	}
+	if len(job.Sources) == 0 {
+		return nil, &Error{Pos: posIn(root.Get("source"), rootPos), Where: "source", Msg: "the job has no source: add a source { ... } block with at least one plugin"}
+	}
+	if len(job.Sinks) == 0 {
+		return nil, &Error{Pos: posIn(root.Get("sink"), rootPos), Where: "sink", Msg: "the job has no sink: add a sink { ... } block with at least one plugin"}
+	}
+	return job, nil
+}
+
+func posIn(v *hocon.Value, def hocon.Pos) hocon.Pos {
+	if v == nil {
+		return def
+	}
+	return v.Pos
+}
+
+func readPlugin(file, kind string, index int, f *hocon.Field) (*Plugin, []Warning, error) {
+	p := &Plugin{Kind: kind, Name: f.Key, Index: index, Pos: f.KeyPos, Body: f.Value}
+	if f.Value.Kind != hocon.Object {
+		return nil, nil, &Error{Pos: f.Value.Pos, Where: p.Where(), Msg: "expected the plugin's options in a block { ... }"}
+	}
+	common, _, err := Validate(file, p.Where(), p.Name, p.Pos, f.Value, CommonPluginOptions)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.Output = strings.TrimSpace(common.String("plugin_output"))
+	for _, in := range common.Strings("plugin_input") {
+		for _, part := range strings.Split(in, ",") { // SeaTunnel accepts "a,b"
+			if part = strings.TrimSpace(part); part != "" {
+				p.Inputs = append(p.Inputs, part)
+			}
+		}
+	}
+	if common.Has("parallelism") {
+		p.Parallelism = int(common.Int("parallelism"))
+		if p.Parallelism < 1 {
+			return nil, nil, common.Errorf("parallelism", "must be at least 1, got %d", p.Parallelism)
+		}
+	}
+	return p, nil, nil
+}

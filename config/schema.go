@@ -1,0 +1,115 @@
+package config
+
+import (
+	"fmt"
+
+	"github.com/stactor/stactor/config/hocon"
+	"github.com/stactor/stactor/row"
+)
+
+// SchemaOption declares SeaTunnel's `schema` option.
+var SchemaOption = Option{Key: "schema", Type: TypeObject, Doc: "the table's schema: { fields { name = type, ... } } or { columns = [ ... ] }"}
+
+// ParseSchema reads SeaTunnel's schema block:
+//
+//	schema = {
+//	  table = "db.t"                     # optional
+//	  fields { id = bigint, name = string, c_row = { a = int } }
+//	  # or: columns = [ { name = id, type = bigint, nullable = false } ]
+//	  primaryKey { name = pk, columnNames = [id] }   # optional
+//	}
+//
+// Mistakes are *Error values at the position of the offending key.
+func ParseSchema(v *hocon.Value, defaultTable, where string) (*row.Schema, error) {
+	errAt := func(p hocon.Pos, key, format string, args ...any) error {
+		return &Error{Pos: p, Where: where, Key: key, Msg: fmt.Sprintf(format, args...)}
+	}
+	if v == nil || v.Kind != hocon.Object {
+		return nil, errAt(posOf(v), "schema", "expected an object { fields { ... } }")
+	}
+	table := defaultTable
+	if t := v.Get("table"); t != nil {
+		table = t.String()
+	}
+	var fields []row.Field
+	if f := v.Get("fields"); f != nil {
+		if f.Kind != hocon.Object {
+			return nil, errAt(f.Pos, "schema.fields", "expected an object { name = type, ... }")
+		}
+		for _, fld := range f.Fields {
+			t, err := fieldType(fld.Value, "schema.fields."+fld.Key, where)
+			if err != nil {
+				return nil, err
+			}
+			fields = append(fields, row.Field{Name: fld.Key, Type: t, Nullable: true})
+		}
+	} else if cols := v.Get("columns"); cols != nil {
+		if cols.Kind != hocon.Array {
+			return nil, errAt(cols.Pos, "schema.columns", "expected a list of { name = ..., type = ... }")
+		}
+		for i, c := range cols.Items {
+			key := fmt.Sprintf("schema.columns[%d]", i)
+			if c.Kind != hocon.Object || c.Get("name") == nil || c.Get("type") == nil {
+				return nil, errAt(c.Pos, key, "expected { name = ..., type = ... }")
+			}
+			t, err := fieldType(c.Get("type"), key+".type", where)
+			if err != nil {
+				return nil, err
+			}
+			f := row.Field{Name: c.Get("name").String(), Type: t, Nullable: true}
+			if n := c.Get("nullable"); n != nil {
+				f.Nullable, _ = n.Bool()
+			}
+			if cm := c.Get("comment"); cm != nil {
+				f.Comment = cm.String()
+			}
+			fields = append(fields, f)
+		}
+	} else {
+		return nil, errAt(v.Pos, "schema", "has neither fields { ... } nor columns [ ... ]")
+	}
+	s, err := row.NewSchema(table, fields...)
+	if err != nil {
+		return nil, errAt(v.Pos, "schema", "%v", err)
+	}
+	if pk := v.Get("primaryKey"); pk != nil {
+		if cn := pk.Get("columnNames"); cn != nil {
+			for _, it := range cn.Items {
+				if s.Index(it.String()) < 0 {
+					return nil, errAt(it.Pos, "schema.primaryKey", "column %q is not a field", it.String())
+				}
+				s.PrimaryKey = append(s.PrimaryKey, it.String())
+			}
+		}
+	}
+	return s, nil
+}
+
+func fieldType(v *hocon.Value, key, where string) (*row.Type, error) {
+	if v.Kind == hocon.Object {
+		var fields []row.Field
+		for _, f := range v.Fields {
+			t, err := fieldType(f.Value, key+"."+f.Key, where)
+			if err != nil {
+				return nil, err
+			}
+			fields = append(fields, row.Field{Name: f.Key, Type: t, Nullable: true})
+		}
+		return row.RowOf(fields...), nil
+	}
+	if v.Kind == hocon.Array {
+		return nil, &Error{Pos: v.Pos, Where: where, Key: key, Msg: "expected a type name such as int or decimal(10, 2)"}
+	}
+	t, err := row.ParseType(v.String())
+	if err != nil {
+		return nil, &Error{Pos: v.Pos, Where: where, Key: key, Msg: err.Error()}
+	}
+	return t, nil
+}
+
+func posOf(v *hocon.Value) hocon.Pos {
+	if v == nil {
+		return hocon.Pos{}
+	}
+	return v.Pos
+}

@@ -1,0 +1,76 @@
+package connectors
+
+import "github.com/stactor/stactor/row"
+
+// Boundedness tells whether a source ends (BATCH) or runs until cancelled
+// (STREAMING).
+type Boundedness int
+
+// The boundedness of a source.
+const (
+	Bounded Boundedness = iota
+	Unbounded
+)
+
+// JobMode is env's job.mode.
+type JobMode string
+
+// The job modes.
+const (
+	Batch     JobMode = "BATCH"
+	Streaming JobMode = "STREAMING"
+)
+
+// JobContext is what a factory knows of the job at plan time.
+type JobContext struct {
+	JobID   string
+	JobName string
+	Mode    JobMode
+	// Parallelism is the plugin's parallelism (its own or env's).
+	Parallelism int
+}
+
+// TaskInfo identifies one running subtask of a job: the job, the pipeline's
+// attempt (every restore is a new attempt; DESIGN §6 fencing), and the
+// subtask's index among its vertex's Parallelism.
+type TaskInfo struct {
+	JobID        string
+	Pipeline     int
+	Attempt      int
+	SubtaskIndex int
+	Parallelism  int
+}
+
+// EnumeratorContext is how an enumerator talks to its readers. Its calls
+// only queue messages; they never block.
+type EnumeratorContext interface {
+	// Parallelism is the number of reader subtasks.
+	Parallelism() int
+	// RegisteredReaders are the subtask indexes of the readers registered so far.
+	RegisteredReaders() []int
+	// AssignSplits gives splits to a reader. Splits are delivered in order
+	// with checkpoint triggers (DESIGN §5 step 2).
+	AssignSplits(subtask int, splits ...Split)
+	// SignalNoMoreSplits tells a reader it will get no more splits.
+	SignalNoMoreSplits(subtask int)
+}
+
+// ReaderContext is how a reader talks to the engine.
+type ReaderContext interface {
+	Task() TaskInfo
+	Boundedness() Boundedness
+	// SendSplitRequest asks the enumerator for a split (HandleSplitRequest).
+	SendSplitRequest()
+	// SignalNoMoreElement says this reader has emitted everything it ever
+	// will: a bounded reader calls it when it has no splits left and was told
+	// there are no more.
+	SignalNoMoreElement()
+}
+
+// Collector receives what a reader reads.
+type Collector interface {
+	// Emit hands over a batch. The reader must not touch it afterwards.
+	Emit(b *row.Batch)
+	// BatchSize is the suggested number of rows per batch.
+	BatchSize() int
+}

@@ -1,0 +1,133 @@
+package connectors
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/stactor/stactor/config"
+	"github.com/stactor/stactor/row"
+)
+
+// SourceFactory makes a Source from its checked options at plan time.
+type SourceFactory struct {
+	Name    string // SeaTunnel's plugin name, e.g. "FakeSource"
+	Options []config.Option
+	// Create checks what Options cannot (schemas, relations between
+	// options) and returns errors through cfg.Errorf so they carry a
+	// position.
+	Create func(cfg *config.PluginConfig, job JobContext) (Source, error)
+}
+
+// TransformFactory makes a Transform for one input table at plan time.
+type TransformFactory struct {
+	Name    string
+	Options []config.Option
+	// Create builds the transform for input; it checks field names and
+	// types against input and reports mistakes through cfg.Errorf. It is
+	// called once at plan time and again for each subtask.
+	Create func(cfg *config.PluginConfig, input *row.Schema) (Transform, error)
+}
+
+// SinkFactory makes a Sink for its input tables at plan time.
+type SinkFactory struct {
+	Name    string
+	Options []config.Option
+	Create  func(cfg *config.PluginConfig, inputs []*row.Schema, job JobContext) (Sink, error)
+}
+
+var registry = struct {
+	sync.RWMutex // guards the maps; registration happens in init()
+	sources      map[string]SourceFactory
+	transforms   map[string]TransformFactory
+	sinks        map[string]SinkFactory
+}{sources: map[string]SourceFactory{}, transforms: map[string]TransformFactory{}, sinks: map[string]SinkFactory{}}
+
+func key(name string) string { return strings.ToLower(name) }
+
+// RegisterSource makes a source known by its name. Call it from init().
+func RegisterSource(f SourceFactory) {
+	registry.Lock()
+	defer registry.Unlock()
+	registry.sources[key(f.Name)] = f
+}
+
+// RegisterTransform makes a transform known by its name.
+func RegisterTransform(f TransformFactory) {
+	registry.Lock()
+	defer registry.Unlock()
+	registry.transforms[key(f.Name)] = f
+}
+
+// RegisterSink makes a sink known by its name.
+func RegisterSink(f SinkFactory) {
+	registry.Lock()
+	defer registry.Unlock()
+	registry.sinks[key(f.Name)] = f
+}
+
+// LookupSource finds a source by name (case-insensitively).
+func LookupSource(name string) (SourceFactory, error) {
+	registry.RLock()
+	defer registry.RUnlock()
+	if f, ok := registry.sources[key(name)]; ok {
+		return f, nil
+	}
+	return SourceFactory{}, unknown("source", name, names(registry.sources))
+}
+
+// LookupTransform finds a transform by name.
+func LookupTransform(name string) (TransformFactory, error) {
+	registry.RLock()
+	defer registry.RUnlock()
+	if f, ok := registry.transforms[key(name)]; ok {
+		return f, nil
+	}
+	return TransformFactory{}, unknown("transform", name, names(registry.transforms))
+}
+
+// LookupSink finds a sink by name.
+func LookupSink(name string) (SinkFactory, error) {
+	registry.RLock()
+	defer registry.RUnlock()
+	if f, ok := registry.sinks[key(name)]; ok {
+		return f, nil
+	}
+	return SinkFactory{}, unknown("sink", name, names(registry.sinks))
+}
+
+// Names lists the registered plugins of a kind ("source", "transform", "sink").
+func Names(kind string) []string {
+	registry.RLock()
+	defer registry.RUnlock()
+	switch kind {
+	case "source":
+		return names(registry.sources)
+	case "transform":
+		return names(registry.transforms)
+	case "sink":
+		return names(registry.sinks)
+	}
+	return nil
+}
+
+func names[T any](m map[string]T) []string {
+	out := make([]string, 0, len(m))
+	for _, f := range m {
+		switch x := any(f).(type) {
+		case SourceFactory:
+			out = append(out, x.Name)
+		case TransformFactory:
+			out = append(out, x.Name)
+		case SinkFactory:
+			out = append(out, x.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func unknown(kind, name string, known []string) error {
+	return fmt.Errorf("unknown %s plugin %q (known: %s)", kind, name, strings.Join(known, ", "))
+}

@@ -1,0 +1,93 @@
+package connectors
+
+import "github.com/stactor/stactor/row"
+
+// Sink is a configured sink, made by its factory at plan time.
+//
+// Two-phase commit (DESIGN §5): a Writer's PrepareCommit(n) runs on
+// checkpoint n's barrier and returns a commit info; only after checkpoint n
+// is stored complete does the engine pass the infos to the Committer (per
+// writer) or, combined, to the AggregatedCommitter. Nothing becomes visible
+// outside before that, and never in Close. The end of a BATCH job is a final
+// checkpoint like any other.
+type Sink interface {
+	// CreateWriter makes the writer of one subtask. states is nil on a fresh
+	// start, or the states its SnapshotState returned in the checkpoint
+	// restored from.
+	CreateWriter(task TaskInfo, states [][]byte) (Writer, error)
+}
+
+// Writer writes batches in one subtask actor.
+type Writer interface {
+	// Write takes a batch; it must not keep a reference past the next
+	// PrepareCommit if it intends to modify data (batches are immutable).
+	Write(b *row.Batch) error
+	// PrepareCommit makes everything written so far ready to commit under
+	// checkpoint id and returns its commit info (nil: nothing to commit).
+	PrepareCommit(checkpointID int64) ([]byte, error)
+	// SnapshotState returns the writer's state for checkpoint id.
+	SnapshotState(checkpointID int64) ([][]byte, error)
+	// AbortPrepare discards what the last PrepareCommit prepared, when the
+	// checkpoint failed.
+	AbortPrepare() error
+	// Close releases resources. It commits nothing. Called once.
+	Close() error
+}
+
+// CommitContext says whose commit it is: the job, the pipeline, the
+// attempt doing it, and the checkpoint the infos belong to.
+type CommitContext struct {
+	JobID        string
+	Pipeline     int
+	Attempt      int
+	CheckpointID int64
+	// Final is set on the pipeline's last checkpoint, taken after every
+	// source ended: nothing will be written after it.
+	Final bool
+}
+
+// Committer commits the infos of individual writers. It runs in the
+// committer actor of the node that wrote (DESIGN §8).
+type Committer interface {
+	// Commit makes the infos visible. It must be idempotent: after a crash
+	// the same infos are committed again. An error is retried with backoff;
+	// the infos stay in every later checkpoint until Commit succeeds.
+	Commit(ctx CommitContext, infos [][]byte) error
+	// Abort discards prepared work that will never be committed.
+	Abort(ctx CommitContext, infos [][]byte) error
+}
+
+// AggregatedCommitter commits the combined infos of all writers of a sink,
+// once, in the JobMaster's committer actor.
+type AggregatedCommitter interface {
+	// Combine merges the writers' infos of one checkpoint into one.
+	Combine(infos [][]byte) ([]byte, error)
+	// Commit makes the combined infos visible; idempotent, as Committer's.
+	Commit(ctx CommitContext, aggregated [][]byte) error
+	// Abort discards combined prepared work that will never be committed.
+	Abort(ctx CommitContext, aggregated [][]byte) error
+	// Close releases resources.
+	Close() error
+}
+
+// SinkWithCommitter is a Sink whose writers' infos are committed one by one.
+type SinkWithCommitter interface {
+	Sink
+	CreateCommitter() (Committer, error)
+}
+
+// SinkWithAggregatedCommitter is a Sink whose infos are combined and
+// committed once per checkpoint.
+type SinkWithAggregatedCommitter interface {
+	Sink
+	CreateAggregatedCommitter() (AggregatedCommitter, error)
+}
+
+// StaleAborter is a committer (either kind) that can find prepared work of
+// its own. On restore, after the restored checkpoint's infos are committed,
+// the engine calls AbortStale so work prepared by later attempts, or after
+// that checkpoint, is discarded; ctx.Attempt is the new attempt, whose work
+// must be left alone.
+type StaleAborter interface {
+	AbortStale(ctx CommitContext) error
+}

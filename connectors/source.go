@@ -1,0 +1,74 @@
+package connectors
+
+import "github.com/stactor/stactor/row"
+
+// Split is a unit of source work (a file, a range of rows, a partition) with
+// its position. Data is the connector's own encoding; the engine stores and
+// ships it without looking inside.
+type Split struct {
+	ID   string
+	Data []byte
+}
+
+// Source is a configured source, made by its factory at plan time.
+type Source interface {
+	// Tables are the catalog tables the source produces, fixed at plan time.
+	Tables() []*row.Schema
+	// Boundedness is Bounded in a BATCH job for a source that ends.
+	Boundedness() Boundedness
+	// CreateEnumerator makes the split enumerator. state is nil on a fresh
+	// start, or what SnapshotState returned in the checkpoint restored from.
+	CreateEnumerator(ctx EnumeratorContext, state []byte) (SplitEnumerator, error)
+	// CreateReader makes the reader of one subtask.
+	CreateReader(ctx ReaderContext) (Reader, error)
+}
+
+// SplitEnumerator discovers splits and assigns them to readers. It runs in
+// its own actor (the enumerator host), one per source per pipeline; every
+// call comes from that actor.
+type SplitEnumerator interface {
+	// Open prepares the enumerator (connections, listing). Called once.
+	Open() error
+	// Run is called once after Open; it must return promptly. Assign what
+	// is known now; later assignments happen in the other calls.
+	Run() error
+	// RegisterReader is called when reader subtask i is up (again, after a
+	// restore). An enumerator that has already signalled no more splits to
+	// i must signal it again.
+	RegisterReader(subtask int) error
+	// HandleSplitRequest answers a reader's SendSplitRequest.
+	HandleSplitRequest(subtask int) error
+	// AddSplitsBack returns splits of a failed reader to the enumerator,
+	// positions included, to be assigned again.
+	AddSplitsBack(splits []Split, subtask int) error
+	// SnapshotState captures the unassigned splits (and whatever else the
+	// enumerator needs) for checkpoint id.
+	SnapshotState(checkpointID int64) ([]byte, error)
+	// NotifyCheckpointComplete says checkpoint id is complete.
+	NotifyCheckpointComplete(checkpointID int64) error
+	// Close releases resources. Called once, also after an error.
+	Close() error
+}
+
+// Reader reads splits in one subtask actor.
+type Reader interface {
+	// Open prepares the reader. Splits come after, through AddSplits
+	// (restored splits, with their positions, come the same way).
+	Open() error
+	// PollNext emits what is ready and returns within about 100 ms, even
+	// with nothing to emit. It is called again and again until the reader
+	// calls ReaderContext.SignalNoMoreElement.
+	PollNext(out Collector) error
+	// AddSplits gives the reader more splits.
+	AddSplits(splits []Split) error
+	// HandleNoMoreSplits says no split will be added.
+	HandleNoMoreSplits() error
+	// SnapshotState returns the reader's unfinished splits with their
+	// positions, for checkpoint id. Called between PollNext calls, so the
+	// positions match exactly the rows emitted so far.
+	SnapshotState(checkpointID int64) ([]Split, error)
+	// NotifyCheckpointComplete says checkpoint id is complete.
+	NotifyCheckpointComplete(checkpointID int64) error
+	// Close releases resources. Called once, also after an error.
+	Close() error
+}

@@ -1,0 +1,103 @@
+// Package engine runs stactor in one process: an actor system with a
+// CoordinatorService and a worker's TaskExecutionService, as the embedded
+// default of `stactor run` (DESIGN §1). A cluster node (cluster/) builds the
+// same actors on a remote-enabled system.
+package engine
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/rs/zerolog"
+
+	"github.com/stactor/stactor/actors/coordinator"
+	"github.com/stactor/stactor/actors/task"
+	"github.com/stactor/stactor/actors/worker"
+	"github.com/stactor/stactor/messages"
+)
+
+// Engine is a local engine.
+type Engine struct {
+	System      *actor.ActorSystem
+	Coordinator *actor.PID
+	Worker      *actor.PID
+}
+
+// Config are the engine's settings.
+type Config struct {
+	Task task.Options
+	Log  zerolog.Logger
+}
+
+// DefaultConfig is the engine's defaults with logging off.
+func DefaultConfig() Config {
+	return Config{Task: task.DefaultOptions(), Log: zerolog.Nop()}
+}
+
+// Start starts a local engine.
+func Start(cfg Config) (*Engine, error) {
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}))
+	w, err := sys.Root.SpawnNamed(worker.Props(cfg.Task, cfg.Log), "worker")
+	if err != nil {
+		return nil, fmt.Errorf("starting the worker: %w", err)
+	}
+	c, err := sys.Root.SpawnNamed(actor.PropsFromProducer(coordinator.New(w, cfg.Log)), "coordinator")
+	if err != nil {
+		return nil, fmt.Errorf("starting the coordinator: %w", err)
+	}
+	return &Engine{System: sys, Coordinator: c, Worker: w}, nil
+}
+
+// Stop shuts the engine down.
+func (e *Engine) Stop() {
+	e.System.Shutdown()
+}
+
+// Submit submits a job; the error is the job's refusal (a bad job file).
+func (e *Engine) Submit(m *messages.SubmitJob) error {
+	res, err := e.System.Root.RequestFuture(e.Coordinator, m, 30*time.Second).Result()
+	if err != nil {
+		return fmt.Errorf("submitting job: %w", err)
+	}
+	reply := res.(*messages.SubmitJobReply)
+	if reply.Error != "" {
+		return &RefusedError{Msg: reply.Error}
+	}
+	return nil
+}
+
+// RefusedError is a job the coordinator would not run.
+type RefusedError struct{ Msg string }
+
+func (e *RefusedError) Error() string { return e.Msg }
+
+// Status asks for a job's status.
+func (e *Engine) Status(jobID string) (*messages.JobStatus, error) {
+	res, err := e.System.Root.RequestFuture(e.Coordinator, &messages.GetJobStatus{JobId: jobID}, 5*time.Second).Result()
+	if err != nil {
+		return nil, err
+	}
+	return res.(*messages.JobStatus), nil
+}
+
+// Wait blocks until the job has ended, or timeout passes (0: forever).
+func (e *Engine) Wait(jobID string, timeout time.Duration) (*messages.JobStatus, error) {
+	if timeout <= 0 {
+		timeout = 100 * 365 * 24 * time.Hour
+	}
+	res, err := e.System.Root.RequestFuture(e.Coordinator, &messages.WaitJob{JobId: jobID}, timeout).Result()
+	if err != nil {
+		return nil, err
+	}
+	return res.(*messages.JobStatus), nil
+}
+
+// Cancel asks the job to cancel.
+func (e *Engine) Cancel(jobID string) {
+	e.System.Root.Send(e.Coordinator, &messages.CancelJob{JobId: jobID})
+}

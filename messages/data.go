@@ -1,0 +1,33 @@
+package messages
+
+import "github.com/stactor/stactor/row"
+
+// Batch carries rows on a channel (edge, From → the receiving subtask).
+// Inside one process it is sent as this Go value and never serialized; the
+// batch is immutable once sent.
+type Batch struct {
+	Edge    int32
+	From    int32
+	Seq     int64 // 1, 2, 3 ... per channel
+	Barrier int64 // the last barrier the sender passed
+	Rows    *row.Batch
+}
+
+// GetPriority puts data at the low level: in order with its channel.
+func (*Batch) GetPriority() int8 { return PriorityLow }
+
+// EndOfData closes a channel; it travels in order with the data.
+type EndOfData struct {
+	Edge int32
+	From int32
+	Seq  int64 // the last batch's sequence number
+}
+
+// GetPriority keeps end-of-data in order with the data.
+func (*EndOfData) GetPriority() int8 { return PriorityLow }
+
+// Poll is a source subtask's message to itself: read the next batch.
+type Poll struct{}
+
+// Flush is a subtask's timer message: send what its output buffers hold.
+type Flush struct{}

@@ -1,0 +1,285 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/stactor/stactor/config"
+	"github.com/stactor/stactor/connectors"
+	"github.com/stactor/stactor/row"
+)
+
+// Build plans a job: creates and checks every plugin, wires them, and cuts
+// pipelines and chains. Errors are *config.Error with the position of the
+// plugin or option at fault.
+func Build(job *config.Job, jobID string) (*Plan, error) {
+	p := &Plan{JobID: jobID, Job: job, Warnings: append([]config.Warning(nil), job.Warnings...),
+		JobCtx: connectors.JobContext{JobID: jobID, JobName: job.Name, Mode: connectors.JobMode(job.Mode), Parallelism: job.Parallelism}}
+
+	// Vertices, in file order: sources, transforms, sinks.
+	var plugins []*config.Plugin
+	plugins = append(plugins, job.Sources...)
+	plugins = append(plugins, job.Transforms...)
+	plugins = append(plugins, job.Sinks...)
+	outputs := map[string]*Vertex{}
+	for _, pl := range plugins {
+		v := &Vertex{ID: len(p.Vertices), Plugin: pl, Parallelism: pl.Parallelism}
+		if v.Parallelism == 0 {
+			v.Parallelism = job.Parallelism
+		}
+		var opts []config.Option
+		switch pl.Kind {
+		case "source":
+			v.Kind = SourceVertex
+			f, err := connectors.LookupSource(pl.Name)
+			if err != nil {
+				return nil, &config.Error{Pos: pl.Pos, Where: pl.Where(), Msg: err.Error()}
+			}
+			v.sourceFactory, opts = f, f.Options
+			v.Name = fmt.Sprintf("Source[%d]-%s", pl.Index, f.Name)
+		case "transform":
+			v.Kind = TransformVertex
+			f, err := connectors.LookupTransform(pl.Name)
+			if err != nil {
+				return nil, &config.Error{Pos: pl.Pos, Where: pl.Where(), Msg: err.Error()}
+			}
+			v.transformFactory, opts = f, f.Options
+			v.Name = fmt.Sprintf("Transform[%d]-%s", pl.Index, f.Name)
+		default:
+			v.Kind = SinkVertex
+			f, err := connectors.LookupSink(pl.Name)
+			if err != nil {
+				return nil, &config.Error{Pos: pl.Pos, Where: pl.Where(), Msg: err.Error()}
+			}
+			v.sinkFactory, opts = f, f.Options
+			v.Name = fmt.Sprintf("Sink[%d]-%s", pl.Index, f.Name)
+		}
+		cfg, warns, err := config.Validate(job.File, pl.Where(), pl.Name, pl.Pos, pl.Body, opts, config.CommonPluginOptions)
+		if err != nil {
+			return nil, err
+		}
+		p.Warnings = append(p.Warnings, warns...)
+		v.Config = cfg
+		if pl.Output != "" {
+			if v.Kind == SinkVertex {
+				p.Warnings = append(p.Warnings, config.Warning{Pos: pl.Pos, Msg: pl.Where() + ": plugin_output on a sink is ignored"})
+			} else if prev, dup := outputs[pl.Output]; dup {
+				return nil, cfg.Errorf("plugin_output", "table name %q is already the output of %s", pl.Output, prev.Plugin.Where())
+			} else {
+				outputs[pl.Output] = v
+			}
+		}
+		p.Vertices = append(p.Vertices, v)
+	}
+
+	// Edges: plugin_input names, or by default the previous plugin.
+	var sources []*Vertex
+	var lastTransform *Vertex
+	for _, v := range p.Vertices {
+		if v.Kind == SourceVertex {
+			sources = append(sources, v)
+			continue
+		}
+		var ups []*Vertex
+		if v.Plugin.Inputs != nil {
+			for _, name := range v.Plugin.Inputs {
+				up, ok := outputs[name]
+				if !ok {
+					return nil, v.Config.Errorf("plugin_input", "no plugin has plugin_output = %q (known: %s)", name, strings.Join(sortedNames(outputs), ", "))
+				}
+				if up == v {
+					return nil, v.Config.Errorf("plugin_input", "the plugin reads its own output %q", name)
+				}
+				ups = append(ups, up)
+			}
+		} else if lastTransform != nil {
+			ups = []*Vertex{lastTransform}
+		} else {
+			ups = sources
+		}
+		for _, up := range ups {
+			e := &Edge{ID: len(p.Edges), From: up, To: v}
+			up.Out = append(up.Out, e)
+			v.In = append(v.In, e)
+			p.Edges = append(p.Edges, e)
+		}
+		if v.Kind == TransformVertex {
+			lastTransform = v
+		}
+	}
+
+	order, err := topoOrder(p.Vertices)
+	if err != nil {
+		return nil, err
+	}
+
+	// Schemas, in topological order: create every plugin once at plan time.
+	for _, v := range order {
+		for _, e := range v.In {
+			v.InTables = appendTables(v.InTables, e.From.OutTables)
+		}
+		switch v.Kind {
+		case SourceVertex:
+			src, err := v.sourceFactory.Create(v.Config, connectors.JobContext{JobID: jobID, JobName: job.Name, Mode: connectors.JobMode(job.Mode), Parallelism: v.Parallelism})
+			if err != nil {
+				return nil, positioned(v, err)
+			}
+			v.Source = src
+			v.OutTables = src.Tables()
+			if len(v.OutTables) == 0 {
+				return nil, &config.Error{Pos: v.Plugin.Pos, Where: v.Plugin.Where(), Msg: "the source produces no table"}
+			}
+		case TransformVertex:
+			for _, t := range v.InTables {
+				tr, err := v.transformFactory.Create(v.Config, t)
+				if err != nil {
+					return nil, positioned(v, err)
+				}
+				v.OutTables = append(v.OutTables, tr.OutputSchema())
+				if c, ok := tr.(connectors.TransformCloser); ok {
+					_ = c.Close()
+				}
+			}
+		case SinkVertex:
+			snk, err := v.sinkFactory.Create(v.Config, v.InTables, connectors.JobContext{JobID: jobID, JobName: job.Name, Mode: connectors.JobMode(job.Mode), Parallelism: v.Parallelism})
+			if err != nil {
+				return nil, positioned(v, err)
+			}
+			v.Sink = snk
+		}
+		if v.Kind != SinkVertex && len(v.Out) == 0 {
+			p.Warnings = append(p.Warnings, config.Warning{Pos: v.Plugin.Pos, Msg: v.Plugin.Where() + ": its output goes to no sink"})
+		}
+	}
+	for _, e := range p.Edges {
+		if e.From.Parallelism == e.To.Parallelism {
+			e.Partitioning = Forward
+		} else {
+			e.Partitioning = Rebalance
+		}
+	}
+	p.cut(order)
+	return p, nil
+}
+
+func appendTables(dst, src []*row.Schema) []*row.Schema {
+	for _, t := range src {
+		dup := false
+		for _, d := range dst {
+			if d == t {
+				dup = true
+			}
+		}
+		if !dup {
+			dst = append(dst, t)
+		}
+	}
+	return dst
+}
+
+// positioned gives a factory's plain error the plugin's position.
+func positioned(v *Vertex, err error) error {
+	if _, ok := err.(*config.Error); ok {
+		return err
+	}
+	return &config.Error{Pos: v.Plugin.Pos, Where: v.Plugin.Where(), Msg: err.Error()}
+}
+
+func sortedNames(m map[string]*Vertex) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// topoOrder sorts vertices so every edge goes forward; a cycle is an error
+// naming the plugins on it.
+func topoOrder(vs []*Vertex) ([]*Vertex, error) {
+	indeg := make(map[*Vertex]int, len(vs))
+	for _, v := range vs {
+		indeg[v] = len(v.In)
+	}
+	var order, ready []*Vertex
+	for _, v := range vs {
+		if indeg[v] == 0 {
+			ready = append(ready, v)
+		}
+	}
+	for len(ready) > 0 {
+		v := ready[0]
+		ready = ready[1:]
+		order = append(order, v)
+		for _, e := range v.Out {
+			indeg[e.To]--
+			if indeg[e.To] == 0 {
+				ready = append(ready, e.To)
+			}
+		}
+	}
+	if len(order) == len(vs) {
+		return order, nil
+	}
+	var cyc []string
+	var first *Vertex
+	for _, v := range vs {
+		if indeg[v] > 0 {
+			cyc = append(cyc, v.Plugin.Where())
+			if first == nil {
+				first = v
+			}
+		}
+	}
+	return nil, first.Config.Errorf("plugin_input", "plugins read each other's output in a cycle: %s", strings.Join(cyc, ", "))
+}
+
+// cut splits the DAG into pipelines and chains.
+func (p *Plan) cut(order []*Vertex) {
+	// Pipelines: connected parts, numbered by their first vertex.
+	comp := map[*Vertex]*Pipeline{}
+	var visit func(v *Vertex, pl *Pipeline)
+	visit = func(v *Vertex, pl *Pipeline) {
+		if comp[v] != nil {
+			return
+		}
+		comp[v] = pl
+		for _, e := range v.In {
+			visit(e.From, pl)
+		}
+		for _, e := range v.Out {
+			visit(e.To, pl)
+		}
+	}
+	for _, v := range p.Vertices {
+		if comp[v] == nil {
+			pl := &Pipeline{ID: len(p.Pipelines) + 1, plan: p}
+			p.Pipelines = append(p.Pipelines, pl)
+			visit(v, pl)
+		}
+	}
+	for _, v := range order {
+		pl := comp[v]
+		v.Pipeline = pl
+		pl.Vertices = append(pl.Vertices, v)
+		// Fuse: a single forward input joins the upstream's chain.
+		if len(v.In) == 1 && v.In[0].Partitioning == Forward && v.Kind != SourceVertex {
+			c := v.In[0].From.Chain
+			v.Chain = c
+			c.Vertices = append(c.Vertices, v)
+			continue
+		}
+		c := &Chain{ID: len(p.Chains), Pipeline: pl, Head: v, Vertices: []*Vertex{v}, Parallelism: v.Parallelism}
+		v.Chain = c
+		p.Chains = append(p.Chains, c)
+		pl.Chains = append(pl.Chains, c)
+	}
+	for _, e := range p.Edges {
+		if e.Channel() {
+			e.From.Chain.Out = append(e.From.Chain.Out, e)
+			e.To.Chain.In = append(e.To.Chain.In, e)
+			e.From.Pipeline.Edges = append(e.From.Pipeline.Edges, e)
+		}
+	}
+}

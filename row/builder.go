@@ -1,0 +1,85 @@
+package row
+
+import "fmt"
+
+// Builder accumulates rows into a Batch. Append values to the columns (the
+// typed Append methods on Col(j) for speed, or AppendRow for boxed values),
+// then call EndRow with the row's kind; Build hands the batch over and
+// starts a new one. A Builder is used by one goroutine.
+type Builder struct {
+	schema   *Schema
+	capacity int
+	cols     []*Column
+	kinds    []Kind // nil while every row is an INSERT
+	n        int
+}
+
+// NewBuilder starts a batch of schema with room for capacity rows.
+func NewBuilder(schema *Schema, capacity int) *Builder {
+	b := &Builder{schema: schema, capacity: capacity}
+	b.reset()
+	return b
+}
+
+func (b *Builder) reset() {
+	b.cols = make([]*Column, len(b.schema.Fields))
+	for j, f := range b.schema.Fields {
+		b.cols[j] = NewColumn(f.Type, b.capacity)
+	}
+	b.kinds = nil
+	b.n = 0
+}
+
+// Schema is the schema being built.
+func (b *Builder) Schema() *Schema { return b.schema }
+
+// Col is field j's column, to append a value to.
+func (b *Builder) Col(j int) *Column { return b.cols[j] }
+
+// EndRow closes the row whose values were appended, with kind k.
+func (b *Builder) EndRow(k Kind) {
+	if k != Insert && b.kinds == nil {
+		b.kinds = make([]Kind, b.n, b.capacity)
+	}
+	if b.kinds != nil {
+		b.kinds = append(b.kinds, k)
+	}
+	b.n++
+}
+
+// AppendRow appends a row of boxed values, converted to the fields' types.
+// On error nothing is appended.
+func (b *Builder) AppendRow(k Kind, vals []any) error {
+	if len(vals) != len(b.cols) {
+		return fmt.Errorf("row has %d values, table %s has %d fields", len(vals), b.schema.TableID, len(b.cols))
+	}
+	conv := make([]any, len(vals))
+	for j, v := range vals {
+		c, err := Convert(b.cols[j].Type, v)
+		if err != nil {
+			return fmt.Errorf("field %s: %w", b.schema.Fields[j].Name, err)
+		}
+		conv[j] = c
+	}
+	for j, v := range conv {
+		if err := b.cols[j].AppendValue(v); err != nil {
+			return fmt.Errorf("field %s: %w", b.schema.Fields[j].Name, err)
+		}
+	}
+	b.EndRow(k)
+	return nil
+}
+
+// Len is the number of rows so far.
+func (b *Builder) Len() int { return b.n }
+
+// Build hands over the rows so far as a batch and starts a new one; it
+// returns nil when there are none.
+func (b *Builder) Build() *Batch {
+	if b.n == 0 {
+		return nil
+	}
+	out := &Batch{Schema: b.schema, Kinds: b.kinds, Cols: b.cols, N: b.n}
+	b.reset()
+	return out
+}

@@ -1,0 +1,331 @@
+package row
+
+import (
+	"github.com/shopspring/decimal"
+)
+
+// Column is one field of a batch as a typed vector. Exactly one of the
+// vectors is used, chosen by Type.Storage(); the others stay nil. Nulls is
+// nil when the column has no null (the common, fast case); otherwise
+// Nulls[i] marks row i as null and the vector holds a zero value there.
+//
+// Values by storage: StoreInt holds tinyint..bigint as int64, date as days
+// since 1970-01-01, time as nanoseconds since midnight, timestamp as
+// nanoseconds since 1970-01-01T00:00 (wall clock, no zone, as SeaTunnel's
+// LocalDateTime). StoreAny holds arrays and rows as []any and maps as
+// *MapValue, their elements boxed as Value describes.
+type Column struct {
+	Type   *Type
+	Nulls  []bool
+	Ints   []int64
+	Floats []float64
+	Strs   []string
+	Bools  []bool
+	Bins   [][]byte
+	Decs   []decimal.Decimal
+	Anys   []any
+}
+
+// NewColumn is an empty column of type t with room for capacity values.
+func NewColumn(t *Type, capacity int) *Column {
+	c := &Column{Type: t}
+	switch t.Storage() {
+	case StoreNone:
+		c.Nulls = make([]bool, 0, capacity)
+	case StoreInt:
+		c.Ints = make([]int64, 0, capacity)
+	case StoreFloat:
+		c.Floats = make([]float64, 0, capacity)
+	case StoreString:
+		c.Strs = make([]string, 0, capacity)
+	case StoreBool:
+		c.Bools = make([]bool, 0, capacity)
+	case StoreBytes:
+		c.Bins = make([][]byte, 0, capacity)
+	case StoreDecimal:
+		c.Decs = make([]decimal.Decimal, 0, capacity)
+	case StoreAny:
+		c.Anys = make([]any, 0, capacity)
+	}
+	return c
+}
+
+// Len is the number of values in the column.
+func (c *Column) Len() int {
+	switch c.Type.Storage() {
+	case StoreInt:
+		return len(c.Ints)
+	case StoreFloat:
+		return len(c.Floats)
+	case StoreString:
+		return len(c.Strs)
+	case StoreBool:
+		return len(c.Bools)
+	case StoreBytes:
+		return len(c.Bins)
+	case StoreDecimal:
+		return len(c.Decs)
+	case StoreAny:
+		return len(c.Anys)
+	}
+	return len(c.Nulls)
+}
+
+// IsNull tells whether value i is null.
+func (c *Column) IsNull(i int) bool { return c.Nulls != nil && c.Nulls[i] }
+
+// HasNulls tells whether any value may be null.
+func (c *Column) HasNulls() bool { return c.Nulls != nil }
+
+// AppendInt appends to an int-stored column (integers, date, time, timestamp).
+func (c *Column) AppendInt(v int64) {
+	c.Ints = append(c.Ints, v)
+	if c.Nulls != nil {
+		c.Nulls = append(c.Nulls, false)
+	}
+}
+
+// AppendFloat appends to a float or double column.
+func (c *Column) AppendFloat(v float64) {
+	c.Floats = append(c.Floats, v)
+	if c.Nulls != nil {
+		c.Nulls = append(c.Nulls, false)
+	}
+}
+
+// AppendString appends to a string column.
+func (c *Column) AppendString(v string) {
+	c.Strs = append(c.Strs, v)
+	if c.Nulls != nil {
+		c.Nulls = append(c.Nulls, false)
+	}
+}
+
+// AppendBool appends to a boolean column.
+func (c *Column) AppendBool(v bool) {
+	c.Bools = append(c.Bools, v)
+	if c.Nulls != nil {
+		c.Nulls = append(c.Nulls, false)
+	}
+}
+
+// AppendBytes appends to a bytes column. The slice is kept, not copied.
+func (c *Column) AppendBytes(v []byte) {
+	c.Bins = append(c.Bins, v)
+	if c.Nulls != nil {
+		c.Nulls = append(c.Nulls, false)
+	}
+}
+
+// AppendDecimal appends to a decimal column.
+func (c *Column) AppendDecimal(v decimal.Decimal) {
+	c.Decs = append(c.Decs, v)
+	if c.Nulls != nil {
+		c.Nulls = append(c.Nulls, false)
+	}
+}
+
+// AppendAny appends a boxed array, map or row value (see Value).
+func (c *Column) AppendAny(v any) {
+	c.Anys = append(c.Anys, v)
+	if c.Nulls != nil {
+		c.Nulls = append(c.Nulls, false)
+	}
+}
+
+// AppendNull appends a null.
+func (c *Column) AppendNull() {
+	n := c.Len()
+	if c.Nulls == nil {
+		c.Nulls = make([]bool, n, cap(c.Ints)+cap(c.Floats)+cap(c.Strs)+cap(c.Bools)+cap(c.Bins)+cap(c.Decs)+cap(c.Anys)+1)
+	}
+	switch c.Type.Storage() {
+	case StoreInt:
+		c.Ints = append(c.Ints, 0)
+	case StoreFloat:
+		c.Floats = append(c.Floats, 0)
+	case StoreString:
+		c.Strs = append(c.Strs, "")
+	case StoreBool:
+		c.Bools = append(c.Bools, false)
+	case StoreBytes:
+		c.Bins = append(c.Bins, nil)
+	case StoreDecimal:
+		c.Decs = append(c.Decs, decimal.Decimal{})
+	case StoreAny:
+		c.Anys = append(c.Anys, nil)
+	}
+	c.Nulls = append(c.Nulls, true)
+}
+
+// AppendValue appends a boxed value (see Value), converting it to the
+// column's type; nil appends a null.
+func (c *Column) AppendValue(v any) error {
+	if v == nil {
+		c.AppendNull()
+		return nil
+	}
+	cv, err := Convert(c.Type, v)
+	if err != nil {
+		return err
+	}
+	if cv == nil {
+		c.AppendNull()
+		return nil
+	}
+	switch c.Type.Storage() {
+	case StoreInt:
+		c.AppendInt(toStoredInt(c.Type, cv))
+	case StoreFloat:
+		c.AppendFloat(cv.(float64))
+	case StoreString:
+		c.AppendString(cv.(string))
+	case StoreBool:
+		c.AppendBool(cv.(bool))
+	case StoreBytes:
+		c.AppendBytes(cv.([]byte))
+	case StoreDecimal:
+		c.AppendDecimal(cv.(decimal.Decimal))
+	case StoreAny:
+		c.AppendAny(cv)
+	case StoreNone:
+		c.AppendNull()
+	}
+	return nil
+}
+
+// Value is value i boxed (see the package's Value doc), nil when null.
+func (c *Column) Value(i int) any {
+	if c.IsNull(i) {
+		return nil
+	}
+	switch c.Type.Storage() {
+	case StoreInt:
+		return fromStoredInt(c.Type, c.Ints[i])
+	case StoreFloat:
+		return c.Floats[i]
+	case StoreString:
+		return c.Strs[i]
+	case StoreBool:
+		return c.Bools[i]
+	case StoreBytes:
+		return c.Bins[i]
+	case StoreDecimal:
+		return c.Decs[i]
+	case StoreAny:
+		return c.Anys[i]
+	}
+	return nil
+}
+
+// Slice is a view of values [from, to) sharing storage with c.
+func (c *Column) Slice(from, to int) *Column {
+	s := &Column{Type: c.Type}
+	if c.Nulls != nil {
+		s.Nulls = c.Nulls[from:to:to]
+	}
+	switch c.Type.Storage() {
+	case StoreInt:
+		s.Ints = c.Ints[from:to:to]
+	case StoreFloat:
+		s.Floats = c.Floats[from:to:to]
+	case StoreString:
+		s.Strs = c.Strs[from:to:to]
+	case StoreBool:
+		s.Bools = c.Bools[from:to:to]
+	case StoreBytes:
+		s.Bins = c.Bins[from:to:to]
+	case StoreDecimal:
+		s.Decs = c.Decs[from:to:to]
+	case StoreAny:
+		s.Anys = c.Anys[from:to:to]
+	}
+	return s
+}
+
+// Take is a new column holding the values at the given indexes, in order.
+func (c *Column) Take(idx []int) *Column {
+	s := &Column{Type: c.Type}
+	if c.Nulls != nil {
+		s.Nulls = make([]bool, len(idx))
+		for k, i := range idx {
+			s.Nulls[k] = c.Nulls[i]
+		}
+	}
+	switch c.Type.Storage() {
+	case StoreInt:
+		s.Ints = takeSlice(c.Ints, idx)
+	case StoreFloat:
+		s.Floats = takeSlice(c.Floats, idx)
+	case StoreString:
+		s.Strs = takeSlice(c.Strs, idx)
+	case StoreBool:
+		s.Bools = takeSlice(c.Bools, idx)
+	case StoreBytes:
+		s.Bins = takeSlice(c.Bins, idx)
+	case StoreDecimal:
+		s.Decs = takeSlice(c.Decs, idx)
+	case StoreAny:
+		s.Anys = takeSlice(c.Anys, idx)
+	}
+	return s
+}
+
+func takeSlice[T any](src []T, idx []int) []T {
+	out := make([]T, len(idx))
+	for k, i := range idx {
+		out[k] = src[i]
+	}
+	return out
+}
+
+// ByteSize estimates the memory the column's values take, for splitting
+// batches by bytes and for read_limit.bytes_per_second.
+func (c *Column) ByteSize() int {
+	n := len(c.Nulls)
+	switch c.Type.Storage() {
+	case StoreInt, StoreFloat:
+		n += 8 * c.Len()
+	case StoreBool:
+		n += len(c.Bools)
+	case StoreString:
+		for _, s := range c.Strs {
+			n += len(s) + 4
+		}
+	case StoreBytes:
+		for _, b := range c.Bins {
+			n += len(b) + 4
+		}
+	case StoreDecimal:
+		n += 16 * len(c.Decs)
+	case StoreAny:
+		for _, v := range c.Anys {
+			n += anySize(v)
+		}
+	}
+	return n
+}
+
+func anySize(v any) int {
+	switch x := v.(type) {
+	case nil:
+		return 1
+	case string:
+		return len(x) + 4
+	case []byte:
+		return len(x) + 4
+	case []any:
+		n := 4
+		for _, e := range x {
+			n += anySize(e)
+		}
+		return n
+	case *MapValue:
+		n := 4
+		for i := range x.Keys {
+			n += anySize(x.Keys[i]) + anySize(x.Values[i])
+		}
+		return n
+	}
+	return 8
+}

@@ -1,0 +1,16 @@
+// Package row is stactor's data model: row kinds, SeaTunnel's types, table
+// schemas and the columnar batch that carries rows between operators.
+//
+// DESIGN §4: rows move in batches, and the batch representation decides the
+// speed. A Batch stores each field as a typed column vector (int64, float64,
+// string, ...) so that a fused chain touches no per-row allocation; a bare Go
+// loop over typed vectors measured about 600 M rows/s against 32 M for []any
+// rows. Connectors and transforms see rows through Batch, Column and Builder:
+// typed accessors for the hot path, boxed values (Value) where convenience
+// matters more than speed.
+//
+// A Batch is immutable once it has been handed on (emitted by a reader,
+// returned by a transform, sent on a channel): recorded channel state and
+// replay after a failure rely on that. A transform that changes rows builds a
+// new batch, sharing the columns it does not change.
+package row
