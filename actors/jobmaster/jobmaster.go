@@ -99,7 +99,12 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 			t.state = state.TaskClosed
 		}
 	case *actor.Terminated:
-		j.onTerminated(ctx, m)
+		// A subtask's Terminated (a system message) overtakes the
+		// TaskFailed it sent before stopping; look at it after the
+		// messages already queued.
+		ctx.Send(ctx.Self(), &terminated{m.Who})
+	case *terminated:
+		j.onTerminated(ctx, m.who)
 	case *enumerator.Failed:
 		for _, p := range j.pipelines {
 			if p.enums[m.Vertex] != nil {
@@ -312,8 +317,10 @@ func (j *JobMaster) stopTasks(ctx actor.Context, p *pipelineRun) {
 	}
 }
 
-func (j *JobMaster) onTerminated(ctx actor.Context, m *actor.Terminated) {
-	t := j.byPID[m.Who.Id]
+type terminated struct{ who *actor.PID }
+
+func (j *JobMaster) onTerminated(ctx actor.Context, who *actor.PID) {
+	t := j.byPID[who.Id]
 	if t == nil {
 		return
 	}
