@@ -1,0 +1,120 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+
+	"github.com/stactor/stactor/actors/task"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// settings are the engine settings: defaults, then stactor.yaml (in the
+// working directory or STACTOR_HOME, or --engine-config), then STACTOR_*
+// variables, then flags.
+type settings struct {
+	v *viper.Viper
+}
+
+func newSettings() *settings {
+	v := viper.New()
+	v.SetEnvPrefix("STACTOR")
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_", "-", "_"))
+	v.AutomaticEnv()
+	home, _ := os.UserHomeDir()
+	v.SetDefault("home", filepath.Join(home, ".stactor"))
+	v.SetDefault("log.level", "warn")
+	v.SetDefault("batch-size", 4096)
+	v.SetDefault("channel.credits", 8)
+	v.SetDefault("progress-interval", "60s")
+	return &settings{v: v}
+}
+
+// load reads the engine config file, if any.
+func (s *settings) load(file string) error {
+	if file != "" {
+		s.v.SetConfigFile(file)
+		if err := s.v.ReadInConfig(); err != nil {
+			return fmt.Errorf("reading engine config %s: %w", file, err)
+		}
+		return nil
+	}
+	s.v.SetConfigName("stactor")
+	s.v.SetConfigType("yaml")
+	s.v.AddConfigPath(".")
+	s.v.AddConfigPath(s.v.GetString("home"))
+	if err := s.v.ReadInConfig(); err != nil {
+		if _, missing := err.(viper.ConfigFileNotFoundError); !missing {
+			return fmt.Errorf("reading engine config: %w", err)
+		}
+	}
+	return nil
+}
+
+func (s *settings) taskOptions() (task.Options, error) {
+	o := task.DefaultOptions()
+	o.BatchSize = s.v.GetInt("batch-size")
+	o.CreditWindow = s.v.GetInt64("channel.credits")
+	if o.BatchSize < 1 {
+		return o, fmt.Errorf("engine setting batch-size must be at least 1, got %d", o.BatchSize)
+	}
+	if o.CreditWindow < 1 {
+		return o, fmt.Errorf("engine setting channel.credits must be at least 1, got %d", o.CreditWindow)
+	}
+	return o, nil
+}
+
+func (s *settings) logger() (zerolog.Logger, error) {
+	lvl, err := zerolog.ParseLevel(s.v.GetString("log.level"))
+	if err != nil {
+		return zerolog.Nop(), fmt.Errorf("engine setting log.level: %w", err)
+	}
+	var w = zerolog.New(os.Stderr)
+	if isTerminal(os.Stderr) {
+		w = zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr, TimeFormat: time.TimeOnly})
+	}
+	return w.Level(lvl).With().Timestamp().Logger(), nil
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func newRootCmd() *cobra.Command {
+	s := newSettings()
+	var engineConfig string
+	root := &cobra.Command{
+		Use:           "stactor",
+		Short:         "stactor runs SeaTunnel-style data integration jobs with exactly-once delivery",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return s.load(engineConfig)
+		},
+	}
+	root.PersistentFlags().StringVar(&engineConfig, "engine-config", "", "engine config file (default: stactor.yaml in . or STACTOR_HOME)")
+	root.PersistentFlags().String("log-level", "warn", "log level: debug, info, warn, error")
+	_ = s.v.BindPFlag("log.level", root.PersistentFlags().Lookup("log-level"))
+	root.AddCommand(newRunCmd(s), newVersionCmd())
+	return root
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print stactor's version",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) {
+			fmt.Fprintf(cmd.OutOrStdout(), "stactor %s\n", version)
+		},
+	}
+}

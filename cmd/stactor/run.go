@@ -1,0 +1,216 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stactor/stactor/config"
+	"github.com/stactor/stactor/engine"
+	"github.com/stactor/stactor/messages"
+	"github.com/stactor/stactor/plan"
+	"github.com/stactor/stactor/state"
+)
+
+type runFlags struct {
+	file   string
+	vars   []string
+	name   string
+	jobID  string
+	master string
+	check  bool
+}
+
+func newRunCmd(s *settings) *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run [-c] FILE",
+		Short: "Run a job file in this process, on the embedded engine",
+		Long: `Run a SeaTunnel-style job file (HOCON or JSON) to completion in this
+process. Variables ${name} and ${name:default} are filled from -i name=value
+and then from the environment. Ctrl-C or SIGTERM cancels the job (exit 130);
+a second one exits at once.`,
+		Example: `  stactor run configs/examples/fake_to_console.conf
+  stactor run -c job.conf -i dt=2024-01-01 -n nightly`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				if f.file != "" && f.file != args[0] {
+					return &exitError{2, fmt.Errorf("give the job file once: -c %s or %s", f.file, args[0])}
+				}
+				f.file = args[0]
+			}
+			if f.file == "" {
+				return &exitError{2, errors.New("no job file: stactor run -c FILE")}
+			}
+			if f.master != "" && f.master != "local" {
+				return &exitError{2, fmt.Errorf("-m %s: only local is supported by run (use stactor submit for a cluster)", f.master)}
+			}
+			return runJob(cmd, s, f)
+		},
+	}
+	cmd.Flags().StringVarP(&f.file, "config", "c", "", "job file")
+	cmd.Flags().StringArrayVarP(&f.vars, "variable", "i", nil, "variable name=value for ${name} in the job file (repeatable)")
+	cmd.Flags().StringVarP(&f.name, "name", "n", "", "job name (overrides env's job.name)")
+	cmd.Flags().StringVar(&f.jobID, "job-id", "", "job id (default: generated)")
+	cmd.Flags().StringVarP(&f.master, "master", "m", "", "accepted for SeaTunnel compatibility: local")
+	cmd.Flags().BoolVar(&f.check, "check", false, "check the job file and print its plan, without running it")
+	return cmd
+}
+
+func parseVars(kvs []string) (map[string]string, error) {
+	vars := map[string]string{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("-i %q: expected name=value", kv)
+		}
+		vars[strings.TrimSpace(k)] = v
+	}
+	return vars, nil
+}
+
+func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
+	log, err := s.logger()
+	if err != nil {
+		return &exitError{2, err}
+	}
+	opts, err := s.taskOptions()
+	if err != nil {
+		return &exitError{2, err}
+	}
+	vars, err := parseVars(f.vars)
+	if err != nil {
+		return &exitError{2, err}
+	}
+	src, err := os.ReadFile(f.file)
+	if err != nil {
+		return &exitError{2, fmt.Errorf("cannot read job file: %w", err)}
+	}
+	jobID := f.jobID
+	if jobID == "" {
+		jobID = strconv.FormatInt(time.Now().UnixNano()/1000, 10)
+	}
+	// Check and plan here first, so mistakes and warnings reach the user
+	// before anything starts.
+	job, err := config.Parse(f.file, src, vars)
+	if err != nil {
+		return &exitError{2, err}
+	}
+	if f.name != "" {
+		job.Name = f.name
+	}
+	p, err := plan.Build(job, jobID)
+	if err != nil {
+		return &exitError{2, err}
+	}
+	for _, w := range p.Warnings {
+		log.Warn().Msg(w.String())
+	}
+	out := cmd.OutOrStdout()
+	if f.check {
+		fmt.Fprintf(out, "%s: OK (%s job %q)\n%s", f.file, job.Mode, job.Name, p.String())
+		return nil
+	}
+
+	eng, err := engine.Start(engine.Config{Task: opts, Log: log})
+	if err != nil {
+		return err
+	}
+	defer eng.Stop()
+	if err := eng.Submit(&messages.SubmitJob{JobId: jobID, File: f.file, Config: src, Vars: vars, Name: f.name}); err != nil {
+		return &exitError{2, err}
+	}
+
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	done := make(chan *messages.JobStatus, 1)
+	waitErr := make(chan error, 1)
+	go func() {
+		st, err := eng.Wait(jobID, 0)
+		if err != nil {
+			waitErr <- err
+			return
+		}
+		done <- st
+	}()
+
+	prog := newProgress(os.Stderr, isTerminal(os.Stderr), s.v.GetDuration("progress-interval"), jobID)
+	tick := time.NewTicker(prog.every())
+	defer tick.Stop()
+	canceled := false
+	var final *messages.JobStatus
+	for final == nil {
+		select {
+		case st := <-done:
+			final = st
+		case err := <-waitErr:
+			return err
+		case <-sigs:
+			if canceled {
+				prog.clear()
+				fmt.Fprintln(os.Stderr, "stactor: second interrupt, exiting at once")
+				os.Exit(130)
+			}
+			canceled = true
+			prog.clear()
+			fmt.Fprintf(os.Stderr, "stactor: cancelling job %s (interrupt again to exit at once)\n", jobID)
+			eng.Cancel(jobID)
+		case <-tick.C:
+			if st, err := eng.Status(jobID); err == nil {
+				prog.show(st)
+			}
+		}
+	}
+	prog.clear()
+	printStatistics(out, final)
+	switch final.State {
+	case state.JobFinished:
+		return nil
+	case state.JobCanceled:
+		return &exitError{130, fmt.Errorf("job %s was canceled", jobID)}
+	default:
+		return &exitError{1, fmt.Errorf("job %s %s: %s", jobID, strings.ToLower(final.State), final.Error)}
+	}
+}
+
+// printStatistics prints SeaTunnel's Job Statistic Information block
+// (StringFormatUtils.formatTable: a 47-star border, "%-26s: %19s" rows).
+func printStatistics(w io.Writer, st *messages.JobStatus) {
+	start := time.UnixMilli(st.StartUnixMs)
+	end := time.UnixMilli(st.EndUnixMs)
+	if st.EndUnixMs == 0 {
+		end = time.Now()
+	}
+	fmt.Fprint(w, formatTable("Job Statistic Information",
+		"Start Time", start.Format(time.DateTime),
+		"End Time", end.Format(time.DateTime),
+		"Total Time(s)", strconv.FormatInt(int64(end.Sub(start)/time.Second), 10),
+		"Total Read Count", strconv.FormatInt(st.ReadRows, 10),
+		"Total Write Count", strconv.FormatInt(st.WriteRows, 10),
+		"Total Failed Count", strconv.FormatInt(st.FailedRows, 10)))
+}
+
+const tableWidth = 47
+
+func formatTable(title string, kv ...string) string {
+	var b strings.Builder
+	border := strings.Repeat("*", tableWidth)
+	b.WriteString("\n" + border + "\n")
+	b.WriteString(strings.Repeat(" ", max(0, (tableWidth-len(title))/2)) + title + "\n")
+	b.WriteString(border + "\n")
+	for i := 0; i+1 < len(kv); i += 2 {
+		fmt.Fprintf(&b, "%-26s: %19s\n", kv[i], kv[i+1])
+	}
+	b.WriteString(border + "\n")
+	return b.String()
+}

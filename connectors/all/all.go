@@ -1,0 +1,10 @@
+// Package all links every connector into the binary: importing it runs
+// each connector package's init, which registers it with connectors.
+// Add a blank import here for each new connector package.
+package all
+
+import (
+	_ "github.com/stactor/stactor/connectors/assert"
+	_ "github.com/stactor/stactor/connectors/console"
+	_ "github.com/stactor/stactor/connectors/fake"
+)

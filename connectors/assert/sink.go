@@ -1,0 +1,130 @@
+// Package assert is SeaTunnel's Assert sink: it checks the rows it is
+// given against rules and fails the job when one does not hold.
+//
+// Field rules (NULL, NOT_NULL, MIN, MAX, MIN_LENGTH, MAX_LENGTH, equals_to
+// and the field's type) are checked row by row in Write. Row-count rules
+// (MIN_ROW, MAX_ROW) and table-names need the total over all parallel
+// writers, so they run in the AggregatedCommitter: every writer reports its
+// row counts as its commit info, Combine adds them up, and Commit checks
+// MAX_ROW at every checkpoint and everything at the final one. Catalog
+// table rules compare the input table's schema at plan time, where field
+// names, rule types, types and equals_to values are checked too.
+//
+// SeaTunnel's writers count into JVM-wide static accumulators and judge
+// the count when the last writer closes; checkpoints give stactor the same
+// total without shared memory, and one that survives restores.
+package assert
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/stactor/stactor/config"
+	"github.com/stactor/stactor/config/hocon"
+	"github.com/stactor/stactor/connectors"
+	"github.com/stactor/stactor/row"
+)
+
+func init() {
+	connectors.RegisterSink(Factory)
+}
+
+// Factory makes Assert sinks.
+var Factory = connectors.SinkFactory{
+	Name: "Assert",
+	Options: []config.Option{
+		{Key: "rules", Type: config.TypeObject, Required: true,
+			Doc: "row_rules, field_rules, catalog_table_rule, table-names, or tables_configs of those per table_path"},
+	},
+	Create: create,
+}
+
+func create(cfg *config.PluginConfig, inputs []*row.Schema, job connectors.JobContext) (connectors.Sink, error) {
+	p := &parser{cfg: cfg}
+	rules := cfg.Raw("rules")
+	rs, err := p.parse(rules)
+	if err != nil {
+		return nil, err
+	}
+	if rs.empty() {
+		return nil, cfg.Errorf("rules", "Assert rule config is empty, please add rule config")
+	}
+	s := &sink{cfg: cfg, rules: rs, bound: map[string][]boundField{}, multi: len(inputs) > 1}
+	names := make([]string, len(inputs))
+	for i, in := range inputs {
+		names[i] = in.TableID
+		s.tables = append(s.tables, in.TableID)
+		tr := rs.forTable(in.TableID)
+		if tr == nil {
+			continue
+		}
+		b, err := p.bind(tr, in)
+		if err != nil {
+			return nil, err
+		}
+		s.bound[in.TableID] = b
+		if tr.catalog != nil {
+			if err := p.checkCatalog(tr.catalog, in); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(inputs) > 0 {
+		for _, table := range sortedKeys(rs.byTable) {
+			if !contains(names, table) {
+				return nil, p.errAt(tablePathValue(rules, table), "rules.tables_configs", "table_path %q is not an input of this sink (inputs: %s)", table, strings.Join(names, ", "))
+			}
+		}
+	}
+	return s, nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func tablePathValue(rules *hocon.Value, table string) *hocon.Value {
+	if tc := rules.Get("tables_configs"); tc != nil {
+		for _, it := range tc.Items {
+			if tp := it.Get("table_path"); tp != nil && tp.String() == table {
+				return tp
+			}
+		}
+		return tc
+	}
+	return rules
+}
+
+// sink is a configured Assert.
+type sink struct {
+	cfg    *config.PluginConfig
+	rules  *ruleSet
+	bound  map[string][]boundField // field rules resolved per input table
+	tables []string                // the input tables, as planned
+	multi  bool                    // several input tables: messages name the table
+}
+
+var _ connectors.SinkWithAggregatedCommitter = (*sink)(nil)
+
+func (s *sink) CreateWriter(task connectors.TaskInfo, states [][]byte) (connectors.Writer, error) {
+	w := &writer{sink: s, task: task, total: map[string]int64{}, written: map[string]int64{}}
+	for _, st := range states {
+		c, err := decodeCounts(st)
+		if err != nil {
+			return nil, fmt.Errorf("Assert writer state: %w", err)
+		}
+		for t, n := range c.Rows {
+			w.total[t] += n
+		}
+	}
+	return w, nil
+}
+
+func (s *sink) CreateAggregatedCommitter() (connectors.AggregatedCommitter, error) {
+	return &committer{sink: s, last: -1, total: map[string]int64{}}, nil
+}

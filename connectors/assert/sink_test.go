@@ -1,0 +1,351 @@
+package assert
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/stactor/stactor/config"
+	"github.com/stactor/stactor/config/hocon"
+	"github.com/stactor/stactor/connectors"
+	"github.com/stactor/stactor/row"
+)
+
+func newSink(t *testing.T, body string, inputs ...*row.Schema) (*sink, error) {
+	t.Helper()
+	root, err := hocon.Parse([]byte(body), hocon.Options{File: "job.conf"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := config.Validate("job.conf", "sink Assert", "Assert", root.Pos, root, Factory.Options, config.CommonPluginOptions)
+	if err != nil {
+		return nil, err
+	}
+	s, err := Factory.Create(cfg, inputs, connectors.JobContext{Mode: connectors.Batch, Parallelism: 1})
+	if err != nil {
+		return nil, err
+	}
+	return s.(*sink), nil
+}
+
+func mustSink(t *testing.T, body string, inputs ...*row.Schema) *sink {
+	t.Helper()
+	s, err := newSink(t, body, inputs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+var people = row.MustSchema("fake",
+	row.Field{Name: "id", Type: row.BigInt},
+	row.Field{Name: "name", Type: row.String},
+	row.Field{Name: "age", Type: row.Int},
+)
+
+func batch(t *testing.T, s *row.Schema, rows ...[]any) *row.Batch {
+	b := row.NewBuilder(s, len(rows))
+	for _, r := range rows {
+		if err := b.AppendRow(row.Insert, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b.Build()
+}
+
+func TestFieldRules(t *testing.T) {
+	ok := []any{int64(1), "Alice", int64(30)}
+	cases := []struct {
+		name, rule string
+		row        []any
+		fail       string // "" when the row passes
+	}{
+		{"not null", `field_name = name, field_value = [{ rule_type = NOT_NULL }]`, ok, ""},
+		{"not null fails", `field_name = name, field_value = [{ rule_type = NOT_NULL }]`, []any{int64(1), nil, int64(3)},
+			`assert rule field "name" NOT_NULL failed at row 1 (subtask 3): value null; row: [1, null, 3]`},
+		{"null", `field_name = name, field_value = [{ rule_type = NULL }]`, []any{int64(1), nil, int64(3)}, ""},
+		{"null fails", `field_name = name, field_value = [{ rule_type = NULL }]`, ok, `"name" NULL failed`},
+		{"min", `field_name = age, field_value = [{ rule_type = MIN, rule_value = 30 }]`, ok, ""},
+		{"min fails", `field_name = age, field_value = [{ rule_type = MIN, rule_value = 31 }]`, ok, `"age" MIN 31 failed`},
+		{"max", `field_name = age, field_value = [{ rule_type = MAX, rule_value = 100 }]`, ok, ""},
+		{"max fails", `field_name = age, field_value = [{ rule_type = MAX, rule_value = 100 }]`, []any{int64(7), "Bob", int64(120)},
+			`assert rule field "age" MAX 100 failed at row 1 (subtask 3): value 120; row: [7, Bob, 120]`},
+		{"max on null fails", `field_name = age, field_value = [{ rule_type = MAX, rule_value = 100 }]`, []any{int64(7), "Bob", nil}, `MAX 100 failed`},
+		{"max on a string fails", `field_name = name, field_value = [{ rule_type = MAX, rule_value = 100 }]`, ok, `"name" MAX 100 failed`},
+		{"min length", `field_name = name, field_value = [{ rule_type = MIN_LENGTH, rule_value = 5 }]`, ok, ""},
+		{"min length fails", `field_name = name, field_value = [{ rule_type = MIN_LENGTH, rule_value = 6 }]`, ok, `MIN_LENGTH 6 failed`},
+		{"max length counts UTF-16", `field_name = name, field_value = [{ rule_type = MAX_LENGTH, rule_value = 2 }]`, []any{int64(1), "日本", int64(1)}, ""},
+		{"max length fails", `field_name = name, field_value = [{ rule_type = MAX_LENGTH, rule_value = 4 }]`, ok, `MAX_LENGTH 4 failed`},
+		{"length of a number", `field_name = age, field_value = [{ rule_type = MAX_LENGTH, rule_value = 1 }]`, ok, `MAX_LENGTH 1 failed`},
+		{"equals", `field_name = name, field_value = [{ rule_type = NOT_NULL, equals_to = "Alice" }]`, ok, ""},
+		{"equals fails", `field_name = name, field_value = [{ equals_to = "Bob" }]`, ok, `"name" equals_to "Bob" failed at row 1 (subtask 3): value Alice`},
+		{"equals skips null", `field_name = name, field_value = [{ equals_to = "Bob" }]`, []any{int64(1), nil, int64(3)}, ""},
+		{"equals number", `field_name = age, field_value = [{ equals_to = 30 }]`, ok, ""},
+		{"rules in order", `field_name = age, field_value = [{ rule_type = MIN, rule_value = 1 }, { rule_type = MAX, rule_value = 10 }]`, ok, `MAX 10 failed`},
+		{"type", `field_name = age, field_type = int, field_value = [{ rule_type = NOT_NULL }]`, ok, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := mustSink(t, "rules { field_rules = [{ "+c.rule+" }] }", people)
+			w, _ := s.CreateWriter(connectors.TaskInfo{SubtaskIndex: 3}, nil)
+			err := w.Write(batch(t, people, c.row))
+			switch {
+			case c.fail == "" && err != nil:
+				t.Fatalf("want a pass, got %v", err)
+			case c.fail != "" && (err == nil || !strings.Contains(err.Error(), c.fail)):
+				t.Fatalf("want a failure containing %q, got %v", c.fail, err)
+			}
+			var f *Failure
+			if err != nil && !errors.As(err, &f) {
+				t.Fatalf("failure is not a *Failure: %T", err)
+			}
+		})
+	}
+}
+
+func TestRowPositionInMessage(t *testing.T) {
+	s := mustSink(t, `rules { field_rules = [{ field_name = age, field_value = [{ rule_type = MAX, rule_value = 100 }] }] }`, people)
+	w, _ := s.CreateWriter(connectors.TaskInfo{}, nil)
+	var rows [][]any
+	for i := 1; i <= 5; i++ {
+		rows = append(rows, []any{int64(i), "x", int64(i)})
+	}
+	if err := w.Write(batch(t, people, rows...)); err != nil {
+		t.Fatal(err)
+	}
+	err := w.Write(batch(t, people, []any{int64(6), "Ann", int64(1)}, []any{int64(7), "Bob", int64(120)}))
+	want := `assert rule field "age" MAX 100 failed at row 7 (subtask 0): value 120; row: [7, Bob, 120]`
+	if err == nil || err.Error() != want {
+		t.Fatalf("got %v\nwant %s", err, want)
+	}
+}
+
+// TestEqualsToEveryType follows the Complex example of SeaTunnel's Assert
+// documentation: equals_to written as FakeSource writes its rows.
+func TestEqualsToEveryType(t *testing.T) {
+	schema := row.MustSchema("fake",
+		row.Field{Name: "c_decimal", Type: row.DecimalOf(30, 8)},
+		row.Field{Name: "c_date", Type: row.Date},
+		row.Field{Name: "c_timestamp", Type: row.Timestamp},
+		row.Field{Name: "c_time", Type: row.Time},
+		row.Field{Name: "c_bytes", Type: row.Bytes},
+		row.Field{Name: "c_array", Type: row.ArrayOf(row.Int)},
+		row.Field{Name: "c_map_nest", Type: row.MapOf(row.String, row.RowOf(row.Field{Name: "c_int", Type: row.Int}, row.Field{Name: "c_string", Type: row.String}))},
+		row.Field{Name: "c_row", Type: row.RowOf(row.Field{Name: "c_null", Type: row.Null}, row.Field{Name: "c_float", Type: row.Float}, row.Field{Name: "c_map", Type: row.MapOf(row.String, row.String)})},
+		row.Field{Name: "c_float", Type: row.Float},
+	)
+	rules := `rules { field_rules = [
+  { field_name = c_decimal, field_type = "decimal(30, 8)", field_value = [{ rule_type = NOT_NULL, equals_to = 99999.99999999 }] }
+  { field_name = c_date, field_type = date, field_value = [{ equals_to = "2012-12-21" }] }
+  { field_name = c_timestamp, field_type = timestamp, field_value = [{ equals_to = "2012-12-21T12:34:56" }] }
+  { field_name = c_time, field_type = time, field_value = [{ equals_to = "12:34:56" }] }
+  { field_name = c_bytes, field_type = bytes, field_value = [{ equals_to = "bWlJWmo=" }] }
+  { field_name = c_array, field_type = "array<int>", field_value = [{ equals_to = [0, 1, 2] }] }
+  { field_name = c_map_nest, field_type = "map<string, {c_int = int, c_string = string}>", field_value = [{ equals_to = { k1 = [123, "BBB-BB"] } }] }
+  { field_name = c_row, field_type = { c_null = "null", c_float = float, c_map = "map<string, string>" }, field_value = [{ equals_to = [null, 3.1, { k0 = v0 }] }] }
+  { field_name = c_float, field_type = float, field_value = [{ equals_to = 3.1 }] }
+] }`
+	s := mustSink(t, rules, schema)
+	good := []any{decimal.RequireFromString("99999.99999999"), "2012-12-21", "2012-12-21T12:34:56", "12:34:56", []byte("miIZj"),
+		[]any{int64(0), int64(1), int64(2)},
+		row.OrderedMap{{Key: "k1", Value: []any{int64(123), "BBB-BB"}}},
+		[]any{nil, 3.1, row.OrderedMap{{Key: "k0", Value: "v0"}}}, 3.1}
+	w, _ := s.CreateWriter(connectors.TaskInfo{}, nil)
+	if err := w.Write(batch(t, schema, good)); err != nil {
+		t.Fatalf("equal values fail: %v", err)
+	}
+	for j, bad := range []any{decimal.RequireFromString("99999.99999998"), "2012-12-22", "2012-12-21T12:34:57", "12:34:55", []byte("miIZk"),
+		[]any{int64(0), int64(1)}, row.OrderedMap{{Key: "k1", Value: []any{int64(124), "BBB-BB"}}},
+		[]any{nil, 3.1, row.OrderedMap{{Key: "k0", Value: "v1"}}}, 3.2} {
+		r := append([]any(nil), good...)
+		r[j] = bad
+		err := w.Write(batch(t, schema, r))
+		if err == nil || !strings.Contains(err.Error(), `"`+schema.Fields[j].Name+`" `) || !strings.Contains(err.Error(), "equals_to") {
+			t.Errorf("field %s: want an equals_to failure, got %v", schema.Fields[j].Name, err)
+		}
+	}
+}
+
+func TestDecimalPrecision(t *testing.T) {
+	schema := row.MustSchema("t", row.Field{Name: "d", Type: row.DecimalOf(38, 2)})
+	s := mustSink(t, `rules { field_rules = [{ field_name = d, field_type = "decimal(10, 2)", field_value = [{ rule_type = NOT_NULL }] }] }`, schema)
+	w, _ := s.CreateWriter(connectors.TaskInfo{}, nil)
+	if err := w.Write(batch(t, schema, []any{"99999999.90"})); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(batch(t, schema, []any{"999999999.90"})); err == nil || !strings.Contains(err.Error(), "field_type decimal(10, 2) failed") {
+		t.Fatalf("11 digits in decimal(10, 2): %v", err)
+	}
+}
+
+func TestPlanErrors(t *testing.T) {
+	cases := []struct {
+		name, body string
+		line       int
+		msg        string
+	}{
+		{"unknown rule", "rules {\n field_rules = [{ field_name = age,\n  field_value = [{ rule_type = MAXIMUM, rule_value = 3 }] }]\n}", 3, "unknown rule type MAXIMUM"},
+		{"bad field type", "rules {\n field_rules = [{ field_name = age,\n  field_type = \"integr\" }]\n}", 3, "unknown type name"},
+		{"field type mismatch", "rules {\n field_rules = [{ field_name = age,\n  field_type = bigint }]\n}", 3, `field "age" of table fake is int, not bigint`},
+		{"no such field", "rules {\n field_rules = [{\n  field_name = agee }]\n}", 3, `field "agee" is not in table fake (fields: id, name, age)`},
+		{"missing rule_value", "rules {\n field_rules = [{ field_name = age, field_value = [\n  { rule_type = MAX }] }]\n}", 3, "MAX needs a rule_value"},
+		{"row rule in field_value", "rules {\n field_rules = [{ field_name = age, field_value = [{\n  rule_type = MAX_ROW, rule_value = 3 }] }]\n}", 3, "put it in row_rules"},
+		{"field rule in row_rules", "rules {\n row_rules = [\n  { rule_type = MAX, rule_value = 3 }]\n}", 3, "row_rules take MIN_ROW or MAX_ROW"},
+		{"bad equals_to", "rules {\n field_rules = [{ field_name = age, field_value = [{\n  equals_to = \"old\" }] }]\n}", 3, "not an integer"},
+		{"empty", "rules {\n}", 1, "Assert rule config is empty"},
+		{"pk", "rules { catalog_table_rule {\n primary_key_rule = { primary_key_name = pk, primary_key_columns = [id] } } }", 2, "primaryKey is null"},
+		{"columns", "rules { catalog_table_rule {\n column_rule = [{ name = id, type = bigint }, { name = name, type = string }, { name = age, type = bigint }] } }", 2, "columns: [id bigint, name string, age int] is not equal to [id bigint, name string, age bigint]"},
+		{"table path", "rules { tables_configs = [\n { table_path = \"other\", row_rules = [{ rule_type = MIN_ROW, rule_value = 1 }] }] }", 2, `table_path "other" is not an input`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := newSink(t, c.body, people)
+			var ce *config.Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("want a *config.Error, got %v", err)
+			}
+			if ce.Pos.Line != c.line || !strings.Contains(ce.Msg, c.msg) {
+				t.Fatalf("got %q at line %d, want line %d with %q", ce.Error(), ce.Pos.Line, c.line, c.msg)
+			}
+		})
+	}
+}
+
+func TestCatalogRulePasses(t *testing.T) {
+	s := people.WithTableID("db.people")
+	s.PrimaryKey = []string{"id"}
+	mustSink(t, `rules { catalog_table_rule {
+  primary_key_rule = { primary_key_name = "primary key", primary_key_columns = ["id"] }
+  column_rule = [{ name = age, type = int }, { name = "id", type = bigint }, { name = name, type = string, nullable = false }]
+  table_identifier_rule = { catalog_name = fake, table = "db.people" }
+} }`, s)
+}
+
+// commitAll runs one checkpoint through the writers and the committer.
+func commitAll(t *testing.T, c connectors.AggregatedCommitter, id int64, final bool, ws ...connectors.Writer) error {
+	t.Helper()
+	var infos [][]byte
+	for _, w := range ws {
+		info, err := w.PrepareCommit(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		infos = append(infos, info)
+	}
+	agg, err := c.Combine(infos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Commit(connectors.CommitContext{CheckpointID: id, Final: final}, [][]byte{agg})
+}
+
+func TestRowRules(t *testing.T) {
+	rules := `rules { row_rules = [{ rule_type = MAX_ROW, rule_value = 10 }, { rule_type = MIN_ROW, rule_value = 5 }] }`
+	s := mustSink(t, rules, people)
+	c, _ := s.CreateAggregatedCommitter()
+	w1, _ := s.CreateWriter(connectors.TaskInfo{SubtaskIndex: 0}, nil)
+	w2, _ := s.CreateWriter(connectors.TaskInfo{SubtaskIndex: 1}, nil)
+	three := batch(t, people, []any{int64(1), "a", int64(1)}, []any{int64(2), "b", int64(2)}, []any{int64(3), "c", int64(3)})
+	w1.Write(three)
+	if err := commitAll(t, c, 1, false, w1, w2); err != nil {
+		t.Fatalf("3 rows, not final: %v", err)
+	}
+	// MIN_ROW is judged at the end only
+	if err := commitAll(t, c, 2, true, w1, w2); err == nil || err.Error() != "assert rule MIN_ROW 5 failed: 3 rows" {
+		t.Fatalf("3 rows at the end: %v", err)
+	}
+	w2.Write(three)
+	if err := commitAll(t, c, 3, true, w1, w2); err != nil {
+		t.Fatalf("6 rows at the end: %v", err)
+	}
+	// the same checkpoint committed again counts nothing twice
+	for i := 0; i < 3; i++ {
+		if err := commitAll(t, c, 3, true, w1, w2); err != nil {
+			t.Fatalf("repeated commit of checkpoint 3: %v", err)
+		}
+	}
+	// an older checkpoint arriving late changes nothing
+	if err := c.Commit(connectors.CommitContext{CheckpointID: 1, Final: true}, [][]byte{counts{Checkpoint: 1, Rows: map[string]int64{"fake": 3}}.encode()}); err != nil {
+		t.Fatalf("late checkpoint 1: %v", err)
+	}
+	w1.Write(three)
+	w2.Write(three)
+	err := commitAll(t, c, 4, false, w1, w2)
+	if err == nil || err.Error() != "assert rule MAX_ROW 10 failed: 12 rows" {
+		t.Fatalf("12 rows: %v", err)
+	}
+	var f *Failure
+	if !errors.As(err, &f) || !f.Permanent() {
+		t.Fatal("a broken row rule is not a permanent Failure")
+	}
+}
+
+// TestRowCountsSurviveRestore: counts live in the writers' state, so a job
+// restored from checkpoint n still sees the rows written before n.
+func TestRowCountsSurviveRestore(t *testing.T) {
+	s := mustSink(t, `rules { row_rules = [{ rule_type = MIN_ROW, rule_value = 4 }, { rule_type = MAX_ROW, rule_value = 4 }] }`, people)
+	w, _ := s.CreateWriter(connectors.TaskInfo{}, nil)
+	two := batch(t, people, []any{int64(1), "a", int64(1)}, []any{int64(2), "b", int64(2)})
+	w.Write(two)
+	state, _ := w.SnapshotState(1)
+	// crash; the rows after checkpoint 1 are replayed into a new writer and committer
+	w2, err := s.CreateWriter(connectors.TaskInfo{}, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := s.CreateAggregatedCommitter()
+	w2.Write(two)
+	if err := commitAll(t, c, 2, true, w2); err != nil {
+		t.Fatalf("2 + 2 rows across a restore: %v", err)
+	}
+}
+
+func TestWriterFailsEarlyOnMaxRow(t *testing.T) {
+	s := mustSink(t, `rules { row_rules = [{ rule_type = MAX_ROW, rule_value = 1 }] }`, people)
+	w, _ := s.CreateWriter(connectors.TaskInfo{SubtaskIndex: 2}, nil)
+	err := w.Write(batch(t, people, []any{int64(1), "a", int64(1)}, []any{int64(2), "b", int64(2)}))
+	if err == nil || !strings.Contains(err.Error(), "MAX_ROW 1 failed: subtask 2 alone wrote 2 rows") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestTablesConfigsAndTableNames(t *testing.T) {
+	t1 := row.MustSchema("test.table1", row.Field{Name: "c_int", Type: row.Int})
+	t2 := row.MustSchema("test.table2", row.Field{Name: "c_string", Type: row.String})
+	rules := `rules {
+  table-names = ["test.table1", "test.table2"]
+  tables_configs = [
+    { table_path = "test.table1", row_rules = [{ rule_type = MIN_ROW, rule_value = 2 }, { rule_type = MAX_ROW, rule_value = 2 }],
+      field_rules = [{ field_name = c_int, field_type = int, field_value = [{ rule_type = NOT_NULL }] }] }
+    { table_path = "test.table2", row_rules = [{ rule_type = MIN_ROW, rule_value = 1 }],
+      field_rules = [{ field_name = c_string, field_value = [{ rule_type = MIN_LENGTH, rule_value = 2 }] }] }
+  ]
+}`
+	s := mustSink(t, rules, t1, t2)
+	c, _ := s.CreateAggregatedCommitter()
+	w, _ := s.CreateWriter(connectors.TaskInfo{}, nil)
+	if err := w.Write(batch(t, t1, []any{int64(1)}, []any{int64(2)})); err != nil {
+		t.Fatal(err)
+	}
+	if err := commitAll(t, c, 1, true, w); err == nil || !strings.Contains(err.Error(), "MIN_ROW 1 failed for table test.table2: 0 rows") {
+		t.Fatalf("table2 empty: %v", err)
+	}
+	if err := w.Write(batch(t, t2, []any{"x"})); err == nil || !strings.Contains(err.Error(), `"c_string" MIN_LENGTH 2 failed at row 1 of table test.table2`) {
+		t.Fatalf("short string: %v", err)
+	}
+	w2, _ := s.CreateWriter(connectors.TaskInfo{SubtaskIndex: 1}, nil)
+	w2.Write(batch(t, t2, []any{"xy"}))
+	if err := commitAll(t, c, 2, true, w, w2); err != nil {
+		t.Fatalf("both tables: %v", err)
+	}
+
+	only1 := mustSink(t, `rules { table-names = ["test.table1", "test.table2"] }`, t1, t2)
+	c1, _ := only1.CreateAggregatedCommitter()
+	w3, _ := only1.CreateWriter(connectors.TaskInfo{}, nil)
+	w3.Write(batch(t, t1, []any{int64(1)}))
+	if err := commitAll(t, c1, 1, true, w3); err == nil || !strings.Contains(err.Error(), "table names: [test.table1] is not equal to [test.table1, test.table2]") {
+		t.Fatalf("table-names: %v", err)
+	}
+}
