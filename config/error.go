@@ -9,10 +9,10 @@ import (
 // Error is a mistake in a job file, placed at a position and naming the
 // plugin and key it concerns.
 type Error struct {
-	Pos    hocon.Pos
-	Where  string // "source FakeSource", "env", "transform Sql" ...
-	Key    string // the option, if the mistake is about one
-	Msg    string
+	Pos   hocon.Pos
+	Where string // "source FakeSource", "env", "transform Sql" ...
+	Key   string // the option, if the mistake is about one
+	Msg   string
 }
 
 func (e *Error) Error() string {

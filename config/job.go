@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -78,7 +77,6 @@ func Load(path string, vars map[string]string) (*Job, error) {
 
 // Parse reads a job file's text; file names it in errors.
 func Parse(file string, src []byte, vars map[string]string) (*Job, error) {
-	dir := filepath.Dir(file)
 	root, err := hocon.Parse(src, hocon.Options{
 		File:               file,
 		SubstituteInQuoted: true,
@@ -88,12 +86,8 @@ func Parse(file string, src []byte, vars map[string]string) (*Job, error) {
 			}
 			return os.LookupEnv(name)
 		},
-		ReadFile: func(p string) ([]byte, error) {
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(dir, p)
-			}
-			return os.ReadFile(p)
-		},
+		// hocon already resolves an include against the including file.
+		ReadFile: os.ReadFile,
 	})
 	if err != nil {
 		return nil, err

@@ -51,6 +51,9 @@ func Validate(file, where, name string, pos hocon.Pos, body *hocon.Value, opts .
 			continue
 		}
 		v, key := lookupAny(body, o.Key, o.Fallbacks)
+		if v != nil && v.Kind == hocon.Null {
+			v = nil // null is unset, as in SeaTunnel's ReadonlyConfig
+		}
 		if v == nil {
 			if o.Required {
 				return nil, nil, &Error{Pos: pos, Where: where, Key: o.Key, Msg: "missing; it is required: " + o.Describe()}

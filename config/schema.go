@@ -47,16 +47,23 @@ func ParseSchema(v *hocon.Value, defaultTable, where string) (*row.Schema, error
 		if cols.Kind != hocon.Array {
 			return nil, errAt(cols.Pos, "schema.columns", "expected a list of { name = ..., type = ... }")
 		}
+		seen := map[string]bool{}
 		for i, c := range cols.Items {
 			key := fmt.Sprintf("schema.columns[%d]", i)
 			if c.Kind != hocon.Object || c.Get("name") == nil || c.Get("type") == nil {
 				return nil, errAt(c.Pos, key, "expected { name = ..., type = ... }")
 			}
+			// Caught here rather than by row.NewSchema, to point at the column.
+			name := c.Get("name").String()
+			if seen[name] {
+				return nil, errAt(c.Pos, key, "field %q appears twice", name)
+			}
+			seen[name] = true
 			t, err := fieldType(c.Get("type"), key+".type", where)
 			if err != nil {
 				return nil, err
 			}
-			f := row.Field{Name: c.Get("name").String(), Type: t, Nullable: true}
+			f := row.Field{Name: name, Type: t, Nullable: true}
 			if n := c.Get("nullable"); n != nil {
 				f.Nullable, _ = n.Bool()
 			}

@@ -13,10 +13,13 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 
+	"github.com/stactor/stactor/actors/checkpoint"
 	"github.com/stactor/stactor/actors/coordinator"
+	"github.com/stactor/stactor/actors/jobmaster"
 	"github.com/stactor/stactor/actors/task"
 	"github.com/stactor/stactor/actors/worker"
 	"github.com/stactor/stactor/messages"
+	"github.com/stactor/stactor/storage"
 )
 
 // Engine is a local engine.
@@ -28,13 +31,18 @@ type Engine struct {
 
 // Config are the engine's settings.
 type Config struct {
-	Task task.Options
-	Log  zerolog.Logger
+	Task       task.Options
+	Checkpoint checkpoint.Config
+	// Store keeps checkpoints; stactor run uses a localfile store under
+	// STACTOR_HOME/checkpoints.
+	Store storage.Storage
+	Log   zerolog.Logger
 }
 
-// DefaultConfig is the engine's defaults with logging off.
+// DefaultConfig is the engine's defaults with logging off; Store must be
+// set.
 func DefaultConfig() Config {
-	return Config{Task: task.DefaultOptions(), Log: zerolog.Nop()}
+	return Config{Task: task.DefaultOptions(), Checkpoint: checkpoint.DefaultConfig(), Log: zerolog.Nop()}
 }
 
 // Start starts a local engine.
@@ -42,11 +50,14 @@ func Start(cfg Config) (*Engine, error) {
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}))
-	w, err := sys.Root.SpawnNamed(worker.Props(cfg.Task, cfg.Log), "worker")
+	if cfg.Store == nil {
+		return nil, fmt.Errorf("engine: no checkpoint storage")
+	}
+	w, err := sys.Root.SpawnNamed(worker.Props(cfg.Task, cfg.Store, cfg.Log), "worker")
 	if err != nil {
 		return nil, fmt.Errorf("starting the worker: %w", err)
 	}
-	c, err := sys.Root.SpawnNamed(actor.PropsFromProducer(coordinator.New(w, cfg.Log)), "coordinator")
+	c, err := sys.Root.SpawnNamed(actor.PropsFromProducer(coordinator.New(w, cfg.Store, jobmaster.Options{Checkpoint: cfg.Checkpoint}, cfg.Log)), "coordinator")
 	if err != nil {
 		return nil, fmt.Errorf("starting the coordinator: %w", err)
 	}
@@ -100,4 +111,9 @@ func (e *Engine) Wait(jobID string, timeout time.Duration) (*messages.JobStatus,
 // Cancel asks the job to cancel.
 func (e *Engine) Cancel(jobID string) {
 	e.System.Root.Send(e.Coordinator, &messages.CancelJob{JobId: jobID})
+}
+
+// Savepoint asks the job to take a savepoint and stop (SAVEPOINT_DONE).
+func (e *Engine) Savepoint(jobID string) {
+	e.System.Root.Send(e.Coordinator, &messages.Savepoint{JobId: jobID})
 }

@@ -10,12 +10,18 @@ import (
 	"github.com/stactor/stactor/engine"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/state"
+	"github.com/stactor/stactor/storage/localfile"
 )
 
 func start(t *testing.T, batchSize int) *engine.Engine {
 	t.Helper()
 	cfg := engine.DefaultConfig()
 	cfg.Task.BatchSize = batchSize
+	store, err := localfile.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Store = store
 	e, err := engine.Start(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -171,4 +177,88 @@ func TestBadJobIsRefused(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `unknown source plugin "Nope"`) || !strings.Contains(err.Error(), "bad.conf:1:") {
 		t.Fatalf("got %v", err)
 	}
+}
+
+// A source that fails once, mid-way, with checkpoints every 30 ms and a
+// redistributing edge: the pipeline is restored from its latest checkpoint
+// and the committed output holds every row exactly once.
+func TestFailoverRestoresFromCheckpoint(t *testing.T) {
+	for _, how := range []string{"fail_at", "panic_at"} {
+		t.Run(how, func(t *testing.T) {
+			e := start(t, 16)
+			key := "failover-" + how
+			submit(t, e, key, fmt.Sprintf(`
+env { checkpoint.interval = 30, job.retry.times = 2, job.retry.interval.seconds = 0, read_limit.rows_per_second = 4000 }
+source { EngineTestSource { rows = 1000, parallelism = 2, %s = 600, fail_once = %q } }
+sink { EngineTestSink { key = %q, parallelism = 3 } }`, how, key, key))
+			st := wait(t, e, key)
+			if st.State != state.JobFinished {
+				t.Fatalf("state %s: %s", st.State, st.Error)
+			}
+			if st.Pipelines[0].Attempt < 1 {
+				t.Fatalf("the pipeline was not restored (attempt %d)", st.Pipelines[0].Attempt)
+			}
+			_, committed := got.get(key)
+			checkExactlyOnce(t, "committed", committed, 2000)
+		})
+	}
+}
+
+func TestFailurePastRetriesFailsJob(t *testing.T) {
+	e := start(t, 16)
+	submit(t, e, "retries", `
+env { checkpoint.interval = 30, job.retry.times = 1, job.retry.interval.seconds = 0 }
+source { EngineTestSource { rows = 100, fail_at = 50 } }
+sink { EngineTestSink { key = "retries" } }`)
+	st := wait(t, e, "retries")
+	if st.State != state.JobFailed || !strings.Contains(st.Error, "test source fails at row 50") {
+		t.Fatalf("state %s: %s", st.State, st.Error)
+	}
+	if st.Pipelines[0].Attempt != 1 {
+		t.Fatalf("attempt %d, want 1 (one retry)", st.Pipelines[0].Attempt)
+	}
+}
+
+func TestSavepointStopsAndRestoreContinues(t *testing.T) {
+	cfg := engine.DefaultConfig()
+	cfg.Task.BatchSize = 10
+	store, err := localfile.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Store = store
+	job := `
+env { checkpoint.interval = 50, read_limit.rows_per_second = 2000 }
+source { EngineTestSource { rows = 1000, parallelism = 2 } }
+sink { EngineTestSink { key = "savepoint", parallelism = 3 } }`
+	e, err := engine.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	submit(t, e, "sp", job)
+	time.Sleep(200 * time.Millisecond)
+	e.Savepoint("sp")
+	st := wait(t, e, "sp")
+	e.Stop()
+	if st.State != state.JobSavepointDone {
+		t.Fatalf("state %s: %s", st.State, st.Error)
+	}
+	_, first := got.get("savepoint")
+	if len(first) == 0 || len(first) >= 2000 {
+		t.Fatalf("the savepoint committed %d rows; want some, not all", len(first))
+	}
+	e2, err := engine.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Stop()
+	if err := e2.Submit(&messages.SubmitJob{JobId: "sp", File: "sp.conf", Config: []byte(job), Restore: true}); err != nil {
+		t.Fatal(err)
+	}
+	st = wait(t, e2, "sp")
+	if st.State != state.JobFinished {
+		t.Fatalf("restored: state %s: %s", st.State, st.Error)
+	}
+	_, all := got.get("savepoint")
+	checkExactlyOnce(t, "committed", all, 2000)
 }

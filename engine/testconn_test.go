@@ -21,9 +21,10 @@ type results struct {
 	mu        sync.Mutex // guards the maps
 	written   map[string][]int64
 	committed map[string][]int64
+	tokens    map[string]bool // commit infos committed, for idempotency
 }
 
-var got = &results{written: map[string][]int64{}, committed: map[string][]int64{}}
+var got = &results{written: map[string][]int64{}, committed: map[string][]int64{}, tokens: map[string]bool{}}
 
 func (r *results) get(key string) (written, committed []int64) {
 	r.mu.Lock()
@@ -39,9 +40,11 @@ func init() {
 			{Key: "unbounded", Type: config.TypeBool},
 			{Key: "fail_at", Type: config.TypeInt, Default: int64(-1)},
 			{Key: "panic_at", Type: config.TypeInt, Default: int64(-1)},
+			{Key: "fail_once", Type: config.TypeString, Doc: "with fail_at/panic_at: fail only the first time, per this key"},
 		},
 		Create: func(cfg *config.PluginConfig, job connectors.JobContext) (connectors.Source, error) {
-			return &testSource{rows: cfg.Int("rows"), unbounded: cfg.Bool("unbounded"), failAt: cfg.Int("fail_at"), panicAt: cfg.Int("panic_at"), par: job.Parallelism}, nil
+			return &testSource{rows: cfg.Int("rows"), unbounded: cfg.Bool("unbounded"), failAt: cfg.Int("fail_at"), panicAt: cfg.Int("panic_at"),
+				failOnce: cfg.String("fail_once"), par: job.Parallelism}, nil
 		},
 	})
 	connectors.RegisterSink(connectors.SinkFactory{
@@ -60,7 +63,22 @@ func init() {
 type testSource struct {
 	rows, failAt, panicAt int64
 	unbounded             bool
+	failOnce              string
 	par                   int
+}
+
+var failedOnce sync.Map // fail_once keys that have failed
+
+// shouldFail tells whether the reader fails at pos now.
+func (s *testSource) shouldFail(pos, at int64) bool {
+	if pos != at {
+		return false
+	}
+	if s.failOnce == "" {
+		return true
+	}
+	_, done := failedOnce.LoadOrStore(s.failOnce, true)
+	return !done
 }
 
 func (s *testSource) Tables() []*row.Schema { return []*row.Schema{testSchema} }
@@ -70,36 +88,56 @@ func (s *testSource) Boundedness() connectors.Boundedness {
 	}
 	return connectors.Bounded
 }
-func (s *testSource) CreateEnumerator(ctx connectors.EnumeratorContext, _ []byte) (connectors.SplitEnumerator, error) {
-	return &testEnum{ctx: ctx, pending: map[int]bool{}}, nil
+func (s *testSource) CreateEnumerator(ctx connectors.EnumeratorContext, state []byte) (connectors.SplitEnumerator, error) {
+	return &testEnum{ctx: ctx, restored: state != nil}, nil
 }
 func (s *testSource) CreateReader(ctx connectors.ReaderContext) (connectors.Reader, error) {
 	return &testReader{s: s, ctx: ctx}, nil
 }
 
+// testEnum gives reader i split i on a fresh start; restored, it gives the
+// splits added back (old reader k's to reader k mod parallelism).
 type testEnum struct {
-	ctx     connectors.EnumeratorContext
-	pending map[int]bool
+	ctx      connectors.EnumeratorContext
+	restored bool
+	back     map[int][]connectors.Split
 }
 
 func (e *testEnum) Open() error { return nil }
 func (e *testEnum) Run() error {
 	for _, i := range e.ctx.RegisteredReaders() {
-		e.ctx.AssignSplits(i, connectors.Split{ID: strconv.Itoa(i), Data: binary.AppendVarint(nil, 0)})
+		if !e.restored {
+			e.ctx.AssignSplits(i, connectors.Split{ID: strconv.Itoa(i), Data: binary.AppendVarint(nil, 0)})
+		}
+	}
+	for k, splits := range e.back {
+		e.ctx.AssignSplits(k%e.ctx.Parallelism(), splits...)
+	}
+	e.back = nil
+	for _, i := range e.ctx.RegisteredReaders() {
 		e.ctx.SignalNoMoreSplits(i)
 	}
 	return nil
 }
-func (e *testEnum) RegisterReader(int) error                    { return nil }
-func (e *testEnum) HandleSplitRequest(int) error                { return nil }
-func (e *testEnum) AddSplitsBack([]connectors.Split, int) error { return nil }
-func (e *testEnum) SnapshotState(int64) ([]byte, error)         { return nil, nil }
-func (e *testEnum) NotifyCheckpointComplete(int64) error        { return nil }
-func (e *testEnum) Close() error                                { return nil }
+func (e *testEnum) RegisterReader(int) error     { return nil }
+func (e *testEnum) HandleSplitRequest(int) error { return nil }
+func (e *testEnum) AddSplitsBack(splits []connectors.Split, k int) error {
+	if e.back == nil {
+		e.back = map[int][]connectors.Split{}
+	}
+	e.back[k] = append(e.back[k], splits...)
+	return nil
+}
+func (e *testEnum) SnapshotState(int64) ([]byte, error)  { return []byte{1}, nil }
+func (e *testEnum) NotifyCheckpointComplete(int64) error { return nil }
+func (e *testEnum) Close() error                         { return nil }
 
+// testReader reads its splits one after the other; a split's id is the
+// subtask that first had it, which sets its ids' base.
 type testReader struct {
 	s      *testSource
 	ctx    connectors.ReaderContext
+	splits []*connectors.Split
 	split  *connectors.Split
 	pos    int64
 	noMore bool
@@ -107,6 +145,11 @@ type testReader struct {
 
 func (r *testReader) Open() error { return nil }
 func (r *testReader) PollNext(out connectors.Collector) error {
+	if r.split == nil && len(r.splits) > 0 {
+		r.split, r.splits = r.splits[0], r.splits[1:]
+		p, _ := binary.Varint(r.split.Data)
+		r.pos = p
+	}
 	if r.split == nil {
 		if r.noMore {
 			r.ctx.SignalNoMoreElement()
@@ -118,18 +161,16 @@ func (r *testReader) PollNext(out connectors.Collector) error {
 			return nil
 		}
 		r.split = nil
-		if r.noMore {
-			r.ctx.SignalNoMoreElement()
-		}
 		return nil
 	}
 	b := row.NewBuilder(testSchema, out.BatchSize())
-	base := int64(r.ctx.Task().SubtaskIndex) * r.s.rows
+	first, _ := strconv.Atoi(r.split.ID)
+	base := int64(first) * r.s.rows
 	for n := 0; n < out.BatchSize() && r.pos < r.s.rows; n++ {
-		if r.pos == r.s.failAt {
+		if r.s.shouldFail(r.pos, r.s.failAt) {
 			return fmt.Errorf("test source fails at row %d", r.pos)
 		}
-		if r.pos == r.s.panicAt {
+		if r.s.shouldFail(r.pos, r.s.panicAt) {
 			panic(fmt.Sprintf("test source panics at row %d", r.pos))
 		}
 		b.Col(0).AppendInt(base + r.pos)
@@ -141,17 +182,21 @@ func (r *testReader) PollNext(out connectors.Collector) error {
 	return nil
 }
 func (r *testReader) AddSplits(s []connectors.Split) error {
-	r.split = &s[0]
-	p, _ := binary.Varint(s[0].Data)
-	r.pos = p
+	for i := range s {
+		r.splits = append(r.splits, &s[i])
+	}
 	return nil
 }
 func (r *testReader) HandleNoMoreSplits() error { r.noMore = true; return nil }
 func (r *testReader) SnapshotState(int64) ([]connectors.Split, error) {
-	if r.split == nil {
-		return nil, nil
+	var out []connectors.Split
+	if r.split != nil {
+		out = append(out, connectors.Split{ID: r.split.ID, Data: binary.AppendVarint(nil, r.pos)})
 	}
-	return []connectors.Split{{ID: r.split.ID, Data: binary.AppendVarint(nil, r.pos)}}, nil
+	for _, s := range r.splits {
+		out = append(out, *s)
+	}
+	return out, nil
 }
 func (r *testReader) NotifyCheckpointComplete(int64) error { return nil }
 func (r *testReader) Close() error                         { return nil }
@@ -163,12 +208,13 @@ type testSink struct {
 }
 
 func (s *testSink) CreateWriter(task connectors.TaskInfo, _ [][]byte) (connectors.Writer, error) {
-	return &testWriter{s: s}, nil
+	return &testWriter{s: s, task: task}, nil
 }
 func (s *testSink) CreateCommitter() (connectors.Committer, error) { return &testCommitter{s: s}, nil }
 
 type testWriter struct {
 	s      *testSink
+	task   connectors.TaskInfo
 	n      int64
 	staged []int64
 }
@@ -190,8 +236,13 @@ func (w *testWriter) Write(b *row.Batch) error {
 	got.mu.Unlock()
 	return nil
 }
-func (w *testWriter) PrepareCommit(int64) ([]byte, error) {
-	var buf []byte
+
+// PrepareCommit's info starts with a token naming the attempt, subtask and
+// checkpoint, so a repeated commit is recognised.
+func (w *testWriter) PrepareCommit(id int64) ([]byte, error) {
+	token := fmt.Sprintf("%d/%d/%d", w.task.Attempt, w.task.SubtaskIndex, id)
+	buf := binary.AppendUvarint(nil, uint64(len(token)))
+	buf = append(buf, token...)
 	for _, id := range w.staged {
 		buf = binary.AppendVarint(buf, id)
 	}
@@ -208,6 +259,13 @@ func (c *testCommitter) Commit(_ connectors.CommitContext, infos [][]byte) error
 	got.mu.Lock()
 	defer got.mu.Unlock()
 	for _, info := range infos {
+		n, k := binary.Uvarint(info)
+		token := c.s.key + "/" + string(info[k:k+int(n)])
+		info = info[k+int(n):]
+		if got.tokens[token] {
+			continue
+		}
+		got.tokens[token] = true
 		for len(info) > 0 {
 			id, n := binary.Varint(info)
 			info = info[n:]

@@ -31,3 +31,17 @@ type Poll struct{}
 
 // Flush is a subtask's timer message: send what its output buffers hold.
 type Flush struct{}
+
+// BarrierMarker is the in-order copy of barrier Id on channel (Edge, From):
+// it follows the batches the sender sent before the barrier (DESIGN §5).
+// Markers need no credit.
+type BarrierMarker struct {
+	ID   int64
+	Edge int32
+	From int32
+	Seq  int64 // the last batch sent before the barrier
+	Type string
+}
+
+// GetPriority keeps the marker in order with the channel's data.
+func (*BarrierMarker) GetPriority() int8 { return PriorityLow }

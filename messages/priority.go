@@ -26,3 +26,15 @@ func (*AddSplits) GetPriority() int8 { return PriorityDefault }
 
 // GetPriority keeps no-more-splits in order with the assignments.
 func (*NoMoreSplits) GetPriority() int8 { return PriorityDefault }
+
+// GetPriority lets the barrier's priority copy overtake queued data.
+func (*Barrier) GetPriority() int8 { return PriorityHigh }
+
+// GetPriority keeps a checkpoint trigger on the split-assignment level.
+func (*CheckpointTrigger) GetPriority() int8 { return PriorityDefault }
+
+// GetPriority keeps checkpoint notices at the default level.
+func (*CheckpointDone) GetPriority() int8 { return PriorityDefault }
+
+// GetPriority lets stop-reading overtake a source's queued polls.
+func (*StopReading) GetPriority() int8 { return PriorityHigh }

@@ -85,7 +85,8 @@ type SubmitJob struct {
 	File          string                 `protobuf:"bytes,2,opt,name=file,proto3" json:"file,omitempty"`     // the job file's name, for messages
 	Config        []byte                 `protobuf:"bytes,3,opt,name=config,proto3" json:"config,omitempty"` // the job file's text
 	Vars          map[string]string      `protobuf:"bytes,4,rep,name=vars,proto3" json:"vars,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	Name          string                 `protobuf:"bytes,5,opt,name=name,proto3" json:"name,omitempty"` // overrides env's job.name when set
+	Name          string                 `protobuf:"bytes,5,opt,name=name,proto3" json:"name,omitempty"`        // overrides env's job.name when set
+	Restore       bool                   `protobuf:"varint,6,opt,name=restore,proto3" json:"restore,omitempty"` // continue from the job's latest checkpoint
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -153,6 +154,13 @@ func (x *SubmitJob) GetName() string {
 		return x.Name
 	}
 	return ""
+}
+
+func (x *SubmitJob) GetRestore() bool {
+	if x != nil {
+		return x.Restore
+	}
+	return false
 }
 
 type SubmitJobReply struct {
@@ -691,10 +699,12 @@ func (x *JobSpec) GetName() string {
 
 // DeployTask asks a worker's TaskExecutionService to start a subtask.
 type DeployTask struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Loc           *TaskLocation          `protobuf:"bytes,1,opt,name=loc,proto3" json:"loc,omitempty"`
-	Job           *JobSpec               `protobuf:"bytes,2,opt,name=job,proto3" json:"job,omitempty"`
-	JobMaster     *Pid                   `protobuf:"bytes,3,opt,name=job_master,json=jobMaster,proto3" json:"job_master,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Loc       *TaskLocation          `protobuf:"bytes,1,opt,name=loc,proto3" json:"loc,omitempty"`
+	Job       *JobSpec               `protobuf:"bytes,2,opt,name=job,proto3" json:"job,omitempty"`
+	JobMaster *Pid                   `protobuf:"bytes,3,opt,name=job_master,json=jobMaster,proto3" json:"job_master,omitempty"`
+	// The checkpoint to restore from; unset on a fresh start.
+	Restore       *CompletedCheckpoint `protobuf:"bytes,4,opt,name=restore,proto3" json:"restore,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -746,6 +756,13 @@ func (x *DeployTask) GetJob() *JobSpec {
 func (x *DeployTask) GetJobMaster() *Pid {
 	if x != nil {
 		return x.JobMaster
+	}
+	return nil
+}
+
+func (x *DeployTask) GetRestore() *CompletedCheckpoint {
+	if x != nil {
+		return x.Restore
 	}
 	return nil
 }
@@ -875,6 +892,7 @@ type StartTask struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Peers         []*TaskPid             `protobuf:"bytes,1,rep,name=peers,proto3" json:"peers,omitempty"` // every subtask of the pipeline
 	Enumerators   []*EnumeratorPid       `protobuf:"bytes,2,rep,name=enumerators,proto3" json:"enumerators,omitempty"`
+	Coordinator   *Pid                   `protobuf:"bytes,3,opt,name=coordinator,proto3" json:"coordinator,omitempty"` // the pipeline's CheckpointCoordinator
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -919,6 +937,13 @@ func (x *StartTask) GetPeers() []*TaskPid {
 func (x *StartTask) GetEnumerators() []*EnumeratorPid {
 	if x != nil {
 		return x.Enumerators
+	}
+	return nil
+}
+
+func (x *StartTask) GetCoordinator() *Pid {
+	if x != nil {
+		return x.Coordinator
 	}
 	return nil
 }
@@ -1318,6 +1343,89 @@ func (*CloseTask) Descriptor() ([]byte, []int) {
 	return file_messages_stactor_proto_rawDescGZIP(), []int{20}
 }
 
+// StopReading tells a source subtask to stop polling and end its output
+// (a savepoint drains the pipeline this way); it overtakes queued polls.
+type StopReading struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StopReading) Reset() {
+	*x = StopReading{}
+	mi := &file_messages_stactor_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StopReading) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StopReading) ProtoMessage() {}
+
+func (x *StopReading) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StopReading.ProtoReflect.Descriptor instead.
+func (*StopReading) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{21}
+}
+
+// Savepoint asks a job to take a savepoint and stop (SAVEPOINT_DONE).
+type Savepoint struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Savepoint) Reset() {
+	*x = Savepoint{}
+	mi := &file_messages_stactor_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Savepoint) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Savepoint) ProtoMessage() {}
+
+func (x *Savepoint) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Savepoint.ProtoReflect.Descriptor instead.
+func (*Savepoint) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *Savepoint) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
 // CancelTask stops a subtask at once (highest priority).
 type CancelTask struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1327,7 +1435,7 @@ type CancelTask struct {
 
 func (x *CancelTask) Reset() {
 	*x = CancelTask{}
-	mi := &file_messages_stactor_proto_msgTypes[21]
+	mi := &file_messages_stactor_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1339,7 +1447,7 @@ func (x *CancelTask) String() string {
 func (*CancelTask) ProtoMessage() {}
 
 func (x *CancelTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[21]
+	mi := &file_messages_stactor_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1352,7 +1460,7 @@ func (x *CancelTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTask.ProtoReflect.Descriptor instead.
 func (*CancelTask) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{21}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{23}
 }
 
 // TaskClosed says a subtask has closed its operators and stopped.
@@ -1365,7 +1473,7 @@ type TaskClosed struct {
 
 func (x *TaskClosed) Reset() {
 	*x = TaskClosed{}
-	mi := &file_messages_stactor_proto_msgTypes[22]
+	mi := &file_messages_stactor_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1377,7 +1485,7 @@ func (x *TaskClosed) String() string {
 func (*TaskClosed) ProtoMessage() {}
 
 func (x *TaskClosed) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[22]
+	mi := &file_messages_stactor_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1390,7 +1498,7 @@ func (x *TaskClosed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskClosed.ProtoReflect.Descriptor instead.
 func (*TaskClosed) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{22}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *TaskClosed) GetLoc() *TaskLocation {
@@ -1415,7 +1523,7 @@ type Credit struct {
 
 func (x *Credit) Reset() {
 	*x = Credit{}
-	mi := &file_messages_stactor_proto_msgTypes[23]
+	mi := &file_messages_stactor_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1427,7 +1535,7 @@ func (x *Credit) String() string {
 func (*Credit) ProtoMessage() {}
 
 func (x *Credit) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[23]
+	mi := &file_messages_stactor_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1440,7 +1548,7 @@ func (x *Credit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Credit.ProtoReflect.Descriptor instead.
 func (*Credit) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{23}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Credit) GetEdge() int32 {
@@ -1481,7 +1589,7 @@ type Split struct {
 
 func (x *Split) Reset() {
 	*x = Split{}
-	mi := &file_messages_stactor_proto_msgTypes[24]
+	mi := &file_messages_stactor_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1493,7 +1601,7 @@ func (x *Split) String() string {
 func (*Split) ProtoMessage() {}
 
 func (x *Split) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[24]
+	mi := &file_messages_stactor_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1506,7 +1614,7 @@ func (x *Split) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Split.ProtoReflect.Descriptor instead.
 func (*Split) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{24}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Split) GetId() string {
@@ -1533,7 +1641,7 @@ type RegisterReader struct {
 
 func (x *RegisterReader) Reset() {
 	*x = RegisterReader{}
-	mi := &file_messages_stactor_proto_msgTypes[25]
+	mi := &file_messages_stactor_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1545,7 +1653,7 @@ func (x *RegisterReader) String() string {
 func (*RegisterReader) ProtoMessage() {}
 
 func (x *RegisterReader) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[25]
+	mi := &file_messages_stactor_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1558,7 +1666,7 @@ func (x *RegisterReader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterReader.ProtoReflect.Descriptor instead.
 func (*RegisterReader) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{25}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *RegisterReader) GetSubtask() int32 {
@@ -1584,7 +1692,7 @@ type SplitRequest struct {
 
 func (x *SplitRequest) Reset() {
 	*x = SplitRequest{}
-	mi := &file_messages_stactor_proto_msgTypes[26]
+	mi := &file_messages_stactor_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1596,7 +1704,7 @@ func (x *SplitRequest) String() string {
 func (*SplitRequest) ProtoMessage() {}
 
 func (x *SplitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[26]
+	mi := &file_messages_stactor_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1609,7 +1717,7 @@ func (x *SplitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SplitRequest.ProtoReflect.Descriptor instead.
 func (*SplitRequest) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{26}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *SplitRequest) GetSubtask() int32 {
@@ -1629,7 +1737,7 @@ type AddSplits struct {
 
 func (x *AddSplits) Reset() {
 	*x = AddSplits{}
-	mi := &file_messages_stactor_proto_msgTypes[27]
+	mi := &file_messages_stactor_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1641,7 +1749,7 @@ func (x *AddSplits) String() string {
 func (*AddSplits) ProtoMessage() {}
 
 func (x *AddSplits) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[27]
+	mi := &file_messages_stactor_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1654,7 +1762,7 @@ func (x *AddSplits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddSplits.ProtoReflect.Descriptor instead.
 func (*AddSplits) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{27}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *AddSplits) GetVertex() int32 {
@@ -1680,7 +1788,7 @@ type NoMoreSplits struct {
 
 func (x *NoMoreSplits) Reset() {
 	*x = NoMoreSplits{}
-	mi := &file_messages_stactor_proto_msgTypes[28]
+	mi := &file_messages_stactor_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1692,7 +1800,7 @@ func (x *NoMoreSplits) String() string {
 func (*NoMoreSplits) ProtoMessage() {}
 
 func (x *NoMoreSplits) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[28]
+	mi := &file_messages_stactor_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1705,7 +1813,7 @@ func (x *NoMoreSplits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NoMoreSplits.ProtoReflect.Descriptor instead.
 func (*NoMoreSplits) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{28}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *NoMoreSplits) GetVertex() int32 {
@@ -1715,6 +1823,853 @@ func (x *NoMoreSplits) GetVertex() int32 {
 	return 0
 }
 
+// CheckpointTrigger starts checkpoint id: from the coordinator to each
+// source's enumerator host, and from there to each reader, on the
+// split-assignment level and path.
+type CheckpointTrigger struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Type          string                 `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"` // CHECKPOINT, SAVEPOINT or FINAL
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckpointTrigger) Reset() {
+	*x = CheckpointTrigger{}
+	mi := &file_messages_stactor_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckpointTrigger) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckpointTrigger) ProtoMessage() {}
+
+func (x *CheckpointTrigger) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckpointTrigger.ProtoReflect.Descriptor instead.
+func (*CheckpointTrigger) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *CheckpointTrigger) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *CheckpointTrigger) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+// Barrier is the priority copy of a checkpoint barrier on channel
+// (edge, from).
+type Barrier struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Edge          int32                  `protobuf:"varint,2,opt,name=edge,proto3" json:"edge,omitempty"`
+	From          int32                  `protobuf:"varint,3,opt,name=from,proto3" json:"from,omitempty"`
+	Type          string                 `protobuf:"bytes,4,opt,name=type,proto3" json:"type,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Barrier) Reset() {
+	*x = Barrier{}
+	mi := &file_messages_stactor_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Barrier) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Barrier) ProtoMessage() {}
+
+func (x *Barrier) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Barrier.ProtoReflect.Descriptor instead.
+func (*Barrier) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *Barrier) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *Barrier) GetEdge() int32 {
+	if x != nil {
+		return x.Edge
+	}
+	return 0
+}
+
+func (x *Barrier) GetFrom() int32 {
+	if x != nil {
+		return x.From
+	}
+	return 0
+}
+
+func (x *Barrier) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+// CheckpointAck is a subtask's (or an enumerator host's) part of
+// checkpoint id: a handle to its state in storage, and the commit infos its
+// writers prepared.
+type CheckpointAck struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	Id               int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Loc              *TaskLocation          `protobuf:"bytes,2,opt,name=loc,proto3" json:"loc,omitempty"` // unset for an enumerator host
+	EnumeratorVertex int32                  `protobuf:"varint,3,opt,name=enumerator_vertex,json=enumeratorVertex,proto3" json:"enumerator_vertex,omitempty"`
+	EnumeratorState  []byte                 `protobuf:"bytes,4,opt,name=enumerator_state,json=enumeratorState,proto3" json:"enumerator_state,omitempty"`
+	Handle           string                 `protobuf:"bytes,5,opt,name=handle,proto3" json:"handle,omitempty"`
+	Commits          []*CommitInfo          `protobuf:"bytes,6,rep,name=commits,proto3" json:"commits,omitempty"`
+	StateBytes       int64                  `protobuf:"varint,7,opt,name=state_bytes,json=stateBytes,proto3" json:"state_bytes,omitempty"`
+	ChannelBatches   int64                  `protobuf:"varint,8,opt,name=channel_batches,json=channelBatches,proto3" json:"channel_batches,omitempty"` // batches recorded as channel state
+	Error            string                 `protobuf:"bytes,9,opt,name=error,proto3" json:"error,omitempty"`                                          // the subtask could not take its part
+	ReadRows         int64                  `protobuf:"varint,10,opt,name=read_rows,json=readRows,proto3" json:"read_rows,omitempty"`                  // the subtask's counters at the snapshot,
+	WriteRows        int64                  `protobuf:"varint,11,opt,name=write_rows,json=writeRows,proto3" json:"write_rows,omitempty"`               // since its attempt started
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *CheckpointAck) Reset() {
+	*x = CheckpointAck{}
+	mi := &file_messages_stactor_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckpointAck) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckpointAck) ProtoMessage() {}
+
+func (x *CheckpointAck) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckpointAck.ProtoReflect.Descriptor instead.
+func (*CheckpointAck) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *CheckpointAck) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *CheckpointAck) GetLoc() *TaskLocation {
+	if x != nil {
+		return x.Loc
+	}
+	return nil
+}
+
+func (x *CheckpointAck) GetEnumeratorVertex() int32 {
+	if x != nil {
+		return x.EnumeratorVertex
+	}
+	return 0
+}
+
+func (x *CheckpointAck) GetEnumeratorState() []byte {
+	if x != nil {
+		return x.EnumeratorState
+	}
+	return nil
+}
+
+func (x *CheckpointAck) GetHandle() string {
+	if x != nil {
+		return x.Handle
+	}
+	return ""
+}
+
+func (x *CheckpointAck) GetCommits() []*CommitInfo {
+	if x != nil {
+		return x.Commits
+	}
+	return nil
+}
+
+func (x *CheckpointAck) GetStateBytes() int64 {
+	if x != nil {
+		return x.StateBytes
+	}
+	return 0
+}
+
+func (x *CheckpointAck) GetChannelBatches() int64 {
+	if x != nil {
+		return x.ChannelBatches
+	}
+	return 0
+}
+
+func (x *CheckpointAck) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *CheckpointAck) GetReadRows() int64 {
+	if x != nil {
+		return x.ReadRows
+	}
+	return 0
+}
+
+func (x *CheckpointAck) GetWriteRows() int64 {
+	if x != nil {
+		return x.WriteRows
+	}
+	return 0
+}
+
+// CheckpointDone tells subtasks, enumerators and committers that
+// checkpoint id is complete (or aborted).
+type CheckpointDone struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Aborted       bool                   `protobuf:"varint,2,opt,name=aborted,proto3" json:"aborted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckpointDone) Reset() {
+	*x = CheckpointDone{}
+	mi := &file_messages_stactor_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckpointDone) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckpointDone) ProtoMessage() {}
+
+func (x *CheckpointDone) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckpointDone.ProtoReflect.Descriptor instead.
+func (*CheckpointDone) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *CheckpointDone) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *CheckpointDone) GetAborted() bool {
+	if x != nil {
+		return x.Aborted
+	}
+	return false
+}
+
+type TaskStateRef struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Chain         int32                  `protobuf:"varint,1,opt,name=chain,proto3" json:"chain,omitempty"`
+	Subtask       int32                  `protobuf:"varint,2,opt,name=subtask,proto3" json:"subtask,omitempty"`
+	Handle        string                 `protobuf:"bytes,3,opt,name=handle,proto3" json:"handle,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskStateRef) Reset() {
+	*x = TaskStateRef{}
+	mi := &file_messages_stactor_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskStateRef) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskStateRef) ProtoMessage() {}
+
+func (x *TaskStateRef) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskStateRef.ProtoReflect.Descriptor instead.
+func (*TaskStateRef) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *TaskStateRef) GetChain() int32 {
+	if x != nil {
+		return x.Chain
+	}
+	return 0
+}
+
+func (x *TaskStateRef) GetSubtask() int32 {
+	if x != nil {
+		return x.Subtask
+	}
+	return 0
+}
+
+func (x *TaskStateRef) GetHandle() string {
+	if x != nil {
+		return x.Handle
+	}
+	return ""
+}
+
+type EnumeratorState struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Vertex        int32                  `protobuf:"varint,1,opt,name=vertex,proto3" json:"vertex,omitempty"`
+	State         []byte                 `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EnumeratorState) Reset() {
+	*x = EnumeratorState{}
+	mi := &file_messages_stactor_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EnumeratorState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EnumeratorState) ProtoMessage() {}
+
+func (x *EnumeratorState) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EnumeratorState.ProtoReflect.Descriptor instead.
+func (*EnumeratorState) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *EnumeratorState) GetVertex() int32 {
+	if x != nil {
+		return x.Vertex
+	}
+	return 0
+}
+
+func (x *EnumeratorState) GetState() []byte {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+// PendingCommit is a commit info not yet committed; it stays in every
+// later checkpoint until it is.
+type PendingCommit struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	CheckpointId  int64                  `protobuf:"varint,1,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	Vertex        int32                  `protobuf:"varint,2,opt,name=vertex,proto3" json:"vertex,omitempty"`
+	Subtask       int32                  `protobuf:"varint,3,opt,name=subtask,proto3" json:"subtask,omitempty"`
+	Info          []byte                 `protobuf:"bytes,4,opt,name=info,proto3" json:"info,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PendingCommit) Reset() {
+	*x = PendingCommit{}
+	mi := &file_messages_stactor_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PendingCommit) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PendingCommit) ProtoMessage() {}
+
+func (x *PendingCommit) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PendingCommit.ProtoReflect.Descriptor instead.
+func (*PendingCommit) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *PendingCommit) GetCheckpointId() int64 {
+	if x != nil {
+		return x.CheckpointId
+	}
+	return 0
+}
+
+func (x *PendingCommit) GetVertex() int32 {
+	if x != nil {
+		return x.Vertex
+	}
+	return 0
+}
+
+func (x *PendingCommit) GetSubtask() int32 {
+	if x != nil {
+		return x.Subtask
+	}
+	return 0
+}
+
+func (x *PendingCommit) GetInfo() []byte {
+	if x != nil {
+		return x.Info
+	}
+	return nil
+}
+
+// CompletedCheckpoint is a completed checkpoint's metadata, written
+// atomically with a checksum by the checkpoint storage.
+type CompletedCheckpoint struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	JobId          string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	Pipeline       int32                  `protobuf:"varint,2,opt,name=pipeline,proto3" json:"pipeline,omitempty"`
+	Id             int64                  `protobuf:"varint,3,opt,name=id,proto3" json:"id,omitempty"`
+	Attempt        int32                  `protobuf:"varint,4,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	Type           string                 `protobuf:"bytes,5,opt,name=type,proto3" json:"type,omitempty"` // CHECKPOINT, SAVEPOINT or FINAL
+	TriggerUnixMs  int64                  `protobuf:"varint,6,opt,name=trigger_unix_ms,json=triggerUnixMs,proto3" json:"trigger_unix_ms,omitempty"`
+	CompleteUnixMs int64                  `protobuf:"varint,7,opt,name=complete_unix_ms,json=completeUnixMs,proto3" json:"complete_unix_ms,omitempty"`
+	Tasks          []*TaskStateRef        `protobuf:"bytes,8,rep,name=tasks,proto3" json:"tasks,omitempty"`
+	Enumerators    []*EnumeratorState     `protobuf:"bytes,9,rep,name=enumerators,proto3" json:"enumerators,omitempty"`
+	Pending        []*PendingCommit       `protobuf:"bytes,10,rep,name=pending,proto3" json:"pending,omitempty"`
+	SizeBytes      int64                  `protobuf:"varint,11,opt,name=size_bytes,json=sizeBytes,proto3" json:"size_bytes,omitempty"`
+	ChannelBatches int64                  `protobuf:"varint,12,opt,name=channel_batches,json=channelBatches,proto3" json:"channel_batches,omitempty"`
+	Parallelism    map[int32]int32        `protobuf:"bytes,13,rep,name=parallelism,proto3" json:"parallelism,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"` // by vertex id, as run
+	ReadRows       int64                  `protobuf:"varint,14,opt,name=read_rows,json=readRows,proto3" json:"read_rows,omitempty"`                                                                  // rows read and written up to this checkpoint,
+	WriteRows      int64                  `protobuf:"varint,15,opt,name=write_rows,json=writeRows,proto3" json:"write_rows,omitempty"`                                                               // across attempts (for the job statistics)
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *CompletedCheckpoint) Reset() {
+	*x = CompletedCheckpoint{}
+	mi := &file_messages_stactor_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompletedCheckpoint) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompletedCheckpoint) ProtoMessage() {}
+
+func (x *CompletedCheckpoint) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompletedCheckpoint.ProtoReflect.Descriptor instead.
+func (*CompletedCheckpoint) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *CompletedCheckpoint) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+func (x *CompletedCheckpoint) GetPipeline() int32 {
+	if x != nil {
+		return x.Pipeline
+	}
+	return 0
+}
+
+func (x *CompletedCheckpoint) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *CompletedCheckpoint) GetAttempt() int32 {
+	if x != nil {
+		return x.Attempt
+	}
+	return 0
+}
+
+func (x *CompletedCheckpoint) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *CompletedCheckpoint) GetTriggerUnixMs() int64 {
+	if x != nil {
+		return x.TriggerUnixMs
+	}
+	return 0
+}
+
+func (x *CompletedCheckpoint) GetCompleteUnixMs() int64 {
+	if x != nil {
+		return x.CompleteUnixMs
+	}
+	return 0
+}
+
+func (x *CompletedCheckpoint) GetTasks() []*TaskStateRef {
+	if x != nil {
+		return x.Tasks
+	}
+	return nil
+}
+
+func (x *CompletedCheckpoint) GetEnumerators() []*EnumeratorState {
+	if x != nil {
+		return x.Enumerators
+	}
+	return nil
+}
+
+func (x *CompletedCheckpoint) GetPending() []*PendingCommit {
+	if x != nil {
+		return x.Pending
+	}
+	return nil
+}
+
+func (x *CompletedCheckpoint) GetSizeBytes() int64 {
+	if x != nil {
+		return x.SizeBytes
+	}
+	return 0
+}
+
+func (x *CompletedCheckpoint) GetChannelBatches() int64 {
+	if x != nil {
+		return x.ChannelBatches
+	}
+	return 0
+}
+
+func (x *CompletedCheckpoint) GetParallelism() map[int32]int32 {
+	if x != nil {
+		return x.Parallelism
+	}
+	return nil
+}
+
+func (x *CompletedCheckpoint) GetReadRows() int64 {
+	if x != nil {
+		return x.ReadRows
+	}
+	return 0
+}
+
+func (x *CompletedCheckpoint) GetWriteRows() int64 {
+	if x != nil {
+		return x.WriteRows
+	}
+	return 0
+}
+
+// VertexState is one vertex's operator state in one subtask.
+type VertexState struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Vertex        int32                  `protobuf:"varint,1,opt,name=vertex,proto3" json:"vertex,omitempty"`
+	Splits        []*Split               `protobuf:"bytes,2,rep,name=splits,proto3" json:"splits,omitempty"`                                 // a source reader's splits and positions
+	WriterStates  [][]byte               `protobuf:"bytes,3,rep,name=writer_states,json=writerStates,proto3" json:"writer_states,omitempty"` // a sink writer's states
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VertexState) Reset() {
+	*x = VertexState{}
+	mi := &file_messages_stactor_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VertexState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VertexState) ProtoMessage() {}
+
+func (x *VertexState) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VertexState.ProtoReflect.Descriptor instead.
+func (*VertexState) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *VertexState) GetVertex() int32 {
+	if x != nil {
+		return x.Vertex
+	}
+	return 0
+}
+
+func (x *VertexState) GetSplits() []*Split {
+	if x != nil {
+		return x.Splits
+	}
+	return nil
+}
+
+func (x *VertexState) GetWriterStates() [][]byte {
+	if x != nil {
+		return x.WriterStates
+	}
+	return nil
+}
+
+// ChannelState is recorded in-flight data of one channel: INPUT batches a
+// receiver had taken off its mailbox before the channel's marker, OUTPUT
+// batches a sender held for lack of credit. Batches are row codec encoded.
+type ChannelState struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Edge          int32                  `protobuf:"varint,1,opt,name=edge,proto3" json:"edge,omitempty"`
+	From          int32                  `protobuf:"varint,2,opt,name=from,proto3" json:"from,omitempty"`
+	Output        bool                   `protobuf:"varint,3,opt,name=output,proto3" json:"output,omitempty"`
+	Batches       [][]byte               `protobuf:"bytes,4,rep,name=batches,proto3" json:"batches,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ChannelState) Reset() {
+	*x = ChannelState{}
+	mi := &file_messages_stactor_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChannelState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChannelState) ProtoMessage() {}
+
+func (x *ChannelState) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChannelState.ProtoReflect.Descriptor instead.
+func (*ChannelState) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *ChannelState) GetEdge() int32 {
+	if x != nil {
+		return x.Edge
+	}
+	return 0
+}
+
+func (x *ChannelState) GetFrom() int32 {
+	if x != nil {
+		return x.From
+	}
+	return 0
+}
+
+func (x *ChannelState) GetOutput() bool {
+	if x != nil {
+		return x.Output
+	}
+	return false
+}
+
+func (x *ChannelState) GetBatches() [][]byte {
+	if x != nil {
+		return x.Batches
+	}
+	return nil
+}
+
+// SubtaskState is what a subtask writes to storage for a checkpoint.
+type SubtaskState struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Chain         int32                  `protobuf:"varint,1,opt,name=chain,proto3" json:"chain,omitempty"`
+	Subtask       int32                  `protobuf:"varint,2,opt,name=subtask,proto3" json:"subtask,omitempty"`
+	Vertices      []*VertexState         `protobuf:"bytes,3,rep,name=vertices,proto3" json:"vertices,omitempty"`
+	Channels      []*ChannelState        `protobuf:"bytes,4,rep,name=channels,proto3" json:"channels,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubtaskState) Reset() {
+	*x = SubtaskState{}
+	mi := &file_messages_stactor_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubtaskState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubtaskState) ProtoMessage() {}
+
+func (x *SubtaskState) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubtaskState.ProtoReflect.Descriptor instead.
+func (*SubtaskState) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *SubtaskState) GetChain() int32 {
+	if x != nil {
+		return x.Chain
+	}
+	return 0
+}
+
+func (x *SubtaskState) GetSubtask() int32 {
+	if x != nil {
+		return x.Subtask
+	}
+	return 0
+}
+
+func (x *SubtaskState) GetVertices() []*VertexState {
+	if x != nil {
+		return x.Vertices
+	}
+	return nil
+}
+
+func (x *SubtaskState) GetChannels() []*ChannelState {
+	if x != nil {
+		return x.Channels
+	}
+	return nil
+}
+
 var File_messages_stactor_proto protoreflect.FileDescriptor
 
 const file_messages_stactor_proto_rawDesc = "" +
@@ -1722,13 +2677,14 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\x16messages/stactor.proto\x12\x10stactor.messages\"/\n" +
 	"\x03Pid\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x0e\n" +
-	"\x02id\x18\x02 \x01(\tR\x02id\"\xd6\x01\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\"\xf0\x01\n" +
 	"\tSubmitJob\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x12\n" +
 	"\x04file\x18\x02 \x01(\tR\x04file\x12\x16\n" +
 	"\x06config\x18\x03 \x01(\fR\x06config\x129\n" +
 	"\x04vars\x18\x04 \x03(\v2%.stactor.messages.SubmitJob.VarsEntryR\x04vars\x12\x12\n" +
-	"\x04name\x18\x05 \x01(\tR\x04name\x1a7\n" +
+	"\x04name\x18\x05 \x01(\tR\x04name\x12\x18\n" +
+	"\arestore\x18\x06 \x01(\bR\arestore\x1a7\n" +
 	"\tVarsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"=\n" +
@@ -1777,13 +2733,14 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\x04name\x18\x05 \x01(\tR\x04name\x1a7\n" +
 	"\tVarsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xa1\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xe2\x01\n" +
 	"\n" +
 	"DeployTask\x120\n" +
 	"\x03loc\x18\x01 \x01(\v2\x1e.stactor.messages.TaskLocationR\x03loc\x12+\n" +
 	"\x03job\x18\x02 \x01(\v2\x19.stactor.messages.JobSpecR\x03job\x124\n" +
 	"\n" +
-	"job_master\x18\x03 \x01(\v2\x15.stactor.messages.PidR\tjobMaster\"\x84\x01\n" +
+	"job_master\x18\x03 \x01(\v2\x15.stactor.messages.PidR\tjobMaster\x12?\n" +
+	"\arestore\x18\x04 \x01(\v2%.stactor.messages.CompletedCheckpointR\arestore\"\x84\x01\n" +
 	"\x0fDeployTaskReply\x120\n" +
 	"\x03loc\x18\x01 \x01(\v2\x1e.stactor.messages.TaskLocationR\x03loc\x12)\n" +
 	"\x04task\x18\x02 \x01(\v2\x15.stactor.messages.PidR\x04task\x12\x14\n" +
@@ -1791,10 +2748,11 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\aTaskPid\x12\x14\n" +
 	"\x05chain\x18\x01 \x01(\x05R\x05chain\x12\x18\n" +
 	"\asubtask\x18\x02 \x01(\x05R\asubtask\x12'\n" +
-	"\x03pid\x18\x03 \x01(\v2\x15.stactor.messages.PidR\x03pid\"\x7f\n" +
+	"\x03pid\x18\x03 \x01(\v2\x15.stactor.messages.PidR\x03pid\"\xb8\x01\n" +
 	"\tStartTask\x12/\n" +
 	"\x05peers\x18\x01 \x03(\v2\x19.stactor.messages.TaskPidR\x05peers\x12A\n" +
-	"\venumerators\x18\x02 \x03(\v2\x1f.stactor.messages.EnumeratorPidR\venumerators\"P\n" +
+	"\venumerators\x18\x02 \x03(\v2\x1f.stactor.messages.EnumeratorPidR\venumerators\x127\n" +
+	"\vcoordinator\x18\x03 \x01(\v2\x15.stactor.messages.PidR\vcoordinator\"P\n" +
 	"\rEnumeratorPid\x12\x16\n" +
 	"\x06vertex\x18\x01 \x01(\x05R\x06vertex\x12'\n" +
 	"\x03pid\x18\x02 \x01(\v2\x15.stactor.messages.PidR\x03pid\"Z\n" +
@@ -1823,7 +2781,10 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\x03loc\x18\x01 \x01(\v2\x1e.stactor.messages.TaskLocationR\x03loc\x126\n" +
 	"\acommits\x18\x02 \x03(\v2\x1c.stactor.messages.CommitInfoR\acommits\x127\n" +
 	"\ametrics\x18\x03 \x01(\v2\x1d.stactor.messages.TaskMetricsR\ametrics\"\v\n" +
-	"\tCloseTask\"\f\n" +
+	"\tCloseTask\"\r\n" +
+	"\vStopReading\"\"\n" +
+	"\tSavepoint\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"\f\n" +
 	"\n" +
 	"CancelTask\">\n" +
 	"\n" +
@@ -1846,7 +2807,81 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\x06vertex\x18\x01 \x01(\x05R\x06vertex\x12/\n" +
 	"\x06splits\x18\x02 \x03(\v2\x17.stactor.messages.SplitR\x06splits\"&\n" +
 	"\fNoMoreSplits\x12\x16\n" +
-	"\x06vertex\x18\x01 \x01(\x05R\x06vertexB%Z#github.com/stactor/stactor/messagesb\x06proto3"
+	"\x06vertex\x18\x01 \x01(\x05R\x06vertex\"7\n" +
+	"\x11CheckpointTrigger\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\"U\n" +
+	"\aBarrier\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
+	"\x04edge\x18\x02 \x01(\x05R\x04edge\x12\x12\n" +
+	"\x04from\x18\x03 \x01(\x05R\x04from\x12\x12\n" +
+	"\x04type\x18\x04 \x01(\tR\x04type\"\x95\x03\n" +
+	"\rCheckpointAck\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x120\n" +
+	"\x03loc\x18\x02 \x01(\v2\x1e.stactor.messages.TaskLocationR\x03loc\x12+\n" +
+	"\x11enumerator_vertex\x18\x03 \x01(\x05R\x10enumeratorVertex\x12)\n" +
+	"\x10enumerator_state\x18\x04 \x01(\fR\x0fenumeratorState\x12\x16\n" +
+	"\x06handle\x18\x05 \x01(\tR\x06handle\x126\n" +
+	"\acommits\x18\x06 \x03(\v2\x1c.stactor.messages.CommitInfoR\acommits\x12\x1f\n" +
+	"\vstate_bytes\x18\a \x01(\x03R\n" +
+	"stateBytes\x12'\n" +
+	"\x0fchannel_batches\x18\b \x01(\x03R\x0echannelBatches\x12\x14\n" +
+	"\x05error\x18\t \x01(\tR\x05error\x12\x1b\n" +
+	"\tread_rows\x18\n" +
+	" \x01(\x03R\breadRows\x12\x1d\n" +
+	"\n" +
+	"write_rows\x18\v \x01(\x03R\twriteRows\":\n" +
+	"\x0eCheckpointDone\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x18\n" +
+	"\aaborted\x18\x02 \x01(\bR\aaborted\"V\n" +
+	"\fTaskStateRef\x12\x14\n" +
+	"\x05chain\x18\x01 \x01(\x05R\x05chain\x12\x18\n" +
+	"\asubtask\x18\x02 \x01(\x05R\asubtask\x12\x16\n" +
+	"\x06handle\x18\x03 \x01(\tR\x06handle\"?\n" +
+	"\x0fEnumeratorState\x12\x16\n" +
+	"\x06vertex\x18\x01 \x01(\x05R\x06vertex\x12\x14\n" +
+	"\x05state\x18\x02 \x01(\fR\x05state\"z\n" +
+	"\rPendingCommit\x12#\n" +
+	"\rcheckpoint_id\x18\x01 \x01(\x03R\fcheckpointId\x12\x16\n" +
+	"\x06vertex\x18\x02 \x01(\x05R\x06vertex\x12\x18\n" +
+	"\asubtask\x18\x03 \x01(\x05R\asubtask\x12\x12\n" +
+	"\x04info\x18\x04 \x01(\fR\x04info\"\xac\x05\n" +
+	"\x13CompletedCheckpoint\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x1a\n" +
+	"\bpipeline\x18\x02 \x01(\x05R\bpipeline\x12\x0e\n" +
+	"\x02id\x18\x03 \x01(\x03R\x02id\x12\x18\n" +
+	"\aattempt\x18\x04 \x01(\x05R\aattempt\x12\x12\n" +
+	"\x04type\x18\x05 \x01(\tR\x04type\x12&\n" +
+	"\x0ftrigger_unix_ms\x18\x06 \x01(\x03R\rtriggerUnixMs\x12(\n" +
+	"\x10complete_unix_ms\x18\a \x01(\x03R\x0ecompleteUnixMs\x124\n" +
+	"\x05tasks\x18\b \x03(\v2\x1e.stactor.messages.TaskStateRefR\x05tasks\x12C\n" +
+	"\venumerators\x18\t \x03(\v2!.stactor.messages.EnumeratorStateR\venumerators\x129\n" +
+	"\apending\x18\n" +
+	" \x03(\v2\x1f.stactor.messages.PendingCommitR\apending\x12\x1d\n" +
+	"\n" +
+	"size_bytes\x18\v \x01(\x03R\tsizeBytes\x12'\n" +
+	"\x0fchannel_batches\x18\f \x01(\x03R\x0echannelBatches\x12X\n" +
+	"\vparallelism\x18\r \x03(\v26.stactor.messages.CompletedCheckpoint.ParallelismEntryR\vparallelism\x12\x1b\n" +
+	"\tread_rows\x18\x0e \x01(\x03R\breadRows\x12\x1d\n" +
+	"\n" +
+	"write_rows\x18\x0f \x01(\x03R\twriteRows\x1a>\n" +
+	"\x10ParallelismEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\x05R\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\"{\n" +
+	"\vVertexState\x12\x16\n" +
+	"\x06vertex\x18\x01 \x01(\x05R\x06vertex\x12/\n" +
+	"\x06splits\x18\x02 \x03(\v2\x17.stactor.messages.SplitR\x06splits\x12#\n" +
+	"\rwriter_states\x18\x03 \x03(\fR\fwriterStates\"h\n" +
+	"\fChannelState\x12\x12\n" +
+	"\x04edge\x18\x01 \x01(\x05R\x04edge\x12\x12\n" +
+	"\x04from\x18\x02 \x01(\x05R\x04from\x12\x16\n" +
+	"\x06output\x18\x03 \x01(\bR\x06output\x12\x18\n" +
+	"\abatches\x18\x04 \x03(\fR\abatches\"\xb5\x01\n" +
+	"\fSubtaskState\x12\x14\n" +
+	"\x05chain\x18\x01 \x01(\x05R\x05chain\x12\x18\n" +
+	"\asubtask\x18\x02 \x01(\x05R\asubtask\x129\n" +
+	"\bvertices\x18\x03 \x03(\v2\x1d.stactor.messages.VertexStateR\bvertices\x12:\n" +
+	"\bchannels\x18\x04 \x03(\v2\x1e.stactor.messages.ChannelStateR\bchannelsB%Z#github.com/stactor/stactor/messagesb\x06proto3"
 
 var (
 	file_messages_stactor_proto_rawDescOnce sync.Once
@@ -1860,67 +2895,92 @@ func file_messages_stactor_proto_rawDescGZIP() []byte {
 	return file_messages_stactor_proto_rawDescData
 }
 
-var file_messages_stactor_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_messages_stactor_proto_msgTypes = make([]protoimpl.MessageInfo, 45)
 var file_messages_stactor_proto_goTypes = []any{
-	(*Pid)(nil),              // 0: stactor.messages.Pid
-	(*SubmitJob)(nil),        // 1: stactor.messages.SubmitJob
-	(*SubmitJobReply)(nil),   // 2: stactor.messages.SubmitJobReply
-	(*CancelJob)(nil),        // 3: stactor.messages.CancelJob
-	(*GetJobStatus)(nil),     // 4: stactor.messages.GetJobStatus
-	(*WaitJob)(nil),          // 5: stactor.messages.WaitJob
-	(*PipelineStatus)(nil),   // 6: stactor.messages.PipelineStatus
-	(*JobStatus)(nil),        // 7: stactor.messages.JobStatus
-	(*TaskLocation)(nil),     // 8: stactor.messages.TaskLocation
-	(*JobSpec)(nil),          // 9: stactor.messages.JobSpec
-	(*DeployTask)(nil),       // 10: stactor.messages.DeployTask
-	(*DeployTaskReply)(nil),  // 11: stactor.messages.DeployTaskReply
-	(*TaskPid)(nil),          // 12: stactor.messages.TaskPid
-	(*StartTask)(nil),        // 13: stactor.messages.StartTask
-	(*EnumeratorPid)(nil),    // 14: stactor.messages.EnumeratorPid
-	(*TaskStateChanged)(nil), // 15: stactor.messages.TaskStateChanged
-	(*TaskFailed)(nil),       // 16: stactor.messages.TaskFailed
-	(*TaskMetrics)(nil),      // 17: stactor.messages.TaskMetrics
-	(*CommitInfo)(nil),       // 18: stactor.messages.CommitInfo
-	(*TaskDrained)(nil),      // 19: stactor.messages.TaskDrained
-	(*CloseTask)(nil),        // 20: stactor.messages.CloseTask
-	(*CancelTask)(nil),       // 21: stactor.messages.CancelTask
-	(*TaskClosed)(nil),       // 22: stactor.messages.TaskClosed
-	(*Credit)(nil),           // 23: stactor.messages.Credit
-	(*Split)(nil),            // 24: stactor.messages.Split
-	(*RegisterReader)(nil),   // 25: stactor.messages.RegisterReader
-	(*SplitRequest)(nil),     // 26: stactor.messages.SplitRequest
-	(*AddSplits)(nil),        // 27: stactor.messages.AddSplits
-	(*NoMoreSplits)(nil),     // 28: stactor.messages.NoMoreSplits
-	nil,                      // 29: stactor.messages.SubmitJob.VarsEntry
-	nil,                      // 30: stactor.messages.JobSpec.VarsEntry
+	(*Pid)(nil),                 // 0: stactor.messages.Pid
+	(*SubmitJob)(nil),           // 1: stactor.messages.SubmitJob
+	(*SubmitJobReply)(nil),      // 2: stactor.messages.SubmitJobReply
+	(*CancelJob)(nil),           // 3: stactor.messages.CancelJob
+	(*GetJobStatus)(nil),        // 4: stactor.messages.GetJobStatus
+	(*WaitJob)(nil),             // 5: stactor.messages.WaitJob
+	(*PipelineStatus)(nil),      // 6: stactor.messages.PipelineStatus
+	(*JobStatus)(nil),           // 7: stactor.messages.JobStatus
+	(*TaskLocation)(nil),        // 8: stactor.messages.TaskLocation
+	(*JobSpec)(nil),             // 9: stactor.messages.JobSpec
+	(*DeployTask)(nil),          // 10: stactor.messages.DeployTask
+	(*DeployTaskReply)(nil),     // 11: stactor.messages.DeployTaskReply
+	(*TaskPid)(nil),             // 12: stactor.messages.TaskPid
+	(*StartTask)(nil),           // 13: stactor.messages.StartTask
+	(*EnumeratorPid)(nil),       // 14: stactor.messages.EnumeratorPid
+	(*TaskStateChanged)(nil),    // 15: stactor.messages.TaskStateChanged
+	(*TaskFailed)(nil),          // 16: stactor.messages.TaskFailed
+	(*TaskMetrics)(nil),         // 17: stactor.messages.TaskMetrics
+	(*CommitInfo)(nil),          // 18: stactor.messages.CommitInfo
+	(*TaskDrained)(nil),         // 19: stactor.messages.TaskDrained
+	(*CloseTask)(nil),           // 20: stactor.messages.CloseTask
+	(*StopReading)(nil),         // 21: stactor.messages.StopReading
+	(*Savepoint)(nil),           // 22: stactor.messages.Savepoint
+	(*CancelTask)(nil),          // 23: stactor.messages.CancelTask
+	(*TaskClosed)(nil),          // 24: stactor.messages.TaskClosed
+	(*Credit)(nil),              // 25: stactor.messages.Credit
+	(*Split)(nil),               // 26: stactor.messages.Split
+	(*RegisterReader)(nil),      // 27: stactor.messages.RegisterReader
+	(*SplitRequest)(nil),        // 28: stactor.messages.SplitRequest
+	(*AddSplits)(nil),           // 29: stactor.messages.AddSplits
+	(*NoMoreSplits)(nil),        // 30: stactor.messages.NoMoreSplits
+	(*CheckpointTrigger)(nil),   // 31: stactor.messages.CheckpointTrigger
+	(*Barrier)(nil),             // 32: stactor.messages.Barrier
+	(*CheckpointAck)(nil),       // 33: stactor.messages.CheckpointAck
+	(*CheckpointDone)(nil),      // 34: stactor.messages.CheckpointDone
+	(*TaskStateRef)(nil),        // 35: stactor.messages.TaskStateRef
+	(*EnumeratorState)(nil),     // 36: stactor.messages.EnumeratorState
+	(*PendingCommit)(nil),       // 37: stactor.messages.PendingCommit
+	(*CompletedCheckpoint)(nil), // 38: stactor.messages.CompletedCheckpoint
+	(*VertexState)(nil),         // 39: stactor.messages.VertexState
+	(*ChannelState)(nil),        // 40: stactor.messages.ChannelState
+	(*SubtaskState)(nil),        // 41: stactor.messages.SubtaskState
+	nil,                         // 42: stactor.messages.SubmitJob.VarsEntry
+	nil,                         // 43: stactor.messages.JobSpec.VarsEntry
+	nil,                         // 44: stactor.messages.CompletedCheckpoint.ParallelismEntry
 }
 var file_messages_stactor_proto_depIdxs = []int32{
-	29, // 0: stactor.messages.SubmitJob.vars:type_name -> stactor.messages.SubmitJob.VarsEntry
+	42, // 0: stactor.messages.SubmitJob.vars:type_name -> stactor.messages.SubmitJob.VarsEntry
 	6,  // 1: stactor.messages.JobStatus.pipelines:type_name -> stactor.messages.PipelineStatus
-	30, // 2: stactor.messages.JobSpec.vars:type_name -> stactor.messages.JobSpec.VarsEntry
+	43, // 2: stactor.messages.JobSpec.vars:type_name -> stactor.messages.JobSpec.VarsEntry
 	8,  // 3: stactor.messages.DeployTask.loc:type_name -> stactor.messages.TaskLocation
 	9,  // 4: stactor.messages.DeployTask.job:type_name -> stactor.messages.JobSpec
 	0,  // 5: stactor.messages.DeployTask.job_master:type_name -> stactor.messages.Pid
-	8,  // 6: stactor.messages.DeployTaskReply.loc:type_name -> stactor.messages.TaskLocation
-	0,  // 7: stactor.messages.DeployTaskReply.task:type_name -> stactor.messages.Pid
-	0,  // 8: stactor.messages.TaskPid.pid:type_name -> stactor.messages.Pid
-	12, // 9: stactor.messages.StartTask.peers:type_name -> stactor.messages.TaskPid
-	14, // 10: stactor.messages.StartTask.enumerators:type_name -> stactor.messages.EnumeratorPid
-	0,  // 11: stactor.messages.EnumeratorPid.pid:type_name -> stactor.messages.Pid
-	8,  // 12: stactor.messages.TaskStateChanged.loc:type_name -> stactor.messages.TaskLocation
-	8,  // 13: stactor.messages.TaskFailed.loc:type_name -> stactor.messages.TaskLocation
-	8,  // 14: stactor.messages.TaskMetrics.loc:type_name -> stactor.messages.TaskLocation
-	8,  // 15: stactor.messages.TaskDrained.loc:type_name -> stactor.messages.TaskLocation
-	18, // 16: stactor.messages.TaskDrained.commits:type_name -> stactor.messages.CommitInfo
-	17, // 17: stactor.messages.TaskDrained.metrics:type_name -> stactor.messages.TaskMetrics
-	8,  // 18: stactor.messages.TaskClosed.loc:type_name -> stactor.messages.TaskLocation
-	0,  // 19: stactor.messages.RegisterReader.reader:type_name -> stactor.messages.Pid
-	24, // 20: stactor.messages.AddSplits.splits:type_name -> stactor.messages.Split
-	21, // [21:21] is the sub-list for method output_type
-	21, // [21:21] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	38, // 6: stactor.messages.DeployTask.restore:type_name -> stactor.messages.CompletedCheckpoint
+	8,  // 7: stactor.messages.DeployTaskReply.loc:type_name -> stactor.messages.TaskLocation
+	0,  // 8: stactor.messages.DeployTaskReply.task:type_name -> stactor.messages.Pid
+	0,  // 9: stactor.messages.TaskPid.pid:type_name -> stactor.messages.Pid
+	12, // 10: stactor.messages.StartTask.peers:type_name -> stactor.messages.TaskPid
+	14, // 11: stactor.messages.StartTask.enumerators:type_name -> stactor.messages.EnumeratorPid
+	0,  // 12: stactor.messages.StartTask.coordinator:type_name -> stactor.messages.Pid
+	0,  // 13: stactor.messages.EnumeratorPid.pid:type_name -> stactor.messages.Pid
+	8,  // 14: stactor.messages.TaskStateChanged.loc:type_name -> stactor.messages.TaskLocation
+	8,  // 15: stactor.messages.TaskFailed.loc:type_name -> stactor.messages.TaskLocation
+	8,  // 16: stactor.messages.TaskMetrics.loc:type_name -> stactor.messages.TaskLocation
+	8,  // 17: stactor.messages.TaskDrained.loc:type_name -> stactor.messages.TaskLocation
+	18, // 18: stactor.messages.TaskDrained.commits:type_name -> stactor.messages.CommitInfo
+	17, // 19: stactor.messages.TaskDrained.metrics:type_name -> stactor.messages.TaskMetrics
+	8,  // 20: stactor.messages.TaskClosed.loc:type_name -> stactor.messages.TaskLocation
+	0,  // 21: stactor.messages.RegisterReader.reader:type_name -> stactor.messages.Pid
+	26, // 22: stactor.messages.AddSplits.splits:type_name -> stactor.messages.Split
+	8,  // 23: stactor.messages.CheckpointAck.loc:type_name -> stactor.messages.TaskLocation
+	18, // 24: stactor.messages.CheckpointAck.commits:type_name -> stactor.messages.CommitInfo
+	35, // 25: stactor.messages.CompletedCheckpoint.tasks:type_name -> stactor.messages.TaskStateRef
+	36, // 26: stactor.messages.CompletedCheckpoint.enumerators:type_name -> stactor.messages.EnumeratorState
+	37, // 27: stactor.messages.CompletedCheckpoint.pending:type_name -> stactor.messages.PendingCommit
+	44, // 28: stactor.messages.CompletedCheckpoint.parallelism:type_name -> stactor.messages.CompletedCheckpoint.ParallelismEntry
+	26, // 29: stactor.messages.VertexState.splits:type_name -> stactor.messages.Split
+	39, // 30: stactor.messages.SubtaskState.vertices:type_name -> stactor.messages.VertexState
+	40, // 31: stactor.messages.SubtaskState.channels:type_name -> stactor.messages.ChannelState
+	32, // [32:32] is the sub-list for method output_type
+	32, // [32:32] is the sub-list for method input_type
+	32, // [32:32] is the sub-list for extension type_name
+	32, // [32:32] is the sub-list for extension extendee
+	0,  // [0:32] is the sub-list for field type_name
 }
 
 func init() { file_messages_stactor_proto_init() }
@@ -1934,7 +2994,7 @@ func file_messages_stactor_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_stactor_proto_rawDesc), len(file_messages_stactor_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   31,
+			NumMessages:   45,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

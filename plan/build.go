@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -86,7 +87,11 @@ func Build(job *config.Job, jobID string) (*Plan, error) {
 			for _, name := range v.Plugin.Inputs {
 				up, ok := outputs[name]
 				if !ok {
-					return nil, v.Config.Errorf("plugin_input", "no plugin has plugin_output = %q (known: %s)", name, strings.Join(sortedNames(outputs), ", "))
+					known := "none"
+					if len(outputs) > 0 {
+						known = strings.Join(sortedNames(outputs), ", ")
+					}
+					return nil, v.Config.Errorf("plugin_input", "no plugin has plugin_output = %q (known: %s)", name, known)
 				}
 				if up == v {
 					return nil, v.Config.Errorf("plugin_input", "the plugin reads its own output %q", name)
@@ -178,9 +183,11 @@ func appendTables(dst, src []*row.Schema) []*row.Schema {
 	return dst
 }
 
-// positioned gives a factory's plain error the plugin's position.
+// positioned gives a factory's plain error the plugin's position; an error
+// that already carries one (even wrapped) is left as it is.
 func positioned(v *Vertex, err error) error {
-	if _, ok := err.(*config.Error); ok {
+	var ce *config.Error
+	if errors.As(err, &ce) {
 		return err
 	}
 	return &config.Error{Pos: v.Plugin.Pos, Where: v.Plugin.Where(), Msg: err.Error()}
@@ -222,10 +229,31 @@ func topoOrder(vs []*Vertex) ([]*Vertex, error) {
 	if len(order) == len(vs) {
 		return order, nil
 	}
+	// Left are the cycles and what is downstream of them; drop the latter
+	// (vertices none of whose outputs lead back into what is left).
+	left := map[*Vertex]bool{}
+	for _, v := range vs {
+		left[v] = indeg[v] > 0
+	}
+	for pruned := true; pruned; {
+		pruned = false
+		for _, v := range vs {
+			if !left[v] {
+				continue
+			}
+			feeds := false
+			for _, e := range v.Out {
+				feeds = feeds || left[e.To]
+			}
+			if !feeds {
+				left[v], pruned = false, true
+			}
+		}
+	}
 	var cyc []string
 	var first *Vertex
 	for _, v := range vs {
-		if indeg[v] > 0 {
+		if left[v] {
 			cyc = append(cyc, v.Plugin.Where())
 			if first == nil {
 				first = v

@@ -51,14 +51,14 @@ type Storage uint8
 
 // The column storages: each Column uses exactly one of its vectors.
 const (
-	StoreNone   Storage = iota // null type: only the null flags
-	StoreInt                   // tinyint..bigint, date (days), time (ns of day), timestamp (unix ns)
-	StoreFloat                 // float, double
-	StoreString                // string
-	StoreBool                  // boolean
-	StoreBytes                 // bytes
-	StoreDecimal               // decimal
-	StoreAny                   // array ([]any), map (*MapValue), row ([]any)
+	StoreNone    Storage = iota // null type: only the null flags
+	StoreInt                    // tinyint..bigint, date (days), time (ns of day), timestamp (unix ns)
+	StoreFloat                  // float, double
+	StoreString                 // string
+	StoreBool                   // boolean
+	StoreBytes                  // bytes
+	StoreDecimal                // decimal
+	StoreAny                    // array ([]any), map (*MapValue), row ([]any)
 )
 
 // Type is a SeaTunnel data type. Types are values shared freely; never
@@ -186,12 +186,32 @@ func (t *Type) String() string {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(f.Name + " " + f.Type.String())
+			writeFieldName(&b, f.Name)
+			b.WriteByte(' ')
+			b.WriteString(f.Type.String())
 		}
 		b.WriteString(">")
 		return b.String()
 	}
 	return t.ID.String()
+}
+
+// writeFieldName writes a nested row's field name so that ParseType reads
+// it back: as is when it is a plain identifier, otherwise in backquotes with
+// any backquote doubled.
+func writeFieldName(b *strings.Builder, name string) {
+	plain := name != ""
+	for i := 0; i < len(name) && plain; i++ {
+		c := name[i]
+		plain = c == '_' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')
+	}
+	if plain {
+		b.WriteString(name)
+		return
+	}
+	b.WriteByte('`')
+	b.WriteString(strings.ReplaceAll(name, "`", "``"))
+	b.WriteByte('`')
 }
 
 // typeAliases maps the names SeaTunnel accepts (case-insensitively) to types.
@@ -204,7 +224,7 @@ var typeAliases = map[string]*Type{
 	"bigint": BigInt, "long": BigInt,
 	"float": Float, "real": Float,
 	"double": Double,
-	"bytes": Bytes, "binary": Bytes, "varbinary": Bytes,
+	"bytes":  Bytes, "binary": Bytes, "varbinary": Bytes,
 	"date": Date, "time": Time, "timestamp": Timestamp, "datetime": Timestamp,
 }
 
@@ -247,6 +267,32 @@ func (p *typeParser) word() string {
 		break
 	}
 	return strings.Trim(p.src[start:p.pos], "`\"")
+}
+
+// fieldName reads a row field's name: a word, or a name in backquotes or
+// double quotes (the quote doubled inside), which may hold any character.
+func (p *typeParser) fieldName() (string, bool) {
+	p.space()
+	if p.pos >= len(p.src) || (p.src[p.pos] != '`' && p.src[p.pos] != '"') {
+		name := p.word()
+		return name, name != ""
+	}
+	q := p.src[p.pos]
+	var b strings.Builder
+	for i := p.pos + 1; i < len(p.src); i++ {
+		if p.src[i] != q {
+			b.WriteByte(p.src[i])
+			continue
+		}
+		if i+1 < len(p.src) && p.src[i+1] == q {
+			b.WriteByte(q)
+			i++
+			continue
+		}
+		p.pos = i + 1
+		return b.String(), true
+	}
+	return "", false
 }
 
 func (p *typeParser) expect(c byte) error {
@@ -339,9 +385,9 @@ func (p *typeParser) parse() (*Type, error) {
 			return nil, err
 		}
 		var fields []Field
-		for {
-			fname := p.word()
-			if fname == "" {
+		for !p.peek('>') || len(fields) > 0 {
+			fname, ok := p.fieldName()
+			if !ok {
 				return nil, fmt.Errorf("expected a field name at offset %d", p.pos)
 			}
 			if p.peek(':') {

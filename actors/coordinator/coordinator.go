@@ -14,11 +14,14 @@ import (
 	"github.com/stactor/stactor/actors/worker"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/state"
+	"github.com/stactor/stactor/storage"
 )
 
 // Service is the actor.
 type Service struct {
 	worker *actor.PID
+	store  storage.Storage
+	opts   jobmaster.Options
 	log    zerolog.Logger
 	jobs   map[string]*job
 	order  []string
@@ -30,9 +33,12 @@ type job struct {
 	waiters []*actor.PID
 }
 
-// New is the props producer of the service; subtasks go to worker.
-func New(worker *actor.PID, log zerolog.Logger) actor.Producer {
-	return func() actor.Actor { return &Service{worker: worker, log: log, jobs: map[string]*job{}} }
+// New is the props producer of the service; subtasks go to worker,
+// checkpoints to store, and opts configure every JobMaster.
+func New(worker *actor.PID, store storage.Storage, opts jobmaster.Options, log zerolog.Logger) actor.Producer {
+	return func() actor.Actor {
+		return &Service{worker: worker, store: store, opts: opts, log: log, jobs: map[string]*job{}}
+	}
 }
 
 // Receive handles one message.
@@ -74,6 +80,10 @@ func (s *Service) Receive(ctx actor.Context) {
 		if j := s.jobs[m.JobId]; j != nil && j.pid != nil {
 			ctx.Send(j.pid, m)
 		}
+	case *messages.Savepoint:
+		if j := s.jobs[m.JobId]; j != nil && j.pid != nil {
+			ctx.Send(j.pid, m)
+		}
 	}
 }
 
@@ -90,7 +100,9 @@ func (s *Service) submit(ctx actor.Context, m *messages.SubmitJob) *messages.Sub
 	if err != nil {
 		return &messages.SubmitJobReply{JobId: m.JobId, Error: err.Error()}
 	}
-	pid, err := ctx.SpawnNamed(actor.PropsFromProducer(jobmaster.New(spec, p, s.worker, s.log)), "job/"+m.JobId)
+	opts := s.opts
+	opts.Restore = m.Restore
+	pid, err := ctx.SpawnNamed(actor.PropsFromProducer(jobmaster.New(spec, p, s.worker, s.store, opts, s.log)), "job/"+m.JobId)
 	if err != nil {
 		return &messages.SubmitJobReply{JobId: m.JobId, Error: err.Error()}
 	}

@@ -14,7 +14,9 @@ import (
 
 	"github.com/stactor/stactor/connectors"
 	"github.com/stactor/stactor/messages"
+	"github.com/stactor/stactor/actors/task"
 	"github.com/stactor/stactor/plan"
+	"github.com/stactor/stactor/storage"
 )
 
 // Failed is what the host tells its parent when the enumerator fails; the
@@ -26,9 +28,10 @@ type Failed struct {
 
 // Host is the enumerator host actor.
 type Host struct {
-	vertex *plan.Vertex
-	state  []byte // to restore from; nil on a fresh start
-	parent *actor.PID
+	vertex      *plan.Vertex
+	restore     *messages.CompletedCheckpoint // nil on a fresh start
+	store       storage.Storage
+	coordinator *actor.PID
 
 	ctx     actor.Context
 	enum    connectors.SplitEnumerator
@@ -38,9 +41,14 @@ type Host struct {
 	stopped bool
 }
 
-// New is the props producer of a host for source vertex v.
-func New(v *plan.Vertex, state []byte) actor.Producer {
-	return func() actor.Actor { return &Host{vertex: v, state: state, readers: map[int]*actor.PID{}, waiting: map[int][]any{}} }
+// New is the props producer of a host for source vertex v; restore is the
+// checkpoint to restore from (nil on a fresh start), coordinator the
+// pipeline's CheckpointCoordinator.
+func New(v *plan.Vertex, restore *messages.CompletedCheckpoint, store storage.Storage, coordinator *actor.PID) actor.Producer {
+	return func() actor.Actor {
+		return &Host{vertex: v, restore: restore, store: store, coordinator: coordinator,
+			readers: map[int]*actor.PID{}, waiting: map[int][]any{}}
+	}
 }
 
 var _ connectors.EnumeratorContext = (*Host)(nil)
@@ -81,6 +89,12 @@ func (h *Host) Receive(ctx actor.Context) {
 		}
 	case *messages.SplitRequest:
 		err = h.enum.HandleSplitRequest(int(m.Subtask))
+	case *messages.CheckpointTrigger:
+		err = h.trigger(ctx, m)
+	case *messages.CheckpointDone:
+		if !m.Aborted {
+			err = h.enum.NotifyCheckpointComplete(m.Id)
+		}
 	case *actor.Stopping:
 		if h.enum != nil {
 			_ = h.enum.Close()
@@ -89,17 +103,66 @@ func (h *Host) Receive(ctx actor.Context) {
 	}
 }
 
+// open creates the enumerator; on a restore from its state in the
+// checkpoint, and the readers' splits (with their positions) go back to it,
+// to be assigned across the readers there are now (DESIGN §5, rescaling).
 func (h *Host) open() error {
 	src, err := h.vertex.NewSource()
 	if err != nil {
 		return err
 	}
-	e, err := src.CreateEnumerator(h, h.state)
+	var state []byte
+	if h.restore != nil {
+		for _, es := range h.restore.Enumerators {
+			if int(es.Vertex) == h.vertex.ID {
+				state = es.State
+			}
+		}
+	}
+	e, err := src.CreateEnumerator(h, state)
 	if err != nil {
 		return err
 	}
 	h.enum = e
-	return e.Open()
+	if err := e.Open(); err != nil {
+		return err
+	}
+	if h.restore == nil {
+		return nil
+	}
+	states, err := task.ReadStates(h.store, h.restore)
+	if err != nil {
+		return err
+	}
+	for _, st := range states {
+		for _, vs := range st.Vertices {
+			if int(vs.Vertex) != h.vertex.ID || len(vs.Splits) == 0 {
+				continue
+			}
+			splits := make([]connectors.Split, len(vs.Splits))
+			for i, sp := range vs.Splits {
+				splits[i] = connectors.Split{ID: sp.Id, Data: sp.Data}
+			}
+			if err := e.AddSplitsBack(splits, int(st.Subtask)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// trigger snapshots the enumerator for checkpoint m.Id, acks, and passes
+// the trigger to every reader behind the splits assigned so far.
+func (h *Host) trigger(ctx actor.Context, m *messages.CheckpointTrigger) error {
+	state, err := h.enum.SnapshotState(m.Id)
+	if err != nil {
+		return fmt.Errorf("snapshot for checkpoint %d: %w", m.Id, err)
+	}
+	ctx.Send(h.coordinator, &messages.CheckpointAck{Id: m.Id, EnumeratorVertex: int32(h.vertex.ID), EnumeratorState: state, StateBytes: int64(len(state))})
+	for i := 0; i < h.vertex.Parallelism; i++ {
+		h.send(i, m)
+	}
+	return nil
 }
 
 // Parallelism is the number of readers.

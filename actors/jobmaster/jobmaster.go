@@ -1,24 +1,28 @@
 // Package jobmaster is the JobMaster actor: one per job, child of the
-// CoordinatorService. It deploys every pipeline's subtasks by message to a
-// worker's TaskExecutionService, starts the enumerator hosts, wires the
-// subtasks, watches them, aggregates their metrics, commits the sinks'
-// prepared work once a pipeline has drained, and ends the job FINISHED,
-// FAILED or CANCELED (DESIGN §3).
+// CoordinatorService (DESIGN §3, §6). For each pipeline it starts a
+// CheckpointCoordinator (with its committers), the enumerator hosts, and
+// deploys the subtasks by message to a worker's TaskExecutionService,
+// wires them and watches them. A pipeline whose subtasks have all drained
+// takes its final checkpoint; once that is committed the pipeline is
+// FINISHED. A failure (TaskFailed, a subtask gone, a checkpoint past the
+// tolerable failures) cancels the pipeline and restores it from its latest
+// completed checkpoint as a new attempt, up to job.retry.times; past that
+// the job FAILS with the cause. Other pipelines keep running meanwhile.
 package jobmaster
 
 import (
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 
+	"github.com/stactor/stactor/actors/checkpoint"
 	"github.com/stactor/stactor/actors/enumerator"
-	"github.com/stactor/stactor/connectors"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/state"
+	"github.com/stactor/stactor/storage"
 )
 
 // Ended is what the JobMaster tells its parent when the job has ended; the
@@ -27,11 +31,21 @@ type Ended struct {
 	Status *messages.JobStatus
 }
 
+// Options configure a JobMaster.
+type Options struct {
+	Checkpoint checkpoint.Config // engine defaults; the job's env overrides
+	// Restore starts every pipeline from its latest completed checkpoint
+	// (stactor run --restore).
+	Restore bool
+}
+
 // JobMaster is the actor.
 type JobMaster struct {
 	spec   *messages.JobSpec
 	plan   *plan.Plan
 	worker *actor.PID
+	store  storage.Storage
+	opts   Options
 	log    zerolog.Logger
 
 	state     string
@@ -40,16 +54,26 @@ type JobMaster struct {
 	end       time.Time
 	pipelines []*pipelineRun
 	byPID     map[string]*taskRun
+	self      *actor.PID
+	sys       *actor.ActorSystem
+	savepoint bool // a savepoint is draining the job
 }
 
 type pipelineRun struct {
-	p       *plan.Pipeline
-	state   string
-	attempt int32
-	tasks   map[[2]int32]*taskRun // by (chain, subtask)
-	enums   map[int]*actor.PID    // by source vertex id
-	commits map[int][]*messages.CommitInfo
-	cause   string
+	p           *plan.Pipeline
+	state       string
+	attempt     int
+	retries     int
+	restore     *messages.CompletedCheckpoint
+	tasks       map[[2]int32]*taskRun // by (chain, subtask)
+	enums       map[int]*actor.PID    // by source vertex id
+	coordinator *actor.PID
+	cause       string
+	permanent   bool
+	lastCkpt    int64
+	// rows read and written before this attempt: what the checkpoint it
+	// restored from had counted
+	baseRead, baseWrite int64
 }
 
 type taskRun struct {
@@ -64,19 +88,51 @@ type taskRun struct {
 }
 
 // New is the props producer of a JobMaster.
-func New(spec *messages.JobSpec, p *plan.Plan, worker *actor.PID, log zerolog.Logger) actor.Producer {
+func New(spec *messages.JobSpec, p *plan.Plan, worker *actor.PID, store storage.Storage, opts Options, log zerolog.Logger) actor.Producer {
 	return func() actor.Actor {
-		return &JobMaster{spec: spec, plan: p, worker: worker, state: state.JobCreated, byPID: map[string]*taskRun{},
-			log: log.With().Str("job", spec.JobId).Logger()}
+		return &JobMaster{spec: spec, plan: p, worker: worker, store: store, opts: opts, state: state.JobCreated,
+			byPID: map[string]*taskRun{}, log: log.With().Str("job", spec.JobId).Logger()}
 	}
+}
+
+// checkpointConfig is the engine's defaults under the job's env.
+func (j *JobMaster) checkpointConfig() checkpoint.Config {
+	c := j.opts.Checkpoint
+	job := j.plan.Job
+	if job.CheckpointInterval > 0 {
+		c.Interval = job.CheckpointInterval
+	}
+	if job.CheckpointTimeout > 0 {
+		c.Timeout = job.CheckpointTimeout
+	}
+	if job.MinPause > 0 {
+		c.MinPause = job.MinPause
+	}
+	return c
 }
 
 // Receive handles one message.
 func (j *JobMaster) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
+		j.self, j.sys = ctx.Self(), ctx.ActorSystem()
 		j.start = time.Now()
-		j.deploy(ctx)
+		if err := j.store.SaveJob(j.spec); err != nil {
+			j.log.Warn().Err(err).Msg("saving the job for restore")
+		}
+		j.state = state.JobScheduled
+		for _, p := range j.plan.Pipelines {
+			pr := &pipelineRun{p: p}
+			j.pipelines = append(j.pipelines, pr)
+			j.startPipeline(ctx, pr, j.opts.Restore)
+		}
+		if j.state == state.JobScheduled {
+			j.state = state.JobRunning
+		}
+	case *checkpoint.Ready:
+		if p := j.pipeline(m.Pipeline, m.Attempt); p != nil {
+			j.deploy(ctx, p)
+		}
 	case *messages.DeployTaskReply:
 		j.onDeployed(ctx, m)
 	case *messages.TaskStateChanged:
@@ -89,6 +145,23 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 		}
 	case *messages.TaskDrained:
 		j.onDrained(ctx, m)
+	case *checkpoint.Completed:
+		if p := j.pipeline(int(m.Checkpoint.Pipeline), int(m.Checkpoint.Attempt)); p != nil {
+			p.lastCkpt = m.Checkpoint.Id
+		}
+	case *checkpoint.FinalCommitted:
+		if p := j.pipeline(m.Pipeline, m.Attempt); p != nil && p.state == state.PipelineRunning {
+			p.state = state.PipelineFinished
+			for _, t := range p.tasks {
+				t.stopAsk = true
+				ctx.Send(t.pid, &messages.CloseTask{})
+			}
+		}
+	case *checkpoint.Failed:
+		if p := j.pipeline(m.Pipeline, m.Attempt); p != nil {
+			p.permanent = p.permanent || m.Permanent
+			j.failPipeline(ctx, p, m.Cause)
+		}
 	case *messages.TaskFailed:
 		if t := j.task(m.Loc); t != nil {
 			t.state = state.TaskFailed
@@ -98,6 +171,12 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 		if t := j.task(m.Loc); t != nil && t.state != state.TaskCanceled {
 			t.state = state.TaskClosed
 		}
+	case *enumerator.Failed:
+		for _, p := range j.pipelines {
+			if p.enums[m.Vertex] != nil {
+				j.failPipeline(ctx, p, m.Cause.Error())
+			}
+		}
 	case *actor.Terminated:
 		// A subtask's Terminated (a system message) overtakes the
 		// TaskFailed it sent before stopping; look at it after the
@@ -105,58 +184,112 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 		ctx.Send(ctx.Self(), &terminated{m.Who})
 	case *terminated:
 		j.onTerminated(ctx, m.who)
-	case *enumerator.Failed:
-		for _, p := range j.pipelines {
-			if p.enums[m.Vertex] != nil {
-				j.failPipeline(ctx, p, m.Cause.Error())
-			}
-		}
+	case *restart:
+		j.startPipeline(ctx, m.p, true)
 	case *messages.CancelJob:
 		j.cancel(ctx)
+	case *messages.Savepoint:
+		j.takeSavepoint(ctx)
 	case *messages.GetJobStatus:
 		ctx.Respond(j.status())
 	}
 }
 
-func (j *JobMaster) task(loc *messages.TaskLocation) *taskRun {
-	if loc == nil || int(loc.Pipeline) < 1 || int(loc.Pipeline) > len(j.pipelines) {
+type terminated struct{ who *actor.PID }
+type restart struct{ p *pipelineRun }
+
+func (j *JobMaster) pipeline(id, attempt int) *pipelineRun {
+	if id < 1 || id > len(j.pipelines) {
 		return nil
 	}
-	p := j.pipelines[loc.Pipeline-1]
-	t := p.tasks[[2]int32{loc.Chain, loc.Subtask}]
-	if t == nil || t.loc.Attempt != loc.Attempt {
+	p := j.pipelines[id-1]
+	if p.attempt != attempt {
 		return nil
 	}
-	return t
+	return p
 }
 
-func (j *JobMaster) deploy(ctx actor.Context) {
-	j.state = state.JobScheduled
-	for _, p := range j.plan.Pipelines {
-		pr := &pipelineRun{p: p, state: state.PipelineDeploying, tasks: map[[2]int32]*taskRun{}, enums: map[int]*actor.PID{}, commits: map[int][]*messages.CommitInfo{}}
-		j.pipelines = append(j.pipelines, pr)
-		for _, v := range p.Sources() {
-			pid, err := ctx.SpawnNamed(actor.PropsFromProducer(enumerator.New(v, nil)), fmt.Sprintf("enumerator/%d/%d", p.ID, v.ID))
-			if err != nil {
-				j.failPipeline(ctx, pr, fmt.Sprintf("starting the enumerator of %s: %v", v.Name, err))
-				return
-			}
-			pr.enums[v.ID] = pid
+func (j *JobMaster) task(loc *messages.TaskLocation) *taskRun {
+	if loc == nil {
+		return nil
+	}
+	p := j.pipeline(int(loc.Pipeline), int(loc.Attempt))
+	if p == nil {
+		return nil
+	}
+	return p.tasks[[2]int32{loc.Chain, loc.Subtask}]
+}
+
+// startPipeline begins an attempt: a new attempt number, persisted first
+// (DESIGN §6 fencing), then the coordinator, which commits a restore's
+// leftovers before it says Ready.
+func (j *JobMaster) startPipeline(ctx actor.Context, p *pipelineRun, restore bool) {
+	attempt, err := j.store.NextAttempt(j.spec.JobId, p.p.ID)
+	if err != nil {
+		j.endPipeline(ctx, p, state.PipelineFailed, fmt.Sprintf("checkpoint storage: %v", err))
+		return
+	}
+	p.attempt = attempt
+	p.restore = nil
+	p.baseRead, p.baseWrite = 0, 0
+	if restore {
+		cp, warnings, err := j.store.Latest(j.spec.JobId, p.p.ID)
+		for _, w := range warnings {
+			j.log.Warn().Int("pipeline", p.p.ID).Msg(w)
 		}
-		for _, c := range p.Chains {
-			for i := 0; i < c.Parallelism; i++ {
-				loc := &messages.TaskLocation{JobId: j.spec.JobId, Pipeline: int32(p.ID), Attempt: pr.attempt, Chain: int32(c.ID), Subtask: int32(i)}
-				pr.tasks[[2]int32{int32(c.ID), int32(i)}] = &taskRun{pipe: pr, loc: loc, state: state.TaskCreated}
-				ctx.Request(j.worker, &messages.DeployTask{Loc: loc, Job: j.spec, JobMaster: messages.FromPID(ctx.Self())})
-			}
+		if err != nil {
+			j.endPipeline(ctx, p, state.PipelineFailed, fmt.Sprintf("reading the latest checkpoint: %v", err))
+			return
+		}
+		p.restore = cp
+		if cp != nil {
+			p.baseRead, p.baseWrite = cp.ReadRows, cp.WriteRows
+			j.log.Info().Int("pipeline", p.p.ID).Int("attempt", attempt).Int64("checkpoint", cp.Id).Str("type", cp.Type).
+				Int64("channel_batches", cp.ChannelBatches).Msg("restoring pipeline from checkpoint")
+		} else if p.retries > 0 {
+			j.log.Info().Int("pipeline", p.p.ID).Int("attempt", attempt).Msg("restarting pipeline from the start: no checkpoint completed")
 		}
 	}
-	j.state = state.JobRunning
+	p.state = state.PipelineCreated
+	p.tasks = map[[2]int32]*taskRun{}
+	p.enums = map[int]*actor.PID{}
+	p.cause = ""
+	pid, err := ctx.SpawnNamed(actor.PropsFromProducer(checkpoint.New(j.checkpointConfig(), j.spec.JobId, p.p, attempt, j.store, p.restore, j.log)),
+		fmt.Sprintf("checkpoint/%d/%d", p.p.ID, attempt))
+	if err != nil {
+		j.endPipeline(ctx, p, state.PipelineFailed, fmt.Sprintf("starting the checkpoint coordinator: %v", err))
+		return
+	}
+	p.coordinator = pid
+}
+
+// deploy starts the enumerators and asks the worker for every subtask.
+func (j *JobMaster) deploy(ctx actor.Context, p *pipelineRun) {
+	p.state = state.PipelineDeploying
+	for _, v := range p.p.Sources() {
+		pid, err := ctx.SpawnNamed(actor.PropsFromProducer(enumerator.New(v, p.restore, j.store, p.coordinator)),
+			fmt.Sprintf("enumerator/%d/%d/%d", p.p.ID, p.attempt, v.ID))
+		if err != nil {
+			j.failPipeline(ctx, p, fmt.Sprintf("starting the enumerator of %s: %v", v.Name, err))
+			return
+		}
+		p.enums[v.ID] = pid
+	}
+	for _, c := range p.p.Chains {
+		for i := 0; i < c.Parallelism; i++ {
+			loc := &messages.TaskLocation{JobId: j.spec.JobId, Pipeline: int32(p.p.ID), Attempt: int32(p.attempt), Chain: int32(c.ID), Subtask: int32(i)}
+			p.tasks[[2]int32{int32(c.ID), int32(i)}] = &taskRun{pipe: p, loc: loc, state: state.TaskCreated}
+			ctx.Request(j.worker, &messages.DeployTask{Loc: loc, Job: j.spec, JobMaster: messages.FromPID(ctx.Self()), Restore: p.restore})
+		}
+	}
 }
 
 func (j *JobMaster) onDeployed(ctx actor.Context, m *messages.DeployTaskReply) {
 	t := j.task(m.Loc)
 	if t == nil {
+		if m.Task != nil { // an old attempt's subtask
+			ctx.Send(messages.ToPID(m.Task), &messages.CancelTask{})
+		}
 		return
 	}
 	if m.Error != "" {
@@ -177,9 +310,11 @@ func (j *JobMaster) onDeployed(ctx actor.Context, m *messages.DeployTaskReply) {
 			return
 		}
 	}
-	start := &messages.StartTask{}
+	start := &messages.StartTask{Coordinator: messages.FromPID(p.coordinator)}
+	var pids []*actor.PID
 	for _, o := range p.tasks {
 		start.Peers = append(start.Peers, &messages.TaskPid{Chain: o.loc.Chain, Subtask: o.loc.Subtask, Pid: messages.FromPID(o.pid)})
+		pids = append(pids, o.pid)
 	}
 	for v, pid := range p.enums {
 		start.Enumerators = append(start.Enumerators, &messages.EnumeratorPid{Vertex: int32(v), Pid: messages.FromPID(pid)})
@@ -187,6 +322,14 @@ func (j *JobMaster) onDeployed(ctx actor.Context, m *messages.DeployTaskReply) {
 	p.state = state.PipelineRunning
 	for _, o := range p.tasks {
 		ctx.Send(o.pid, start)
+	}
+	ctx.Send(p.coordinator, &checkpoint.Start{Tasks: pids, Enums: p.enums})
+	if j.savepoint {
+		for _, o := range p.tasks {
+			if p.p.Chains[o.loc.Chain].Head.Kind == plan.SourceVertex {
+				ctx.Send(o.pid, &messages.StopReading{})
+			}
+		}
 	}
 }
 
@@ -199,113 +342,69 @@ func (j *JobMaster) onDrained(ctx actor.Context, m *messages.TaskDrained) {
 	if m.Metrics != nil {
 		t.metrics = m.Metrics
 	}
-	p := t.pipe
-	for _, c := range m.Commits {
-		p.commits[int(c.Vertex)] = append(p.commits[int(c.Vertex)], c)
-	}
-	for _, o := range p.tasks {
+	for _, o := range t.pipe.tasks {
 		if !o.drained {
 			return
 		}
 	}
-	if err := j.commit(p); err != nil {
-		j.failPipeline(ctx, p, err.Error())
-		return
+	typ := checkpoint.TypeFinal
+	if j.savepoint {
+		typ = checkpoint.TypeSavepoint
 	}
-	p.state = state.PipelineFinished
-	for _, o := range p.tasks {
-		o.stopAsk = true
-		ctx.Send(o.pid, &messages.CloseTask{})
-	}
+	ctx.Send(t.pipe.coordinator, &checkpoint.TriggerFinal{Type: typ})
 }
 
-// commit hands every sink's prepared work of the drained pipeline to its
-// committer. Nothing was visible before.
-func (j *JobMaster) commit(p *pipelineRun) error {
-	for _, v := range p.p.Sinks() {
-		infos := p.commits[v.ID]
-		sort.Slice(infos, func(a, b int) bool { return infos[a].Subtask < infos[b].Subtask })
-		raw := make([][]byte, len(infos))
-		for i, c := range infos {
-			raw[i] = c.Info
-		}
-		cc := connectors.CommitContext{JobID: j.spec.JobId, Pipeline: p.p.ID, Attempt: int(p.attempt), CheckpointID: 1, Final: true}
-		switch s := v.Sink.(type) {
-		case connectors.SinkWithAggregatedCommitter:
-			ac, err := s.CreateAggregatedCommitter()
-			if err != nil {
-				return fmt.Errorf("%s: creating committer: %w", v.Name, err)
-			}
-			combined, err := ac.Combine(raw)
-			if err == nil {
-				err = ac.Commit(cc, [][]byte{combined})
-			}
-			if cerr := ac.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return fmt.Errorf("%s: commit: %w", v.Name, err)
-			}
-		case connectors.SinkWithCommitter:
-			if len(raw) == 0 {
-				continue
-			}
-			c, err := s.CreateCommitter()
-			if err != nil {
-				return fmt.Errorf("%s: creating committer: %w", v.Name, err)
-			}
-			if err := c.Commit(cc, raw); err != nil {
-				return fmt.Errorf("%s: commit: %w", v.Name, err)
-			}
-		default:
-			if len(raw) > 0 {
-				return fmt.Errorf("%s: prepared commit infos but has no committer", v.Name)
-			}
-		}
-	}
-	return nil
-}
-
-// failPipeline cancels the pipeline's subtasks and fails the job with cause.
-// (Failover from a checkpoint comes with the checkpoint coordinator.)
+// failPipeline cancels the pipeline's subtasks; when they are gone it is
+// restored (checkEnd) or, past the retries, fails the job.
 func (j *JobMaster) failPipeline(ctx actor.Context, p *pipelineRun, cause string) {
-	if p.state == state.PipelineFailing || p.state == state.PipelineFailed || p.state == state.PipelineCanceling {
+	switch p.state {
+	case state.PipelineFailing, state.PipelineFailed, state.PipelineCanceling, state.PipelineCanceled, state.PipelineFinished:
 		return
 	}
-	j.log.Error().Str("cause", cause).Int("pipeline", p.p.ID).Msg("pipeline failed")
+	j.log.Warn().Str("cause", cause).Int("pipeline", p.p.ID).Int("attempt", p.attempt).Msg("pipeline failed")
 	p.state = state.PipelineFailing
 	p.cause = cause
-	if j.cause == "" {
-		j.cause = cause
-	}
-	if j.state == state.JobRunning || j.state == state.JobScheduled {
-		j.state = state.JobFailing
-	}
-	for _, other := range j.pipelines {
-		j.stopTasks(ctx, other)
-	}
+	j.stopTasks(ctx, p)
 	j.checkEnd(ctx)
 }
 
+// takeSavepoint stops every source; the pipelines drain to end of data and
+// take a SAVEPOINT instead of a final checkpoint (DESIGN §5).
+func (j *JobMaster) takeSavepoint(ctx actor.Context) {
+	if state.JobEnded(j.state) || j.state == state.JobCanceling || j.savepoint {
+		return
+	}
+	j.savepoint = true
+	j.state = state.JobDoingSavepoint
+	for _, p := range j.pipelines {
+		if p.state != state.PipelineRunning {
+			continue
+		}
+		for _, t := range p.tasks {
+			if t.pid != nil && p.p.Chains[t.loc.Chain].Head.Kind == plan.SourceVertex {
+				ctx.Send(t.pid, &messages.StopReading{})
+			}
+		}
+	}
+}
+
 func (j *JobMaster) cancel(ctx actor.Context) {
-	if state.JobEnded(j.state) || j.state == state.JobCanceling || j.state == state.JobFailing {
+	if state.JobEnded(j.state) || j.state == state.JobCanceling {
 		return
 	}
 	j.state = state.JobCanceling
 	for _, p := range j.pipelines {
+		switch p.state {
+		case state.PipelineFinished, state.PipelineFailed, state.PipelineCanceled:
+			continue
+		}
+		p.state = state.PipelineCanceling
 		j.stopTasks(ctx, p)
 	}
 	j.checkEnd(ctx)
 }
 
 func (j *JobMaster) stopTasks(ctx actor.Context, p *pipelineRun) {
-	switch p.state {
-	case state.PipelineFinished, state.PipelineFailed, state.PipelineCanceled:
-		return
-	case state.PipelineFailing:
-	default:
-		p.state = state.PipelineCanceling
-	}
 	for _, t := range p.tasks {
 		if t.pid != nil && !t.gone && !t.stopAsk {
 			t.stopAsk = true
@@ -315,15 +414,18 @@ func (j *JobMaster) stopTasks(ctx actor.Context, p *pipelineRun) {
 	for _, pid := range p.enums {
 		ctx.Stop(pid)
 	}
+	if p.coordinator != nil {
+		ctx.Stop(p.coordinator)
+		p.coordinator = nil
+	}
 }
-
-type terminated struct{ who *actor.PID }
 
 func (j *JobMaster) onTerminated(ctx actor.Context, who *actor.PID) {
 	t := j.byPID[who.Id]
 	if t == nil {
 		return
 	}
+	delete(j.byPID, who.Id)
 	t.gone = true
 	if !t.stopAsk && t.state != state.TaskFailed {
 		j.failPipeline(ctx, t.pipe, fmt.Sprintf("subtask %d of chain %d stopped unexpectedly", t.loc.Subtask, t.loc.Chain))
@@ -331,40 +433,65 @@ func (j *JobMaster) onTerminated(ctx actor.Context, who *actor.PID) {
 	j.checkEnd(ctx)
 }
 
-// checkEnd ends pipelines whose subtasks are all gone, and the job when
-// every pipeline has ended.
+// allGone tells whether every deployed subtask of the attempt has stopped.
+func allGone(p *pipelineRun) bool {
+	for _, t := range p.tasks {
+		if t.pid != nil && !t.gone {
+			return false
+		}
+	}
+	return true
+}
+
+func (j *JobMaster) endPipeline(ctx actor.Context, p *pipelineRun, s, cause string) {
+	p.state = s
+	if cause != "" {
+		p.cause = cause
+		if j.cause == "" {
+			j.cause = cause
+		}
+	}
+	if p.coordinator != nil {
+		ctx.Stop(p.coordinator)
+		p.coordinator = nil
+	}
+	for _, pid := range p.enums {
+		ctx.Stop(pid)
+	}
+}
+
+// checkEnd moves pipelines whose subtasks are all gone on — restored,
+// failed, canceled or finished — and ends the job when all have ended.
 func (j *JobMaster) checkEnd(ctx actor.Context) {
 	for _, p := range j.pipelines {
-		all := true
-		for _, t := range p.tasks {
-			if t.pid == nil && (p.state == state.PipelineFailing || p.state == state.PipelineCanceling) {
-				continue // never deployed; its reply will cancel it
-			}
-			all = all && t.gone
-		}
-		if !all {
+		if !allGone(p) {
 			continue
 		}
 		switch p.state {
 		case state.PipelineFailing:
-			p.state = state.PipelineFailed
+			if j.state != state.JobCanceling && !p.permanent && p.retries < j.plan.Job.RetryTimes {
+				p.retries++
+				j.log.Warn().Int("pipeline", p.p.ID).Int("retry", p.retries).Int("of", j.plan.Job.RetryTimes).Str("cause", p.cause).Msg("restoring pipeline from its latest checkpoint")
+				p.state = state.PipelineCreated
+				sys, self := j.sys, j.self
+				time.AfterFunc(j.plan.Job.RetryInterval, func() { sys.Root.Send(self, &restart{p: p}) })
+				continue
+			}
+			j.endPipeline(ctx, p, state.PipelineFailed, p.cause)
 		case state.PipelineCanceling:
-			p.state = state.PipelineCanceled
-		}
-		for _, pid := range p.enums {
-			ctx.Stop(pid)
+			j.endPipeline(ctx, p, state.PipelineCanceled, "")
+		case state.PipelineFinished:
+			j.endPipeline(ctx, p, state.PipelineFinished, "")
 		}
 	}
 	for _, p := range j.pipelines {
 		switch p.state {
 		case state.PipelineFinished, state.PipelineFailed, state.PipelineCanceled:
-		default:
-			return
-		}
-		for _, t := range p.tasks {
-			if !t.gone && t.pid != nil {
+			if !allGone(p) {
 				return
 			}
+		default:
+			return
 		}
 	}
 	switch {
@@ -372,6 +499,8 @@ func (j *JobMaster) checkEnd(ctx actor.Context) {
 		j.state = state.JobFailed
 	case j.state == state.JobCanceling:
 		j.state = state.JobCanceled
+	case j.savepoint:
+		j.state = state.JobSavepointDone
 	default:
 		j.state = state.JobFinished
 	}
@@ -387,7 +516,9 @@ func (j *JobMaster) status() *messages.JobStatus {
 		s.EndUnixMs = j.end.UnixMilli()
 	}
 	for _, p := range j.pipelines {
-		s.Pipelines = append(s.Pipelines, &messages.PipelineStatus{Id: int32(p.p.ID), State: p.state, Attempt: p.attempt})
+		s.Pipelines = append(s.Pipelines, &messages.PipelineStatus{Id: int32(p.p.ID), State: p.state, Attempt: int32(p.attempt)})
+		s.ReadRows += p.baseRead
+		s.WriteRows += p.baseWrite
 		for _, t := range p.tasks {
 			if t.metrics != nil {
 				s.ReadRows += t.metrics.ReadRows

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/stactor/stactor/connectors"
-	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/row"
 )
@@ -67,7 +66,7 @@ func (o *operators) open() error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.v.Name, err)
 		}
-		w, err := snk.CreateWriter(o.taskInfo(p.v), nil)
+		w, err := snk.CreateWriter(o.taskInfo(p.v), o.t.writerStates(p.v))
 		if err != nil {
 			return fmt.Errorf("%s: creating writer: %w", p.v.Name, err)
 		}
@@ -118,24 +117,6 @@ func (o *operators) emit(p *op, b *row.Batch) error {
 		out.send(b)
 	}
 	return nil
-}
-
-// prepareFinal prepares every writer's commit for checkpoint id.
-func (o *operators) prepareFinal(id int64) ([]*messages.CommitInfo, error) {
-	var infos []*messages.CommitInfo
-	for _, p := range o.list {
-		if p.writer == nil {
-			continue
-		}
-		info, err := p.writer.PrepareCommit(id)
-		if err != nil {
-			return nil, fmt.Errorf("%s: prepare commit: %w", p.v.Name, err)
-		}
-		if info != nil {
-			infos = append(infos, &messages.CommitInfo{Vertex: int32(p.v.ID), Subtask: int32(o.t.index), Info: info})
-		}
-	}
-	return infos, nil
 }
 
 func (o *operators) close() error {

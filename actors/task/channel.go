@@ -149,6 +149,10 @@ func (t *Task) inChannel(edge, from int32) (*inChannel, error) {
 }
 
 func (t *Task) onBatch(ctx actor.Context, m *messages.Batch) error {
+	if !t.started {
+		t.early = append(t.early, m)
+		return nil
+	}
 	ch, err := t.inChannel(m.Edge, m.From)
 	if err != nil {
 		return err
@@ -157,14 +161,25 @@ func (t *Task) onBatch(ctx actor.Context, m *messages.Batch) error {
 		return fmt.Errorf("channel edge %d from subtask %d: got batch %d after %d (a gap or a duplicate)", m.Edge, m.From, m.Seq, ch.received)
 	}
 	ch.received = m.Seq
-	if t.blocked() || len(t.pending) > 0 {
+	t.recordIfCapturing(m)
+	if t.holding() {
 		t.pending = append(t.pending, m)
 		return nil
 	}
 	return t.process(ctx, m)
 }
 
+// holding tells whether input must be set aside: the outputs lack credit,
+// a checkpoint capture waits for markers, or older input is set aside.
+func (t *Task) holding() bool {
+	return t.cp.cur != nil || len(t.pending) > 0 || t.blocked()
+}
+
 func (t *Task) onEndOfData(ctx actor.Context, m *messages.EndOfData) error {
+	if !t.started {
+		t.early = append(t.early, m)
+		return nil
+	}
 	ch, err := t.inChannel(m.Edge, m.From)
 	if err != nil {
 		return err
@@ -172,7 +187,7 @@ func (t *Task) onEndOfData(ctx actor.Context, m *messages.EndOfData) error {
 	if m.Seq != ch.received {
 		return fmt.Errorf("channel edge %d from subtask %d: end of data after batch %d, but %d arrived", m.Edge, m.From, m.Seq, ch.received)
 	}
-	if t.blocked() || len(t.pending) > 0 {
+	if t.holding() {
 		t.pending = append(t.pending, m)
 		return nil
 	}
@@ -223,7 +238,10 @@ func (t *Task) onCredit(ctx actor.Context, m *messages.Credit) error {
 
 // tryUnblock resumes work that waited for credit.
 func (t *Task) tryUnblock(ctx actor.Context) error {
-	for !t.blocked() && len(t.pending) > 0 {
+	if t.cp.cur != nil {
+		return nil // a capture holds the input until its markers are in
+	}
+	for !t.blocked() && len(t.pending) > 0 && t.cp.cur == nil {
 		m := t.pending[0]
 		t.pending[0] = nil
 		t.pending = t.pending[1:]
@@ -231,7 +249,7 @@ func (t *Task) tryUnblock(ctx actor.Context) error {
 			return err
 		}
 	}
-	if t.blocked() {
+	if t.blocked() || t.cp.cur != nil {
 		return nil
 	}
 	if t.src != nil {

@@ -7,11 +7,13 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/stactor/stactor/connectors"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/state"
+	"github.com/stactor/stactor/storage"
 )
 
 // Task is the subtask actor.
@@ -36,6 +38,13 @@ type Task struct {
 
 	src *sourceRun // the chain's source, when its head is one
 
+	store    storage.Storage
+	cp       checkpointing
+	restore  *messages.CompletedCheckpoint // the checkpoint to restore from
+	restored []*messages.SubtaskState      // its subtask states
+	started  bool                          // StartTask has wired the channels
+	early    []any                         // channel messages that came before StartTask
+
 	drained bool // everything processed to end of data and reported
 	closed  bool
 	metrics metrics
@@ -48,10 +57,11 @@ type metrics struct {
 }
 
 // New is the props producer for a subtask.
-func New(loc *messages.TaskLocation, p *plan.Plan, jobMaster *actor.PID, opts Options, log zerolog.Logger) actor.Producer {
+func New(loc *messages.TaskLocation, p *plan.Plan, jobMaster *actor.PID, restore *messages.CompletedCheckpoint, store storage.Storage, opts Options, log zerolog.Logger) actor.Producer {
 	return func() actor.Actor {
 		c := p.Chains[loc.Chain]
 		return &Task{loc: loc, plan: p, chain: c, index: int(loc.Subtask), jobMaster: jobMaster, opts: opts,
+			store: store, restore: restore,
 			state: state.TaskCreated,
 			log:   log.With().Str("task", fmt.Sprintf("%s/p%d/a%d/c%d/%d", loc.JobId, loc.Pipeline, loc.Attempt, loc.Chain, loc.Subtask)).Logger()}
 	}
@@ -81,6 +91,23 @@ func (t *Task) Receive(ctx actor.Context) {
 		err = t.onBatch(ctx, m)
 	case *messages.EndOfData:
 		err = t.onEndOfData(ctx, m)
+	case *messages.CheckpointTrigger:
+		err = t.onTrigger(ctx, m)
+	case *messages.Barrier:
+		if !t.started {
+			t.early = append(t.early, m)
+		} else {
+			err = t.onBarrier(ctx, m)
+		}
+	case *messages.BarrierMarker:
+		err = t.onMarker(ctx, m)
+	case *messages.CheckpointDone:
+		err = t.onCheckpointDone(m)
+	case *messages.StopReading:
+		if t.src != nil && !t.src.noMore {
+			t.src.noMore, t.src.ended = true, true
+			err = t.endOfInput(ctx)
+		}
 	case *messages.Credit:
 		err = t.onCredit(ctx, m)
 	case *messages.AddSplits:
@@ -109,15 +136,42 @@ func (t *Task) setState(ctx actor.Context, s string) {
 	ctx.Send(t.jobMaster, &messages.TaskStateChanged{Loc: t.loc, State: s})
 }
 
-// init builds the chain's operators (state INIT).
+// init builds the chain's operators (state INIT) and reads the state to
+// restore, if any (WAITING_RESTORE).
 func (t *Task) init() error {
 	t.state = state.TaskInit
+	if t.restore != nil {
+		t.state = state.TaskWaitingRestore
+		states, err := ReadStates(t.store, t.restore)
+		if err != nil {
+			return err
+		}
+		t.restored = states
+		t.cp.last = t.restore.Id
+	}
 	ops, err := buildOperators(t)
 	if err != nil {
 		return err
 	}
 	t.ops = ops
 	return nil
+}
+
+// ReadStates reads every subtask state of a completed checkpoint.
+func ReadStates(store storage.Storage, cp *messages.CompletedCheckpoint) ([]*messages.SubtaskState, error) {
+	var out []*messages.SubtaskState
+	for _, ref := range cp.Tasks {
+		data, err := store.ReadState(cp.JobId, ref.Handle)
+		if err != nil {
+			return nil, fmt.Errorf("reading checkpoint %d state %s: %w", cp.Id, ref.Handle, err)
+		}
+		st := &messages.SubtaskState{}
+		if err := proto.Unmarshal(data, st); err != nil {
+			return nil, fmt.Errorf("decoding checkpoint %d state %s: %w", cp.Id, ref.Handle, err)
+		}
+		out = append(out, st)
+	}
+	return out, nil
 }
 
 // start wires the channels and opens the operators (READY_START → RUNNING).
@@ -130,10 +184,15 @@ func (t *Task) start(ctx actor.Context, m *messages.StartTask) error {
 	if err := t.wire(peers); err != nil {
 		return err
 	}
+	t.cp.coordinator = messages.ToPID(m.Coordinator)
 	t.setState(ctx, state.TaskStarting)
 	if err := t.ops.open(); err != nil {
 		return err
 	}
+	if err := t.replay(t.restored); err != nil {
+		return err
+	}
+	t.restored = nil
 	if t.chain.Head.Kind == plan.SourceVertex {
 		var enum *actor.PID
 		for _, e := range m.Enumerators {
@@ -149,6 +208,24 @@ func (t *Task) start(ctx actor.Context, m *messages.StartTask) error {
 		}
 	}
 	t.setState(ctx, state.TaskRunning)
+	t.started = true
+	for _, m := range t.early {
+		var err error
+		switch m := m.(type) {
+		case *messages.Batch:
+			err = t.onBatch(ctx, m)
+		case *messages.EndOfData:
+			err = t.onEndOfData(ctx, m)
+		case *messages.Barrier:
+			err = t.onBarrier(ctx, m)
+		case *messages.BarrierMarker:
+			err = t.onMarker(ctx, m)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	t.early = nil
 	t.startTicker()
 	if t.src != nil {
 		t.schedulePoll(ctx, 0)
@@ -207,16 +284,11 @@ func (t *Task) endOfInput(ctx actor.Context) error {
 		o.endOfData(ctx)
 	}
 	t.setState(ctx, state.TaskPrepareClose)
-	commits, err := t.ops.prepareFinal(t.finalCheckpointID())
-	if err != nil {
-		return err
-	}
-	ctx.Send(t.jobMaster, &messages.TaskDrained{Loc: t.loc, Commits: commits, Metrics: t.metricsMsg()})
+	// The subtask stays until the pipeline's final checkpoint, whose
+	// barrier prepares the writers' last commit (DESIGN §5).
+	ctx.Send(t.jobMaster, &messages.TaskDrained{Loc: t.loc, Metrics: t.metricsMsg()})
 	return nil
 }
-
-// finalCheckpointID is the checkpoint the end-of-data commit belongs to.
-func (t *Task) finalCheckpointID() int64 { return 1 }
 
 // finish closes the operators and stops the actor with final state s.
 func (t *Task) finish(ctx actor.Context, s string) {
@@ -247,6 +319,7 @@ func (t *Task) fail(ctx actor.Context, err error) {
 	_ = t.closeAll()
 	t.closed = true
 	t.state = state.TaskFailed
+	ctx.Send(t.jobMaster, t.metricsMsg())
 	ctx.Send(t.jobMaster, &messages.TaskFailed{Loc: t.loc, Cause: fmt.Sprintf("%s (subtask %d): %v", t.chain.Name(), t.index, err)})
 	ctx.Stop(t.self)
 }

@@ -15,11 +15,13 @@ import (
 	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/plan"
+	"github.com/stactor/stactor/storage"
 )
 
 // Service is the TaskExecutionService actor.
 type Service struct {
 	opts  task.Options
+	store storage.Storage
 	log   zerolog.Logger
 	plans map[string]*jobPlan       // by job id
 	tasks map[string]*deployedTask // by subtask pid id
@@ -37,8 +39,8 @@ type deployedTask struct {
 
 // Props are the service's props: its supervisor strategy stops a failed
 // subtask and reports it.
-func Props(opts task.Options, log zerolog.Logger) *actor.Props {
-	s := &Service{opts: opts, log: log, plans: map[string]*jobPlan{}, tasks: map[string]*deployedTask{}}
+func Props(opts task.Options, store storage.Storage, log zerolog.Logger) *actor.Props {
+	s := &Service{opts: opts, store: store, log: log, plans: map[string]*jobPlan{}, tasks: map[string]*deployedTask{}}
 	return actor.PropsFromProducer(func() actor.Actor { return s }, actor.WithSupervisor(&reporting{s: s}))
 }
 
@@ -90,7 +92,7 @@ func (s *Service) deploy(ctx actor.Context, m *messages.DeployTask) (*actor.PID,
 		return nil, fmt.Errorf("job %s has no chain %d", m.Job.JobId, m.Loc.Chain)
 	}
 	jm := messages.ToPID(m.JobMaster)
-	props := actor.PropsFromProducer(task.New(m.Loc, jp.plan, jm, s.opts, s.log), actor.WithMailbox(mailbox.Producer()))
+	props := actor.PropsFromProducer(task.New(m.Loc, jp.plan, jm, m.Restore, s.store, s.opts, s.log), actor.WithMailbox(mailbox.Producer()))
 	name := fmt.Sprintf("task/%s/%d/%d/%d/%d", m.Loc.JobId, m.Loc.Pipeline, m.Loc.Attempt, m.Loc.Chain, m.Loc.Subtask)
 	pid, err := ctx.SpawnNamed(props, name)
 	if err != nil {

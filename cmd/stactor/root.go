@@ -11,7 +11,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
+	"github.com/stactor/stactor/actors/checkpoint"
 	"github.com/stactor/stactor/actors/task"
+	"github.com/stactor/stactor/storage/localfile"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -35,6 +37,11 @@ func newSettings() *settings {
 	v.SetDefault("batch-size", 4096)
 	v.SetDefault("channel.credits", 8)
 	v.SetDefault("progress-interval", "60s")
+	v.SetDefault("checkpoint.interval", "10s")
+	v.SetDefault("checkpoint.timeout", "60s")
+	v.SetDefault("checkpoint.min-pause", "0s")
+	v.SetDefault("checkpoint.tolerable-failure", 3)
+	v.SetDefault("checkpoint.storage.max-retained", 3)
 	return &settings{v: v}
 }
 
@@ -72,6 +79,32 @@ func (s *settings) taskOptions() (task.Options, error) {
 	return o, nil
 }
 
+func (s *settings) checkpointConfig() (checkpoint.Config, error) {
+	c := checkpoint.DefaultConfig()
+	c.Interval = s.v.GetDuration("checkpoint.interval")
+	c.Timeout = s.v.GetDuration("checkpoint.timeout")
+	c.MinPause = s.v.GetDuration("checkpoint.min-pause")
+	c.TolerableFailures = s.v.GetInt("checkpoint.tolerable-failure")
+	c.MaxRetained = s.v.GetInt("checkpoint.storage.max-retained")
+	if c.Interval <= 0 {
+		return c, fmt.Errorf("engine setting checkpoint.interval must be positive, got %s", c.Interval)
+	}
+	if c.MaxRetained < 1 {
+		return c, fmt.Errorf("engine setting checkpoint.storage.max-retained must be at least 1, got %d", c.MaxRetained)
+	}
+	return c, nil
+}
+
+// store opens the local checkpoint storage under home.
+func (s *settings) store() (*localfile.Store, error) {
+	root := filepath.Join(s.v.GetString("home"), "checkpoints")
+	st, err := localfile.New(root)
+	if err != nil {
+		return nil, fmt.Errorf("opening checkpoint storage %s: %w", root, err)
+	}
+	return st, nil
+}
+
 func (s *settings) logger() (zerolog.Logger, error) {
 	lvl, err := zerolog.ParseLevel(s.v.GetString("log.level"))
 	if err != nil {
@@ -104,7 +137,7 @@ func newRootCmd() *cobra.Command {
 	root.PersistentFlags().StringVar(&engineConfig, "engine-config", "", "engine config file (default: stactor.yaml in . or STACTOR_HOME)")
 	root.PersistentFlags().String("log-level", "warn", "log level: debug, info, warn, error")
 	_ = s.v.BindPFlag("log.level", root.PersistentFlags().Lookup("log-level"))
-	root.AddCommand(newRunCmd(s), newVersionCmd())
+	root.AddCommand(newRunCmd(s), newCheckpointsCmd(s), newVersionCmd())
 	return root
 }
 

@@ -25,8 +25,9 @@ type runFlags struct {
 	vars   []string
 	name   string
 	jobID  string
-	master string
-	check  bool
+	master  string
+	check   bool
+	restore string
 }
 
 func newRunCmd(s *settings) *cobra.Command {
@@ -36,8 +37,10 @@ func newRunCmd(s *settings) *cobra.Command {
 		Short: "Run a job file in this process, on the embedded engine",
 		Long: `Run a SeaTunnel-style job file (HOCON or JSON) to completion in this
 process. Variables ${name} and ${name:default} are filled from -i name=value
-and then from the environment. Ctrl-C or SIGTERM cancels the job (exit 130);
-a second one exits at once.`,
+and then from the environment. Ctrl-C or SIGTERM takes a savepoint and stops the job
+(SAVEPOINT_DONE, exit 130; continue it with --restore ID); a second one
+cancels at once, a third exits at once. --restore ID also continues a job
+whose process was killed, from its latest checkpoint.`,
 		Example: `  stactor run configs/examples/fake_to_console.conf
   stactor run -c job.conf -i dt=2024-01-01 -n nightly`,
 		Args: cobra.MaximumNArgs(1),
@@ -63,6 +66,7 @@ a second one exits at once.`,
 	cmd.Flags().StringVar(&f.jobID, "job-id", "", "job id (default: generated)")
 	cmd.Flags().StringVarP(&f.master, "master", "m", "", "accepted for SeaTunnel compatibility: local")
 	cmd.Flags().BoolVar(&f.check, "check", false, "check the job file and print its plan, without running it")
+	cmd.Flags().StringVarP(&f.restore, "restore", "r", "", "continue job ID from its latest savepoint or checkpoint")
 	return cmd
 }
 
@@ -96,6 +100,12 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 		return &exitError{2, fmt.Errorf("cannot read job file: %w", err)}
 	}
 	jobID := f.jobID
+	if f.restore != "" {
+		if jobID != "" && jobID != f.restore {
+			return &exitError{2, fmt.Errorf("--job-id %s and --restore %s disagree", jobID, f.restore)}
+		}
+		jobID = f.restore
+	}
 	if jobID == "" {
 		jobID = strconv.FormatInt(time.Now().UnixNano()/1000, 10)
 	}
@@ -121,12 +131,25 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 		return nil
 	}
 
-	eng, err := engine.Start(engine.Config{Task: opts, Log: log})
+	cpc, err := s.checkpointConfig()
+	if err != nil {
+		return &exitError{2, err}
+	}
+	store, err := s.store()
+	if err != nil {
+		return err
+	}
+	if f.restore != "" {
+		if _, err := store.LoadJob(f.restore); err != nil {
+			return &exitError{2, fmt.Errorf("--restore %s: no such job in %s: %w", f.restore, s.v.GetString("home"), err)}
+		}
+	}
+	eng, err := engine.Start(engine.Config{Task: opts, Checkpoint: cpc, Store: store, Log: log})
 	if err != nil {
 		return err
 	}
 	defer eng.Stop()
-	if err := eng.Submit(&messages.SubmitJob{JobId: jobID, File: f.file, Config: src, Vars: vars, Name: f.name}); err != nil {
+	if err := eng.Submit(&messages.SubmitJob{JobId: jobID, File: f.file, Config: src, Vars: vars, Name: f.name, Restore: f.restore != ""}); err != nil {
 		return &exitError{2, err}
 	}
 
@@ -147,7 +170,7 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 	prog := newProgress(os.Stderr, isTerminal(os.Stderr), s.v.GetDuration("progress-interval"), jobID)
 	tick := time.NewTicker(prog.every())
 	defer tick.Stop()
-	canceled := false
+	interrupts := 0
 	var final *messages.JobStatus
 	for final == nil {
 		select {
@@ -156,15 +179,19 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 		case err := <-waitErr:
 			return err
 		case <-sigs:
-			if canceled {
-				prog.clear()
-				fmt.Fprintln(os.Stderr, "stactor: second interrupt, exiting at once")
+			interrupts++
+			prog.clear()
+			switch interrupts {
+			case 1:
+				fmt.Fprintf(os.Stderr, "stactor: taking a savepoint of job %s and stopping (interrupt again to cancel at once)\n", jobID)
+				eng.Savepoint(jobID)
+			case 2:
+				fmt.Fprintf(os.Stderr, "stactor: cancelling job %s (interrupt again to exit at once)\n", jobID)
+				eng.Cancel(jobID)
+			default:
+				fmt.Fprintln(os.Stderr, "stactor: exiting at once")
 				os.Exit(130)
 			}
-			canceled = true
-			prog.clear()
-			fmt.Fprintf(os.Stderr, "stactor: cancelling job %s (interrupt again to exit at once)\n", jobID)
-			eng.Cancel(jobID)
 		case <-tick.C:
 			if st, err := eng.Status(jobID); err == nil {
 				prog.show(st)
@@ -178,6 +205,9 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 		return nil
 	case state.JobCanceled:
 		return &exitError{130, fmt.Errorf("job %s was canceled", jobID)}
+	case state.JobSavepointDone:
+		fmt.Fprintf(os.Stderr, "stactor: job %s stopped with a savepoint (SAVEPOINT_DONE); continue it with:\n  stactor run --restore %s -c %s\n", jobID, jobID, f.file)
+		return &exitError{130, nil}
 	default:
 		return &exitError{1, fmt.Errorf("job %s %s: %s", jobID, strings.ToLower(final.State), final.Error)}
 	}

@@ -1,0 +1,336 @@
+package checkpoint
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/rs/zerolog"
+
+	"github.com/stactor/stactor/messages"
+	"github.com/stactor/stactor/plan"
+	"github.com/stactor/stactor/storage"
+)
+
+// Coordinator is the CheckpointCoordinator actor of one pipeline attempt,
+// child of the JobMaster.
+type Coordinator struct {
+	cfg     Config
+	jobID   string
+	pipe    *plan.Pipeline
+	attempt int
+	store   storage.Storage
+	restore *messages.CompletedCheckpoint
+	log     zerolog.Logger
+
+	self *actor.PID
+	sys  *actor.ActorSystem
+
+	tasks      []*actor.PID
+	enums      map[int]*actor.PID
+	committers map[int]*actor.PID // by sink vertex
+	running    bool
+
+	// pending are commit infos of completed checkpoints not yet committed,
+	// by checkpoint id; they go into every later checkpoint.
+	pending       map[int64][]*messages.PendingCommit
+	pendingFinal  map[int64]bool
+	uncommitted   map[int64]map[int]bool // checkpoint → sink vertices yet to commit
+	restoring     map[int]bool           // sinks still committing a restore's leftovers
+	inflight      *inflight
+	lastEnd       time.Time
+	failures      int
+	finalAsked    bool
+	finalType     string
+	done          bool
+	lastCompleted *messages.CompletedCheckpoint
+}
+
+type inflight struct {
+	id      int64
+	typ     string
+	started time.Time
+	acks    map[string]*messages.CheckpointAck
+	need    int
+}
+
+// New is the props producer of a pipeline's coordinator. restore is the
+// checkpoint the attempt starts from (nil: a fresh start).
+func New(cfg Config, jobID string, pipe *plan.Pipeline, attempt int, store storage.Storage, restore *messages.CompletedCheckpoint, log zerolog.Logger) actor.Producer {
+	return func() actor.Actor {
+		return &Coordinator{cfg: cfg, jobID: jobID, pipe: pipe, attempt: attempt, store: store, restore: restore,
+			log: log.With().Int("pipeline", pipe.ID).Int("attempt", attempt).Logger(),
+			committers: map[int]*actor.PID{}, pending: map[int64][]*messages.PendingCommit{},
+			pendingFinal: map[int64]bool{}, uncommitted: map[int64]map[int]bool{}, restoring: map[int]bool{}}
+	}
+}
+
+// Receive handles one message.
+func (c *Coordinator) Receive(ctx actor.Context) {
+	if c.done {
+		return
+	}
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		c.self, c.sys = ctx.Self(), ctx.ActorSystem()
+		c.startCommitters(ctx)
+	case *Start:
+		c.tasks, c.enums, c.running = m.Tasks, m.Enums, true
+		c.lastEnd = time.Now()
+		c.schedule(c.cfg.Interval)
+	case *tick:
+		c.maybeTrigger(ctx, TypeCheckpoint)
+	case *TriggerFinal:
+		c.finalAsked, c.finalType = true, m.Type
+		if c.inflight == nil {
+			c.trigger(ctx, c.finalType)
+		}
+	case *messages.CheckpointAck:
+		c.onAck(ctx, m)
+	case *timeout:
+		if c.inflight != nil && c.inflight.id == m.id {
+			c.abort(ctx, fmt.Sprintf("checkpoint %d timed out after %s", m.id, c.cfg.Timeout))
+		}
+	case *committed:
+		c.onCommitted(ctx, m)
+	case *commitFailed:
+		c.fail(ctx, m.cause, true)
+	}
+}
+
+// startCommitters spawns a committer per sink; on a restore they first
+// commit what the checkpoint carries, then abort stale prepared work.
+func (c *Coordinator) startCommitters(ctx actor.Context) {
+	for _, v := range c.pipe.Sinks() {
+		pid, err := ctx.SpawnNamed(actor.PropsFromProducer(NewCommitter(v, c.jobID, c.attempt, c.restore != nil, c.cfg, c.log)), fmt.Sprintf("committer/%d", v.ID))
+		if err != nil {
+			c.fail(ctx, fmt.Sprintf("starting the committer of %s: %v", v.Name, err), true)
+			return
+		}
+		c.committers[v.ID] = pid
+	}
+	if c.restore == nil {
+		ctx.Send(ctx.Parent(), &Ready{Pipeline: c.pipe.ID, Attempt: c.attempt})
+		return
+	}
+	byVertex := map[int][]*messages.PendingCommit{}
+	for _, p := range c.restore.Pending {
+		byVertex[int(p.Vertex)] = append(byVertex[int(p.Vertex)], p)
+	}
+	for v, pid := range c.committers {
+		c.restoring[v] = true
+		ctx.Send(pid, &commit{checkpoint: c.restore.Id, final: c.restore.Type == TypeFinal, infos: byVertex[v]})
+	}
+	if len(c.restoring) == 0 {
+		ctx.Send(ctx.Parent(), &Ready{Pipeline: c.pipe.ID, Attempt: c.attempt})
+	}
+}
+
+func (c *Coordinator) schedule(d time.Duration) {
+	sys, self := c.sys, c.self
+	time.AfterFunc(d, func() { sys.Root.Send(self, &tick{}) })
+}
+
+func (c *Coordinator) maybeTrigger(ctx actor.Context, typ string) {
+	if !c.running || c.inflight != nil || c.finalAsked {
+		return
+	}
+	if wait := time.Until(c.lastEnd.Add(c.cfg.MinPause)); wait > 0 {
+		c.schedule(wait)
+		return
+	}
+	c.trigger(ctx, typ)
+}
+
+func (c *Coordinator) trigger(ctx actor.Context, typ string) {
+	id, err := c.store.NextCheckpointID(c.jobID, c.pipe.ID)
+	if err != nil {
+		c.fail(ctx, fmt.Sprintf("checkpoint storage: %v", err), false)
+		return
+	}
+	c.inflight = &inflight{id: id, typ: typ, started: time.Now(), acks: map[string]*messages.CheckpointAck{},
+		need: len(c.tasks) + len(c.enums)}
+	for _, pid := range c.enums {
+		ctx.Send(pid, &messages.CheckpointTrigger{Id: id, Type: typ})
+	}
+	if c.cfg.Timeout > 0 {
+		sys, self := c.sys, c.self
+		time.AfterFunc(c.cfg.Timeout, func() { sys.Root.Send(self, &timeout{id: id}) })
+	}
+}
+
+func ackKey(a *messages.CheckpointAck) string {
+	if a.Loc == nil {
+		return fmt.Sprintf("enumerator/%d", a.EnumeratorVertex)
+	}
+	return fmt.Sprintf("task/%d/%d", a.Loc.Chain, a.Loc.Subtask)
+}
+
+func (c *Coordinator) onAck(ctx actor.Context, a *messages.CheckpointAck) {
+	in := c.inflight
+	if in == nil || a.Id != in.id {
+		return // late ack of an aborted checkpoint
+	}
+	if a.Loc != nil && int(a.Loc.Attempt) != c.attempt {
+		return
+	}
+	if a.Error != "" {
+		c.abort(ctx, fmt.Sprintf("checkpoint %d: %s", a.Id, a.Error))
+		return
+	}
+	in.acks[ackKey(a)] = a
+	if len(in.acks) < in.need {
+		return
+	}
+	c.complete(ctx)
+}
+
+func (c *Coordinator) complete(ctx actor.Context) {
+	in := c.inflight
+	cp := &messages.CompletedCheckpoint{JobId: c.jobID, Pipeline: int32(c.pipe.ID), Id: in.id, Attempt: int32(c.attempt),
+		Type: in.typ, TriggerUnixMs: in.started.UnixMilli(), Parallelism: map[int32]int32{}}
+	for _, v := range c.pipe.Vertices {
+		cp.Parallelism[int32(v.ID)] = int32(v.Parallelism)
+	}
+	if c.restore != nil {
+		cp.ReadRows, cp.WriteRows = c.restore.ReadRows, c.restore.WriteRows
+	}
+	var newInfos []*messages.PendingCommit
+	for _, a := range in.acks {
+		cp.ReadRows += a.ReadRows
+		cp.WriteRows += a.WriteRows
+		cp.SizeBytes += a.StateBytes
+		cp.ChannelBatches += a.ChannelBatches
+		if a.Loc == nil {
+			cp.Enumerators = append(cp.Enumerators, &messages.EnumeratorState{Vertex: a.EnumeratorVertex, State: a.EnumeratorState})
+			continue
+		}
+		cp.Tasks = append(cp.Tasks, &messages.TaskStateRef{Chain: a.Loc.Chain, Subtask: a.Loc.Subtask, Handle: a.Handle})
+		for _, ci := range a.Commits {
+			newInfos = append(newInfos, &messages.PendingCommit{CheckpointId: in.id, Vertex: ci.Vertex, Subtask: ci.Subtask, Info: ci.Info})
+		}
+	}
+	for _, ps := range c.pending {
+		cp.Pending = append(cp.Pending, ps...)
+	}
+	cp.Pending = append(cp.Pending, newInfos...)
+	cp.CompleteUnixMs = time.Now().UnixMilli()
+	if err := c.store.Complete(cp); err != nil {
+		if errors.Is(err, storage.ErrFenced) {
+			c.log.Warn().Err(err).Msg("a newer attempt owns this pipeline; stopping")
+			c.done = true
+			return
+		}
+		c.abort(ctx, fmt.Sprintf("storing checkpoint %d: %v", in.id, err))
+		return
+	}
+	c.inflight = nil
+	c.lastEnd = time.Now()
+	c.failures = 0
+	c.lastCompleted = cp
+	c.log.Debug().Int64("checkpoint", cp.Id).Str("type", cp.Type).Dur("took", c.lastEnd.Sub(in.started)).Int64("channel_batches", cp.ChannelBatches).Msg("checkpoint completed")
+	ctx.Send(ctx.Parent(), &Completed{Checkpoint: cp})
+	done := &messages.CheckpointDone{Id: cp.Id}
+	for _, pid := range c.tasks {
+		ctx.Send(pid, done)
+	}
+	for _, pid := range c.enums {
+		ctx.Send(pid, done)
+	}
+	// Commit: every sink gets the checkpoint's infos (aggregated committers
+	// also when there are none: the final commit checks, for one).
+	byVertex := map[int][]*messages.PendingCommit{}
+	for _, p := range newInfos {
+		byVertex[int(p.Vertex)] = append(byVertex[int(p.Vertex)], p)
+	}
+	c.pending[cp.Id] = newInfos
+	c.pendingFinal[cp.Id] = isLast(cp.Type)
+	c.uncommitted[cp.Id] = map[int]bool{}
+	for v, pid := range c.committers {
+		c.uncommitted[cp.Id][v] = true
+		ctx.Send(pid, &commit{checkpoint: cp.Id, final: cp.Type == TypeFinal, infos: byVertex[v]})
+	}
+	c.checkCommitted(ctx, cp.Id)
+	if err := c.store.Retain(c.jobID, c.pipe.ID, c.cfg.MaxRetained, c.holdsUncommitted); err != nil {
+		c.log.Warn().Err(err).Msg("deleting old checkpoints")
+	}
+	if last := isLast(cp.Type); c.finalAsked && !last {
+		c.trigger(ctx, c.finalType)
+		return
+	} else if !last {
+		c.schedule(max(c.cfg.Interval, c.cfg.MinPause))
+	}
+}
+
+// holdsUncommitted tells retention to keep a checkpoint that carries an
+// info not yet committed.
+func (c *Coordinator) holdsUncommitted(cp *messages.CompletedCheckpoint) bool {
+	for _, p := range cp.Pending {
+		if len(c.uncommitted[p.CheckpointId]) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Coordinator) onCommitted(ctx actor.Context, m *committed) {
+	if c.restoring[m.vertex] && c.restore != nil && m.checkpoint == c.restore.Id {
+		delete(c.restoring, m.vertex)
+		if len(c.restoring) == 0 {
+			ctx.Send(ctx.Parent(), &Ready{Pipeline: c.pipe.ID, Attempt: c.attempt})
+		}
+		return
+	}
+	if u := c.uncommitted[m.checkpoint]; u != nil {
+		delete(u, m.vertex)
+		c.checkCommitted(ctx, m.checkpoint)
+	}
+}
+
+func (c *Coordinator) checkCommitted(ctx actor.Context, id int64) {
+	if len(c.uncommitted[id]) > 0 {
+		return
+	}
+	delete(c.uncommitted, id)
+	delete(c.pending, id)
+	if c.pendingFinal[id] {
+		delete(c.pendingFinal, id)
+		ctx.Send(ctx.Parent(), &FinalCommitted{Pipeline: c.pipe.ID, Attempt: c.attempt})
+	}
+	delete(c.pendingFinal, id)
+}
+
+// abort gives up the checkpoint in flight and counts the failure.
+func (c *Coordinator) abort(ctx actor.Context, cause string) {
+	in := c.inflight
+	if in == nil {
+		return
+	}
+	c.inflight = nil
+	c.lastEnd = time.Now()
+	c.failures++
+	c.log.Warn().Str("cause", cause).Int("failures", c.failures).Msg("checkpoint aborted")
+	done := &messages.CheckpointDone{Id: in.id, Aborted: true}
+	for _, pid := range c.tasks {
+		ctx.Send(pid, done)
+	}
+	if isLast(in.typ) || c.failures > c.cfg.TolerableFailures {
+		c.fail(ctx, cause, false)
+		return
+	}
+	if c.finalAsked {
+		c.trigger(ctx, c.finalType)
+		return
+	}
+	c.schedule(max(c.cfg.MinPause, time.Millisecond))
+}
+
+// fail stops the coordinator and asks the JobMaster to fail the pipeline.
+func (c *Coordinator) fail(ctx actor.Context, cause string, permanent bool) {
+	c.done = true
+	ctx.Send(ctx.Parent(), &Failed{Pipeline: c.pipe.ID, Attempt: c.attempt, Cause: cause, Permanent: permanent})
+}
+
+// isLast tells whether a checkpoint type ends the attempt.
+func isLast(typ string) bool { return typ == TypeFinal || typ == TypeSavepoint }

@@ -1,0 +1,62 @@
+package checkpoint
+
+import (
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/stactor/stactor/messages"
+)
+
+// Start tells the coordinator that the pipeline's subtasks run: it may
+// begin triggering checkpoints.
+type Start struct {
+	Tasks []*actor.PID
+	Enums map[int]*actor.PID
+}
+
+// TriggerFinal asks for the last checkpoint of the attempt, taken at once:
+// Type FINAL when every subtask has drained to the end of its data, or
+// SAVEPOINT when a savepoint stopped the sources and drained the pipeline.
+type TriggerFinal struct{ Type string }
+
+// Ready is the coordinator's word to the JobMaster that a restore's
+// leftover commits are done and the pipeline's subtasks may be deployed.
+type Ready struct{ Pipeline, Attempt int }
+
+// Completed reports a completed checkpoint to the JobMaster.
+type Completed struct{ Checkpoint *messages.CompletedCheckpoint }
+
+// FinalCommitted tells the JobMaster the final checkpoint (or savepoint) is
+// committed: the pipeline is done.
+type FinalCommitted struct{ Pipeline, Attempt int }
+
+// Failed asks the JobMaster to fail the pipeline over (or, Permanent, to
+// fail the job).
+type Failed struct {
+	Pipeline  int
+	Attempt   int
+	Cause     string
+	Permanent bool
+}
+
+// commit asks a committer to commit one checkpoint's infos.
+type commit struct {
+	checkpoint int64
+	final      bool
+	infos      []*messages.PendingCommit
+}
+
+// committed is a committer's report that a checkpoint's infos are in.
+type committed struct {
+	vertex     int
+	checkpoint int64
+}
+
+// commitFailed is a committer's report of a commit that cannot succeed.
+type commitFailed struct {
+	vertex int
+	cause  string
+}
+
+type tick struct{}
+type timeout struct{ id int64 }
+type retry struct{}

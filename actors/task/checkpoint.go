@@ -1,0 +1,266 @@
+package task
+
+import (
+	"fmt"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/stactor/stactor/messages"
+	"github.com/stactor/stactor/plan"
+	"github.com/stactor/stactor/row"
+)
+
+// capture is a checkpoint in progress in this subtask (DESIGN §5 steps
+// 3–5): the operators were snapshot when its first barrier (or, at a source,
+// its trigger) arrived; until every input channel has delivered its marker,
+// batches arriving before a channel's marker are recorded as that channel's
+// input state, and nothing is processed.
+type capture struct {
+	id       int64
+	typ      string
+	state    *messages.SubtaskState
+	waiting  map[chanKey]bool
+	recorded map[chanKey][]*row.Batch
+	// the counters at the snapshot
+	readRows, writeRows int64
+}
+
+// checkpointing is the subtask's checkpoint bookkeeping.
+type checkpointing struct {
+	coordinator *actor.PID
+	last        int64    // the newest barrier seen
+	cur         *capture // nil when not capturing
+	// infos prepared by the writers and not yet part of a completed
+	// checkpoint; every ack carries them until one completes.
+	uncommitted []*messages.CommitInfo
+}
+
+// onTrigger starts checkpoint m.Id at a source subtask: it comes from the
+// enumerator on the split-assignment path.
+func (t *Task) onTrigger(ctx actor.Context, m *messages.CheckpointTrigger) error {
+	return t.startCapture(ctx, m.Id, m.Type)
+}
+
+// onBarrier handles a barrier's priority copy.
+func (t *Task) onBarrier(ctx actor.Context, m *messages.Barrier) error {
+	if m.Id <= t.cp.last {
+		return nil // old or already started
+	}
+	return t.startCapture(ctx, m.Id, m.Type)
+}
+
+func (t *Task) startCapture(ctx actor.Context, id int64, typ string) error {
+	if id <= t.cp.last {
+		return nil
+	}
+	t.cp.last = id
+	t.cp.cur = nil // a newer barrier aborts an older capture
+	c := &capture{id: id, typ: typ, waiting: map[chanKey]bool{}, recorded: map[chanKey][]*row.Batch{},
+		state:    &messages.SubtaskState{Chain: t.loc.Chain, Subtask: t.loc.Subtask},
+		readRows: t.metrics.readRows, writeRows: t.metrics.writeRows}
+	// Operator state, at once.
+	if t.src != nil && t.src.reader != nil {
+		splits, err := t.src.reader.SnapshotState(id)
+		if err != nil {
+			return fmt.Errorf("%s: snapshot: %w", t.chain.Head.Name, err)
+		}
+		vs := &messages.VertexState{Vertex: int32(t.chain.Head.ID)}
+		for _, s := range splits {
+			vs.Splits = append(vs.Splits, &messages.Split{Id: s.ID, Data: s.Data})
+		}
+		c.state.Vertices = append(c.state.Vertices, vs)
+	}
+	for _, p := range t.ops.list {
+		if p.writer == nil {
+			continue
+		}
+		info, err := p.writer.PrepareCommit(id)
+		if err != nil {
+			return fmt.Errorf("%s: prepare commit: %w", p.v.Name, err)
+		}
+		if info != nil {
+			t.cp.uncommitted = append(t.cp.uncommitted, &messages.CommitInfo{Vertex: int32(p.v.ID), Subtask: int32(t.index), Info: info})
+		}
+		states, err := p.writer.SnapshotState(id)
+		if err != nil {
+			return fmt.Errorf("%s: snapshot: %w", p.v.Name, err)
+		}
+		c.state.Vertices = append(c.state.Vertices, &messages.VertexState{Vertex: int32(p.v.ID), WriterStates: states})
+	}
+	// Output channel state: what waits for credit.
+	for _, o := range t.outs {
+		if len(o.queue) > 0 {
+			cs := &messages.ChannelState{Edge: int32(o.edge.ID), From: int32(t.index), Output: true}
+			for _, b := range o.queue {
+				cs.Batches = append(cs.Batches, row.AppendBatch(nil, b))
+			}
+			c.state.Channels = append(c.state.Channels, cs)
+		}
+	}
+	// Input channel state: what was taken off the mailbox and set aside.
+	for k := range t.ins {
+		c.waiting[k] = true
+	}
+	for _, m := range t.pending {
+		if b, ok := m.(*messages.Batch); ok {
+			k := chanKey{b.Edge, b.From}
+			c.recorded[k] = append(c.recorded[k], b.Rows)
+		}
+	}
+	t.cp.cur = c
+	// Forward the barrier: the priority copy, then the in-order marker.
+	for _, o := range t.outs {
+		for _, ch := range o.chans {
+			t.system.Root.Send(ch.pid, &messages.Barrier{Id: id, Edge: int32(o.edge.ID), From: int32(t.index), Type: typ})
+			t.system.Root.Send(ch.pid, &messages.BarrierMarker{ID: id, Edge: int32(o.edge.ID), From: int32(t.index), Seq: ch.seq, Type: typ})
+		}
+	}
+	if len(c.waiting) == 0 {
+		return t.finishCapture(ctx)
+	}
+	return nil
+}
+
+// onMarker handles a barrier's in-order marker on one channel.
+func (t *Task) onMarker(ctx actor.Context, m *messages.BarrierMarker) error {
+	if !t.started {
+		t.early = append(t.early, m)
+		return nil
+	}
+	k := chanKey{m.Edge, m.From}
+	if t.ins[k] == nil {
+		return fmt.Errorf("marker on unknown channel (edge %d from subtask %d)", m.Edge, m.From)
+	}
+	if m.ID > t.cp.last {
+		// The priority copy has not arrived (it was sent before the marker,
+		// but another path may be slower): the marker starts the capture.
+		if err := t.startCapture(ctx, m.ID, m.Type); err != nil {
+			return err
+		}
+	}
+	c := t.cp.cur
+	if c == nil || c.id != m.ID || !c.waiting[k] {
+		return nil // an aborted or older checkpoint's marker
+	}
+	delete(c.waiting, k)
+	if len(c.waiting) == 0 {
+		return t.finishCapture(ctx)
+	}
+	return nil
+}
+
+// recordIfCapturing records a batch that arrived before its channel's
+// marker as input channel state.
+func (t *Task) recordIfCapturing(m *messages.Batch) {
+	if c := t.cp.cur; c != nil {
+		k := chanKey{m.Edge, m.From}
+		if c.waiting[k] {
+			c.recorded[k] = append(c.recorded[k], m.Rows)
+		}
+	}
+}
+
+// finishCapture writes the subtask's state and acks the checkpoint, then
+// processes what was set aside.
+func (t *Task) finishCapture(ctx actor.Context) error {
+	c := t.cp.cur
+	t.cp.cur = nil
+	var batches int64
+	for k, bs := range c.recorded {
+		if len(bs) == 0 {
+			continue
+		}
+		cs := &messages.ChannelState{Edge: k.edge, From: k.from}
+		for _, b := range bs {
+			cs.Batches = append(cs.Batches, row.AppendBatch(nil, b))
+		}
+		batches += int64(len(bs))
+		c.state.Channels = append(c.state.Channels, cs)
+	}
+	for _, cs := range c.state.Channels {
+		if cs.Output {
+			batches += int64(len(cs.Batches))
+		}
+	}
+	data, err := proto.Marshal(c.state)
+	if err != nil {
+		return fmt.Errorf("encoding checkpoint %d state: %w", c.id, err)
+	}
+	name := fmt.Sprintf("task-%d-%d", t.loc.Chain, t.loc.Subtask)
+	handle, err := t.store.WriteState(t.loc.JobId, int(t.loc.Pipeline), int(t.loc.Attempt), c.id, name, data)
+	if err != nil {
+		return fmt.Errorf("writing checkpoint %d state: %w", c.id, err)
+	}
+	ctx.Send(t.cp.coordinator, &messages.CheckpointAck{Id: c.id, Loc: t.loc, Handle: handle,
+		Commits: t.cp.uncommitted, StateBytes: int64(len(data)), ChannelBatches: batches,
+		ReadRows: c.readRows, WriteRows: c.writeRows})
+	return t.tryUnblock(ctx)
+}
+
+// onCheckpointDone: a completed checkpoint carries our prepared infos, so
+// they are no longer ours to carry; an aborted one leaves them for the next.
+func (t *Task) onCheckpointDone(m *messages.CheckpointDone) error {
+	if m.Aborted {
+		if c := t.cp.cur; c != nil && c.id == m.Id {
+			t.cp.cur = nil
+		}
+		return nil
+	}
+	t.cp.uncommitted = nil
+	if t.src != nil && t.src.reader != nil {
+		if err := t.src.reader.NotifyCheckpointComplete(m.Id); err != nil {
+			return fmt.Errorf("%s: %w", t.chain.Head.Name, err)
+		}
+	}
+	return nil
+}
+
+// replay pushes the restored channel state into the operators before any
+// new data: per logical edge, batches recorded by the old sender i go to
+// subtask i mod parallelism of the edge's target, input state before
+// output state (DESIGN §5 step 7 and rescaling).
+func (t *Task) replay(states []*messages.SubtaskState) error {
+	dec := row.NewDecoder()
+	for _, output := range []bool{false, true} {
+		for _, st := range states {
+			for _, cs := range st.Channels {
+				if cs.Output != output || int(cs.Edge) >= len(t.plan.Edges) {
+					continue
+				}
+				e := t.plan.Edges[cs.Edge]
+				if e.To.Chain != t.chain || int(cs.From)%e.To.Parallelism != t.index {
+					continue
+				}
+				p := t.ops.ops[e.To.ID]
+				for _, raw := range cs.Batches {
+					b, _, err := dec.Decode(raw)
+					if err != nil {
+						return fmt.Errorf("restoring channel state of edge %d: %w", cs.Edge, err)
+					}
+					if err := t.ops.push(p, b); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// writerStates are the restored states of vertex v's writer for this
+// subtask: those of old subtask i where i mod parallelism is this one.
+func (t *Task) writerStates(v *plan.Vertex) [][]byte {
+	var out [][]byte
+	for _, st := range t.restored {
+		if int(st.Subtask)%v.Parallelism != t.index {
+			continue
+		}
+		for _, vs := range st.Vertices {
+			if int(vs.Vertex) == v.ID {
+				out = append(out, vs.WriterStates...)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,122 @@
+// Package storage is stactor's checkpoint storage (DESIGN §5, §6, §8): where
+// subtasks and enumerator hosts put their state for a checkpoint, where a
+// pipeline's CheckpointCoordinator records each completed checkpoint, and
+// where a restore finds the latest one. It also keeps the two per-pipeline
+// counters that fencing rests on: attempt numbers and checkpoint ids.
+//
+// Backends live in sub-packages: localfile for one machine (a directory
+// under $STACTOR_HOME/checkpoints). Package storagetest is the conformance
+// suite every backend runs.
+package storage
+
+import (
+	"errors"
+
+	"github.com/stactor/stactor/messages"
+)
+
+// Storage is a checkpoint store. Every method may be called from several
+// actors at once — the subtasks of a pipeline write their states
+// concurrently while its coordinator completes an earlier checkpoint and the
+// REST API lists history — so implementations are safe for concurrent use.
+//
+// Job ids and state names are arbitrary non-empty strings (a backend escapes
+// them as it needs); pipelines, attempts and checkpoint ids are never
+// negative. A bad argument is an error wrapping ErrInvalid.
+type Storage interface {
+	// WriteState stores one subtask's or enumerator host's state blob for
+	// checkpoint id of (job, pipeline, attempt) under name (unique within
+	// that checkpoint and attempt; writing it again replaces it) and returns
+	// a handle for ReadState and the CheckpointAck. The blob is written
+	// atomically (temp file, fsync, rename): a reader sees all of it or
+	// none. Its directory entry is made durable by Complete, which is the
+	// point where the state starts to count.
+	//
+	// Called by each subtask actor on its own goroutine, concurrently.
+	// ErrFenced: attempt is older than the pipeline's latest persisted
+	// attempt — the caller was replaced and its state would never count.
+	WriteState(job string, pipeline, attempt int, id int64, name string, data []byte) (handle string, err error)
+
+	// ReadState returns the blob behind a handle WriteState returned for
+	// job. Called by subtasks and enumerators on restore. ErrNotFound: no
+	// such state (never written, or deleted by Retain). ErrCorrupt: the blob
+	// is stored but does not read back intact.
+	ReadState(job string, handle string) ([]byte, error)
+
+	// Complete stores a completed checkpoint's metadata atomically with a
+	// checksum (temp file, fsync, rename, fsync dir), after making the
+	// directory entries of the task states it references durable. When it
+	// returns nil the checkpoint survives a crash and only then may the
+	// coordinator send CheckpointDone (and so let commits run).
+	//
+	// Called by the pipeline's CheckpointCoordinator once all acks are in.
+	// ErrFenced: a checkpoint of this pipeline from a newer attempt is
+	// already stored, or cp.Attempt is older than the pipeline's latest
+	// persisted attempt (NextAttempt) — the coordinator was replaced.
+	// Any other error means the checkpoint did not complete (a state it
+	// references is missing, or the write failed); the coordinator aborts it.
+	Complete(cp *messages.CompletedCheckpoint) error
+
+	// Latest returns the newest completed checkpoint of the pipeline that
+	// reads back intact. A corrupt or truncated newer one is skipped and
+	// reported in warnings ("checkpoint 12 of job X pipeline 1 is corrupt
+	// (checksum mismatch); using checkpoint 11"). nil, nil when there is
+	// none. Called by the JobMaster to restore a pipeline; err is an
+	// I/O failure, not corruption.
+	Latest(job string, pipeline int) (cp *messages.CompletedCheckpoint, warnings []string, err error)
+
+	// List returns every completed checkpoint of the job (all pipelines)
+	// that reads back intact, oldest first (each pipeline's in id order).
+	// Called by the REST API and the CLI for checkpoint history. An unknown
+	// job has none.
+	List(job string) ([]*messages.CompletedCheckpoint, error)
+
+	// Retain keeps the newest n (at least 1) intact completed checkpoints of
+	// the pipeline plus any for which keep returns true (they still hold
+	// uncommitted commit infos) and deletes the others with their state
+	// blobs; state blobs of checkpoints that never completed and are older
+	// than the oldest kept one are deleted too. A blob a kept checkpoint
+	// references is never deleted. keep runs while the pipeline is locked:
+	// it must not call the Storage. Called by the coordinator after Complete.
+	Retain(job string, pipeline int, n int, keep func(*messages.CompletedCheckpoint) bool) error
+
+	// NextAttempt persists and returns the pipeline's next attempt number
+	// (0 first, then 1, 2 ...), durably, before anything of that attempt
+	// runs; from then on older attempts are fenced. Called by the JobMaster
+	// before it deploys a pipeline, on the first run and on every restore.
+	NextAttempt(job string, pipeline int) (int, error)
+
+	// NextCheckpointID persists and returns ids that never repeat for the
+	// pipeline, across restores and process restarts: above every stored
+	// completed id and every id handed out before. It may reserve ids in
+	// blocks, so ids may skip after a restart. Called by the coordinator for
+	// each trigger.
+	NextCheckpointID(job string, pipeline int) (int64, error)
+
+	// SaveJob stores the job's spec (file text and variables) so `restore
+	// ID` can find the job; LoadJob reads it back (ErrNotFound when absent).
+	// Called by the coordinator on submit and by restore.
+	SaveJob(spec *messages.JobSpec) error
+	LoadJob(job string) (*messages.JobSpec, error)
+
+	// Jobs lists, sorted, the ids of the jobs with anything stored.
+	Jobs() ([]string, error)
+}
+
+// ErrFenced is returned when a write comes from an attempt that a newer
+// attempt of the same pipeline has replaced (DESIGN §6): the caller is a
+// paused or partitioned leftover and must stop; retrying cannot succeed.
+var ErrFenced = errors.New("fenced: a newer attempt of the pipeline has started")
+
+// ErrNotFound is returned by LoadJob and ReadState for something that is not
+// stored.
+var ErrNotFound = errors.New("not found")
+
+// ErrCorrupt is returned when stored data does not read back intact (a
+// checksum mismatch, a truncated file). Latest and List skip corrupt
+// checkpoints instead.
+var ErrCorrupt = errors.New("corrupt")
+
+// ErrInvalid is returned for a bad argument: an empty job id or state name,
+// a negative number, a handle the backend never issued.
+var ErrInvalid = errors.New("invalid argument")
