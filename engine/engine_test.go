@@ -102,6 +102,7 @@ func TestFailingSubtaskFailsJob(t *testing.T) {
 			e := start(t, 16)
 			key := "fail-" + strings.ReplaceAll(c.name, " ", "-")
 			submit(t, e, key, fmt.Sprintf(`
+env { job.retry.times = 0 }
 source { EngineTestSource { %s, parallelism = 2 } }
 sink { EngineTestSink { key = %q, %s } }`, c.src, key, c.sink))
 			st := wait(t, e, key)

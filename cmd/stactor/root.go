@@ -54,13 +54,16 @@ func (s *settings) load(file string) error {
 		}
 		return nil
 	}
-	s.v.SetConfigName("stactor")
-	s.v.SetConfigType("yaml")
-	s.v.AddConfigPath(".")
-	s.v.AddConfigPath(s.v.GetString("home"))
-	if err := s.v.ReadInConfig(); err != nil {
-		if _, missing := err.(viper.ConfigFileNotFoundError); !missing {
-			return fmt.Errorf("reading engine config: %w", err)
+	// Look for stactor.yaml by its full name (viper's own search would also
+	// take a file named plain "stactor", such as the binary).
+	for _, dir := range []string{".", s.v.GetString("home")} {
+		p := filepath.Join(dir, "stactor.yaml")
+		if _, err := os.Stat(p); err == nil {
+			s.v.SetConfigFile(p)
+			if err := s.v.ReadInConfig(); err != nil {
+				return fmt.Errorf("reading engine config %s: %w", p, err)
+			}
+			return nil
 		}
 	}
 	return nil

@@ -6,5 +6,13 @@ package all
 import (
 	_ "github.com/stactor/stactor/connectors/assert"
 	_ "github.com/stactor/stactor/connectors/console"
+	_ "github.com/stactor/stactor/connectors/copy"
 	_ "github.com/stactor/stactor/connectors/fake"
+	_ "github.com/stactor/stactor/connectors/fieldmapper"
+	_ "github.com/stactor/stactor/connectors/filter"
+	_ "github.com/stactor/stactor/connectors/filterrowkind"
+	_ "github.com/stactor/stactor/connectors/jsonpath"
+	_ "github.com/stactor/stactor/connectors/replace"
+	_ "github.com/stactor/stactor/connectors/rowkindextractor"
+	_ "github.com/stactor/stactor/connectors/split"
 )
