@@ -2,10 +2,15 @@ package engine_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/stactor/stactor/engine"
 	"github.com/stactor/stactor/messages"
@@ -262,4 +267,200 @@ sink { EngineTestSink { key = "savepoint", parallelism = 3 } }`
 	}
 	_, all := got.get("savepoint")
 	checkExactlyOnce(t, "committed", all, 2000)
+}
+
+// A transform that panics on its k-th row once: the job completes with
+// exact output, restored from a checkpoint.
+func TestTransformPanicOnceRecovers(t *testing.T) {
+	e := start(t, 20)
+	submit(t, e, "tpanic", `
+env { checkpoint.interval = 25, job.retry.times = 3, job.retry.interval.seconds = 0, read_limit.rows_per_second = 5000 }
+source { EngineTestSource { rows = 1500, parallelism = 2 } }
+transform { EngineTestTransform { panic_at = 700, fail_once = "tpanic", parallelism = 3 } }
+sink { EngineTestSink { key = "tpanic", parallelism = 3 } }`)
+	st := wait(t, e, "tpanic")
+	if st.State != state.JobFinished {
+		t.Fatalf("state %s: %s", st.State, st.Error)
+	}
+	if st.Pipelines[0].Attempt < 1 {
+		t.Fatal("no restart happened")
+	}
+	_, committed := got.get("tpanic")
+	checkExactlyOnce(t, "committed", committed, 3000)
+}
+
+// checkpoints lists a job's completed checkpoints from the store.
+func checkpoints(t *testing.T, store *localfile.Store, job string) []*messages.CompletedCheckpoint {
+	t.Helper()
+	cps, err := store.List(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cps
+}
+
+func startWith(t *testing.T, batchSize int, tune func(*engine.Config)) (*engine.Engine, *localfile.Store) {
+	t.Helper()
+	cfg := engine.DefaultConfig()
+	cfg.Task.BatchSize = batchSize
+	store, err := localfile.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Store = store
+	cfg.Checkpoint.MaxRetained = 1000
+	if tune != nil {
+		tune(&cfg)
+	}
+	e, err := engine.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Stop)
+	return e, store
+}
+
+// min-pause spaces checkpoints out: in the same window, fewer complete.
+func TestMinPauseReducesCheckpoints(t *testing.T) {
+	count := func(minPause int) int {
+		e, store := startWith(t, 10, nil)
+		id := fmt.Sprintf("minpause-%d", minPause)
+		submit(t, e, id, fmt.Sprintf(`
+env { job.mode = STREAMING, checkpoint.interval = 20, min-pause = %d }
+source { EngineTestSource { rows = 10, unbounded = true } }
+sink { EngineTestSink { key = %q } }`, minPause, id))
+		time.Sleep(time.Second)
+		e.Cancel(id)
+		wait(t, e, id)
+		return len(checkpoints(t, store, id))
+	}
+	without, with := count(0), count(250)
+	if with == 0 || with*2 > without {
+		t.Fatalf("checkpoints in 1 s: %d with min-pause 250 ms, %d without; want clearly fewer", with, without)
+	}
+}
+
+// A checkpoint that cannot complete in checkpoint.timeout is aborted and
+// counted, then the pipeline fails over past the tolerable failures; it
+// never hangs.
+func TestCheckpointTimeoutAbortsAndCounts(t *testing.T) {
+	e, store := startWith(t, 10, func(c *engine.Config) { c.Checkpoint.TolerableFailures = 1 })
+	// A transform that takes 400 ms a batch holds each barrier longer than
+	// the 100 ms timeout.
+	submit(t, e, "timeout", `
+env { job.mode = STREAMING, checkpoint.interval = 50, checkpoint.timeout = 100, job.retry.times = 0 }
+source { EngineTestSource { rows = 100000, unbounded = true, parallelism = 1 } }
+transform { EngineTestTransform { delay_ms = 400, parallelism = 2 } }
+sink { EngineTestSink { key = "timeout", parallelism = 2 } }`)
+	st, err := e.Wait("timeout", 20*time.Second)
+	if err != nil {
+		t.Fatalf("the job hung: %v", err)
+	}
+	if st.State != state.JobFailed || !strings.Contains(st.Error, "timed out") {
+		t.Fatalf("state %s: %s", st.State, st.Error)
+	}
+	_ = store
+}
+
+// Checkpoint completion time depends on how much is queued, not on how
+// slowly the sink processes (DESIGN §5).
+func TestCheckpointLatencyUnderBackpressure(t *testing.T) {
+	durations := func(delay int) []time.Duration {
+		e, store := startWith(t, 50, nil)
+		id := fmt.Sprintf("latency-%d", delay)
+		submit(t, e, id, fmt.Sprintf(`
+env { job.mode = STREAMING, checkpoint.interval = 100 }
+source { EngineTestSource { rows = 100000000, parallelism = 1 } }
+sink { EngineTestSink { key = %q, delay_ms = %d, parallelism = 2 } }`, id, delay))
+		time.Sleep(2500 * time.Millisecond)
+		e.Cancel(id)
+		wait(t, e, id)
+		var out []time.Duration
+		for _, cp := range checkpoints(t, store, id) {
+			out = append(out, time.Duration(cp.CompleteUnixMs-cp.TriggerUnixMs)*time.Millisecond)
+		}
+		sort.Slice(out, func(a, b int) bool { return out[a] < out[b] })
+		return out
+	}
+	slow := durations(100)
+	if len(slow) < 3 {
+		t.Fatalf("only %d checkpoints completed under backpressure", len(slow))
+	}
+	p50 := slow[len(slow)/2]
+	// Aligned, a barrier would wait behind 8 credits × 100 ms per channel;
+	// unaligned, it waits for about one batch being written.
+	if p50 > 400*time.Millisecond {
+		t.Fatalf("checkpoint p50 %s under a sink taking 100 ms a batch (all: %v)", p50, slow)
+	}
+}
+
+// A corrupt latest checkpoint: restore uses the previous one and says so.
+func TestRestoreSkipsCorruptCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	cfg := engine.DefaultConfig()
+	cfg.Task.BatchSize = 10
+	store, err := localfile.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Store = store
+	cfg.Checkpoint.MaxRetained = 100
+	job := `
+env { checkpoint.interval = 30, read_limit.rows_per_second = 2000 }
+source { EngineTestSource { rows = 1000, parallelism = 2 } }
+sink { EngineTestSink { key = "corrupt", parallelism = 2 } }`
+	e, err := engine.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	submit(t, e, "corrupt", job)
+	time.Sleep(300 * time.Millisecond)
+	e.Cancel("corrupt")
+	wait(t, e, "corrupt")
+	time.Sleep(200 * time.Millisecond) // a checkpoint may still be completing as the job cancels
+	e.Stop()
+	cps := checkpoints(t, store, "corrupt")
+	if len(cps) < 2 {
+		t.Fatalf("%d checkpoints", len(cps))
+	}
+	// Corrupt the newest checkpoint's metadata file.
+	newest := filepath.Join(dir, "corrupt", "pipeline-1", "completed", fmt.Sprintf("%020d.ckpt", cps[len(cps)-1].Id))
+	t.Logf("corrupting %s", newest)
+	data, _ := os.ReadFile(newest)
+	data[len(data)/2] ^= 0xff
+	os.WriteFile(newest, data, 0o644)
+
+	var logs strings.Builder
+	cfg.Log = zerolog.New(&syncWriter{w: &logs})
+	if cfg.Store, err = localfile.New(dir); err != nil { // a new process
+		t.Fatal(err)
+	}
+	e2, err := engine.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Stop()
+	if err := e2.Submit(&messages.SubmitJob{JobId: "corrupt", File: "corrupt.conf", Config: []byte(job), Restore: true}); err != nil {
+		t.Fatal(err)
+	}
+	if st := wait(t, e2, "corrupt"); st.State != state.JobFinished {
+		t.Fatalf("state %s: %s", st.State, st.Error)
+	}
+	want := fmt.Sprintf("using checkpoint %d", cps[len(cps)-2].Id)
+	if !strings.Contains(logs.String(), "corrupt") || !strings.Contains(logs.String(), want) {
+		t.Fatalf("no warning naming the corrupt checkpoint and %q in:\n%s", want, logs.String())
+	}
+	// (Rows committed after the older checkpoint are committed again: the
+	// corrupt checkpoint had been committed before it broke.)
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  *strings.Builder
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }

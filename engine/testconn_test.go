@@ -277,3 +277,42 @@ func (c *testCommitter) Commit(_ connectors.CommitContext, infos [][]byte) error
 func (c *testCommitter) Abort(connectors.CommitContext, [][]byte) error { return nil }
 
 var _ connectors.SinkWithCommitter = (*testSink)(nil)
+
+// EngineTestTransform passes batches through; it can panic at its k-th row
+// (once, per fail_once key) and sleep per batch.
+func init() {
+	connectors.RegisterTransform(connectors.TransformFactory{
+		Name: "EngineTestTransform",
+		Options: []config.Option{
+			{Key: "panic_at", Type: config.TypeInt, Default: int64(-1)},
+			{Key: "fail_once", Type: config.TypeString},
+			{Key: "delay_ms", Type: config.TypeInt},
+		},
+		Create: func(cfg *config.PluginConfig, input *row.Schema) (connectors.Transform, error) {
+			return &testTransform{schema: input, panicAt: cfg.Int("panic_at"), once: cfg.String("fail_once"),
+				delay: time.Duration(cfg.Int("delay_ms")) * time.Millisecond}, nil
+		},
+	})
+}
+
+type testTransform struct {
+	schema  *row.Schema
+	panicAt int64
+	once    string
+	delay   time.Duration
+	n       int64
+}
+
+func (t *testTransform) OutputSchema() *row.Schema { return t.schema }
+func (t *testTransform) Process(b *row.Batch) (*row.Batch, error) {
+	if t.delay > 0 {
+		time.Sleep(t.delay)
+	}
+	if t.panicAt >= t.n && t.panicAt < t.n+int64(b.Len()) {
+		if _, done := failedOnce.LoadOrStore(t.once, true); !done || t.once == "" {
+			panic(fmt.Sprintf("test transform panics at its row %d", t.panicAt))
+		}
+	}
+	t.n += int64(b.Len())
+	return b, nil
+}
