@@ -36,13 +36,17 @@ type Config struct {
 	// Store keeps checkpoints; stactor run uses a localfile store under
 	// STACTOR_HOME/checkpoints.
 	Store storage.Storage
-	Log   zerolog.Logger
+	// NoProgressTimeout is the no-progress watchdog's limit (0: off).
+	NoProgressTimeout time.Duration
+	// CancelTimeout is how long a canceled subtask may take to stop.
+	CancelTimeout time.Duration
+	Log           zerolog.Logger
 }
 
 // DefaultConfig is the engine's defaults with logging off; Store must be
 // set.
 func DefaultConfig() Config {
-	return Config{Task: task.DefaultOptions(), Checkpoint: checkpoint.DefaultConfig(), Log: zerolog.Nop()}
+	return Config{Task: task.DefaultOptions(), Checkpoint: checkpoint.DefaultConfig(), NoProgressTimeout: 10 * time.Minute, CancelTimeout: 10 * time.Second, Log: zerolog.Nop()}
 }
 
 // Start starts a local engine.
@@ -57,7 +61,7 @@ func Start(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting the worker: %w", err)
 	}
-	c, err := sys.Root.SpawnNamed(actor.PropsFromProducer(coordinator.New(w, cfg.Store, jobmaster.Options{Checkpoint: cfg.Checkpoint}, cfg.Log)), "coordinator")
+	c, err := sys.Root.SpawnNamed(actor.PropsFromProducer(coordinator.New(w, cfg.Store, jobmaster.Options{Checkpoint: cfg.Checkpoint, NoProgressTimeout: cfg.NoProgressTimeout, CancelTimeout: cfg.CancelTimeout}, cfg.Log)), "coordinator")
 	if err != nil {
 		return nil, fmt.Errorf("starting the coordinator: %w", err)
 	}

@@ -464,3 +464,25 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	defer s.mu.Unlock()
 	return s.w.Write(p)
 }
+
+// The watchdog fails over a pipeline where no row moves and every
+// checkpoint fails.
+func TestNoProgressWatchdog(t *testing.T) {
+	e, _ := startWith(t, 10, func(c *engine.Config) {
+		c.Checkpoint.TolerableFailures = 1000
+		c.NoProgressTimeout = 800 * time.Millisecond
+		c.CancelTimeout = 300 * time.Millisecond
+	})
+	submit(t, e, "stuck", `
+env { job.mode = STREAMING, checkpoint.interval = 50, checkpoint.timeout = 100, job.retry.times = 0 }
+source { EngineTestSource { rows = 1000, parallelism = 1 } }
+transform { EngineTestTransform { delay_ms = 100000, parallelism = 2 } }
+sink { EngineTestSink { key = "stuck", parallelism = 2 } }`)
+	st, err := e.Wait("stuck", 30*time.Second)
+	if err != nil {
+		t.Fatalf("the job hung: %v", err)
+	}
+	if st.State != state.JobFailed || !strings.Contains(st.Error, "no progress") {
+		t.Fatalf("state %s: %s", st.State, st.Error)
+	}
+}

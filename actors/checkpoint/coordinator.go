@@ -60,7 +60,7 @@ type inflight struct {
 func New(cfg Config, jobID string, pipe *plan.Pipeline, attempt int, store storage.Storage, restore *messages.CompletedCheckpoint, log zerolog.Logger) actor.Producer {
 	return func() actor.Actor {
 		return &Coordinator{cfg: cfg, jobID: jobID, pipe: pipe, attempt: attempt, store: store, restore: restore,
-			log: log.With().Int("pipeline", pipe.ID).Int("attempt", attempt).Logger(),
+			log:        log.With().Int("pipeline", pipe.ID).Int("attempt", attempt).Logger(),
 			committers: map[int]*actor.PID{}, pending: map[int64][]*messages.PendingCommit{},
 			pendingFinal: map[int64]bool{}, uncommitted: map[int64]map[int]bool{}, restoring: map[int]bool{}}
 	}

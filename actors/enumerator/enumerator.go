@@ -12,9 +12,9 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/stactor/stactor/actors/task"
 	"github.com/stactor/stactor/connectors"
 	"github.com/stactor/stactor/messages"
-	"github.com/stactor/stactor/actors/task"
 	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/storage"
 )

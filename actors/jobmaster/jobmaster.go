@@ -34,6 +34,14 @@ type Ended struct {
 // Options configure a JobMaster.
 type Options struct {
 	Checkpoint checkpoint.Config // engine defaults; the job's env overrides
+	// NoProgressTimeout is the watchdog's limit (DESIGN §3): a RUNNING
+	// pipeline with no completed checkpoint and no row moving for this long
+	// is failed over. 0 turns the watchdog off.
+	NoProgressTimeout time.Duration
+	// CancelTimeout is how long a canceled subtask may take to stop before
+	// it is given up on (it is stuck inside a connector call); its late
+	// messages belong to an old attempt and are ignored.
+	CancelTimeout time.Duration
 	// Restore starts every pipeline from its latest completed checkpoint
 	// (stactor run --restore).
 	Restore bool
@@ -71,6 +79,9 @@ type pipelineRun struct {
 	cause       string
 	permanent   bool
 	lastCkpt    int64
+	// the watchdog's view: when rows last moved or a checkpoint completed
+	lastProgress time.Time
+	lastRows     int64
 	// rows read and written before this attempt: what the checkpoint it
 	// restored from had counted
 	baseRead, baseWrite int64
@@ -129,6 +140,7 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 		if j.state == state.JobScheduled {
 			j.state = state.JobRunning
 		}
+		j.scheduleWatchdog()
 	case *checkpoint.Ready:
 		if p := j.pipeline(m.Pipeline, m.Attempt); p != nil {
 			j.deploy(ctx, p)
@@ -148,6 +160,21 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 	case *checkpoint.Completed:
 		if p := j.pipeline(int(m.Checkpoint.Pipeline), int(m.Checkpoint.Attempt)); p != nil {
 			p.lastCkpt = m.Checkpoint.Id
+			p.lastProgress = time.Now()
+		}
+	case *watchdogTick:
+		j.watchdog(ctx)
+	case *cancelTimeout:
+		if m.p.attempt == m.attempt && !allGone(m.p) {
+			for _, t := range m.p.tasks {
+				if t.pid != nil && !t.gone {
+					j.log.Warn().Int("pipeline", m.p.p.ID).Int32("chain", t.loc.Chain).Int32("subtask", t.loc.Subtask).
+						Dur("after", j.opts.CancelTimeout).Msg("subtask did not stop when canceled; giving up on it")
+					t.gone = true
+					delete(j.byPID, t.pid.Id)
+				}
+			}
+			j.checkEnd(ctx)
 		}
 	case *checkpoint.FinalCommitted:
 		if p := j.pipeline(m.Pipeline, m.Attempt); p != nil && p.state == state.PipelineRunning {
@@ -196,6 +223,48 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 }
 
 type terminated struct{ who *actor.PID }
+type watchdogTick struct{}
+type cancelTimeout struct {
+	p       *pipelineRun
+	attempt int
+}
+
+// watchdog fails over a RUNNING pipeline in which neither rows nor
+// checkpoints have moved for NoProgressTimeout.
+func (j *JobMaster) watchdog(ctx actor.Context) {
+	if state.JobEnded(j.state) {
+		return
+	}
+	now := time.Now()
+	for _, p := range j.pipelines {
+		if p.state != state.PipelineRunning {
+			continue
+		}
+		var rows int64
+		for _, t := range p.tasks {
+			if t.metrics != nil {
+				rows += t.metrics.ReadRows + t.metrics.WriteRows
+			}
+		}
+		if rows != p.lastRows || p.lastProgress.IsZero() {
+			p.lastRows, p.lastProgress = rows, now
+			continue
+		}
+		if idle := now.Sub(p.lastProgress); idle > j.opts.NoProgressTimeout {
+			j.failPipeline(ctx, p, fmt.Sprintf("no progress for %s: no row moved and no checkpoint completed", idle.Truncate(time.Second)))
+		}
+	}
+	j.scheduleWatchdog()
+}
+
+func (j *JobMaster) scheduleWatchdog() {
+	if j.opts.NoProgressTimeout <= 0 {
+		return
+	}
+	sys, self := j.sys, j.self
+	time.AfterFunc(min(j.opts.NoProgressTimeout/4, time.Second), func() { sys.Root.Send(self, &watchdogTick{}) })
+}
+
 type restart struct{ p *pipelineRun }
 
 func (j *JobMaster) pipeline(id, attempt int) *pipelineRun {
@@ -320,6 +389,7 @@ func (j *JobMaster) onDeployed(ctx actor.Context, m *messages.DeployTaskReply) {
 		start.Enumerators = append(start.Enumerators, &messages.EnumeratorPid{Vertex: int32(v), Pid: messages.FromPID(pid)})
 	}
 	p.state = state.PipelineRunning
+	p.lastProgress, p.lastRows = time.Now(), 0
 	for _, o := range p.tasks {
 		ctx.Send(o.pid, start)
 	}
@@ -410,6 +480,10 @@ func (j *JobMaster) stopTasks(ctx actor.Context, p *pipelineRun) {
 			t.stopAsk = true
 			ctx.Send(t.pid, &messages.CancelTask{})
 		}
+	}
+	if j.opts.CancelTimeout > 0 {
+		sys, self, m := j.sys, j.self, &cancelTimeout{p: p, attempt: p.attempt}
+		time.AfterFunc(j.opts.CancelTimeout, func() { sys.Root.Send(self, m) })
 	}
 	for _, pid := range p.enums {
 		ctx.Stop(pid)

@@ -47,4 +47,3 @@ func TestPriorityOvertakesFromRemoteSystem(t *testing.T) {
 	close(r.release)
 	checkOvertakes(t, r.wait(t))
 }
-

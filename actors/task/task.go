@@ -31,7 +31,7 @@ type Task struct {
 	state  string
 
 	ops     *operators
-	outs    []*outEdge            // one per channel edge leaving the chain
+	outs    []*outEdge             // one per channel edge leaving the chain
 	ins     map[chanKey]*inChannel // one per channel into the chain
 	pending []any                  // input messages set aside while blocked
 	eodLeft int                    // input channels still open
@@ -45,10 +45,10 @@ type Task struct {
 	started  bool                          // StartTask has wired the channels
 	early    []any                         // channel messages that came before StartTask
 
-	drained bool // everything processed to end of data and reported
-	closed  bool
-	metrics metrics
-	ticker  *time.Ticker
+	drained  bool // everything processed to end of data and reported
+	closed   bool
+	metrics  metrics
+	ticker   *time.Ticker
 	stopTick chan struct{}
 }
 

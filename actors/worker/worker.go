@@ -23,7 +23,7 @@ type Service struct {
 	opts  task.Options
 	store storage.Storage
 	log   zerolog.Logger
-	plans map[string]*jobPlan       // by job id
+	plans map[string]*jobPlan      // by job id
 	tasks map[string]*deployedTask // by subtask pid id
 }
 

@@ -42,6 +42,8 @@ func newSettings() *settings {
 	v.SetDefault("checkpoint.min-pause", "0s")
 	v.SetDefault("checkpoint.tolerable-failure", 3)
 	v.SetDefault("checkpoint.storage.max-retained", 3)
+	v.SetDefault("watchdog.no-progress-timeout", "10m")
+	v.SetDefault("task.cancel-timeout", "10s")
 	return &settings{v: v}
 }
 

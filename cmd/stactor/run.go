@@ -144,7 +144,8 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 			return &exitError{2, fmt.Errorf("--restore %s: no such job in %s: %w", f.restore, s.v.GetString("home"), err)}
 		}
 	}
-	eng, err := engine.Start(engine.Config{Task: opts, Checkpoint: cpc, Store: store, Log: log})
+	eng, err := engine.Start(engine.Config{Task: opts, Checkpoint: cpc, Store: store, Log: log,
+		NoProgressTimeout: s.v.GetDuration("watchdog.no-progress-timeout"), CancelTimeout: s.v.GetDuration("task.cancel-timeout")})
 	if err != nil {
 		return err
 	}
