@@ -235,7 +235,7 @@ func TestSavepointStopsAndRestoreContinues(t *testing.T) {
 	cfg.Store = store
 	job := `
 env { checkpoint.interval = 50, read_limit.rows_per_second = 2000 }
-source { EngineTestSource { rows = 1000, parallelism = 2 } }
+source { EngineTestSource { rows = 3000, parallelism = 2 } }
 sink { EngineTestSink { key = "savepoint", parallelism = 3 } }`
 	e, err := engine.Start(cfg)
 	if err != nil {
@@ -250,7 +250,7 @@ sink { EngineTestSink { key = "savepoint", parallelism = 3 } }`
 		t.Fatalf("state %s: %s", st.State, st.Error)
 	}
 	_, first := got.get("savepoint")
-	if len(first) == 0 || len(first) >= 2000 {
+	if len(first) == 0 || len(first) >= 6000 {
 		t.Fatalf("the savepoint committed %d rows; want some, not all", len(first))
 	}
 	e2, err := engine.Start(cfg)
@@ -266,7 +266,7 @@ sink { EngineTestSink { key = "savepoint", parallelism = 3 } }`
 		t.Fatalf("restored: state %s: %s", st.State, st.Error)
 	}
 	_, all := got.get("savepoint")
-	checkExactlyOnce(t, "committed", all, 2000)
+	checkExactlyOnce(t, "committed", all, 6000)
 }
 
 // A transform that panics on its k-th row once: the job completes with
