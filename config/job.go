@@ -59,11 +59,33 @@ type Plugin struct {
 	Output      string   // plugin_output (or result_table_name); "" if unset
 	Inputs      []string // plugin_input (or source_table_name); nil if unset
 	Parallelism int      // 0: env's
+
+	nth int // 1-based among the block's plugins of this name; 0 if the name is unique
 }
 
 // Where names the plugin in messages: "source FakeSource", or with its
-// index when the block has several plugins of that name.
-func (p *Plugin) Where() string { return p.Kind + " " + p.Name }
+// number among them ("source FakeSource #2") when the block has several
+// plugins of that name.
+func (p *Plugin) Where() string {
+	if p.nth > 0 {
+		return fmt.Sprintf("%s %s #%d", p.Kind, p.Name, p.nth)
+	}
+	return p.Kind + " " + p.Name
+}
+
+// pluginBlock reports whether path is a source, transform or sink block,
+// whose plugins stay separate even when two have the same name: SeaTunnel
+// reads each of these blocks as a list of plugins.
+func pluginBlock(path []string) bool {
+	if len(path) != 1 {
+		return false
+	}
+	switch path[0] {
+	case "source", "transform", "sink":
+		return true
+	}
+	return false
+}
 
 // Load reads a job file. vars fill ${var} and ${var:default}; names not in
 // vars are looked up in the environment.
@@ -87,7 +109,8 @@ func Parse(file string, src []byte, vars map[string]string) (*Job, error) {
 			return os.LookupEnv(name)
 		},
 		// hocon already resolves an include against the including file.
-		ReadFile: os.ReadFile,
+		ReadFile:       os.ReadFile,
+		KeepDuplicates: pluginBlock,
 	})
 	if err != nil {
 		return nil, err
@@ -152,8 +175,18 @@ func Parse(file string, src []byte, vars map[string]string) (*Job, error) {
 		if block == nil {
 			continue
 		}
+		count := map[string]int{}
+		for _, f := range block.Fields {
+			count[f.Key]++
+		}
+		seen := map[string]int{}
 		for i, f := range block.Fields {
-			p, warns, err := readPlugin(file, kind, i, f)
+			nth := 0
+			if count[f.Key] > 1 {
+				seen[f.Key]++
+				nth = seen[f.Key]
+			}
+			p, warns, err := readPlugin(file, kind, i, nth, f)
 			if err != nil {
 				return nil, err
 			}
@@ -184,8 +217,8 @@ func posIn(v *hocon.Value, def hocon.Pos) hocon.Pos {
 	return v.Pos
 }
 
-func readPlugin(file, kind string, index int, f *hocon.Field) (*Plugin, []Warning, error) {
-	p := &Plugin{Kind: kind, Name: f.Key, Index: index, Pos: f.KeyPos, Body: f.Value}
+func readPlugin(file, kind string, index, nth int, f *hocon.Field) (*Plugin, []Warning, error) {
+	p := &Plugin{Kind: kind, Name: f.Key, Index: index, Pos: f.KeyPos, Body: f.Value, nth: nth}
 	if f.Value.Kind != hocon.Object {
 		return nil, nil, &Error{Pos: f.Value.Pos, Where: p.Where(), Msg: "expected the plugin's options in a block { ... }"}
 	}

@@ -272,6 +272,75 @@ sink {
 	}
 }
 
+// TestRepeatedPlugins checks that plugins of one name in a block stay
+// separate, as SeaTunnel keeps them, while everything else still merges.
+func TestRepeatedPlugins(t *testing.T) {
+	src := `env { parallelism = 2 }
+source {
+  FakeSource {
+    plugin_output = a
+    row.num = 5
+  }
+  FakeSource {
+    plugin_output = b
+  }
+}
+transform {
+  Filter { plugin_input = a, plugin_output = fa }
+  Filter { plugin_input = b, plugin_output = fb }
+}
+sink {
+  Console { plugin_input = fa }
+  Console { plugin_input = fb, parallelism = 3 }
+}
+env { job.mode = STREAMING }
+`
+	job := parse(t, src, nil)
+	type want struct {
+		where  string
+		index  int
+		line   int
+		output string
+		inputs []string
+		par    int
+	}
+	wants := []want{
+		{"source FakeSource #1", 0, 3, "a", nil, 0},
+		{"source FakeSource #2", 1, 7, "b", nil, 0},
+		{"transform Filter #1", 0, 12, "fa", []string{"a"}, 0},
+		{"transform Filter #2", 1, 13, "fb", []string{"b"}, 0},
+		{"sink Console #1", 0, 16, "", []string{"fa"}, 0},
+		{"sink Console #2", 1, 17, "", []string{"fb"}, 3},
+	}
+	var got []*config.Plugin
+	got = append(got, job.Sources...)
+	got = append(got, job.Transforms...)
+	got = append(got, job.Sinks...)
+	if len(job.Sources) != 2 || len(job.Transforms) != 2 || len(job.Sinks) != 2 {
+		t.Fatalf("got %d sources, %d transforms, %d sinks; want 2 of each", len(job.Sources), len(job.Transforms), len(job.Sinks))
+	}
+	for i, w := range wants {
+		p := got[i]
+		if p.Where() != w.where || p.Index != w.index || p.Pos.Line != w.line || p.Pos.Col != 3 {
+			t.Errorf("plugin %d = %s #%d at %v; want %s #%d at line %d col 3", i, p.Where(), p.Index, p.Pos, w.where, w.index, w.line)
+		}
+		if p.Output != w.output || !reflect.DeepEqual(p.Inputs, w.inputs) || p.Parallelism != w.par {
+			t.Errorf("%s: output %q inputs %q parallelism %d; want %q %q %d", p.Where(), p.Output, p.Inputs, p.Parallelism, w.output, w.inputs, w.par)
+		}
+	}
+	// Each body is its own: the second FakeSource has no row.num.
+	if job.Sources[0].Body.Lookup("row.num").String() != "5" || job.Sources[1].Body.Lookup("row.num") != nil {
+		t.Errorf("bodies merged: %s, %s", job.Sources[0].Body, job.Sources[1].Body)
+	}
+	// Other blocks still merge.
+	if job.Parallelism != 2 || job.Mode != "STREAMING" {
+		t.Errorf("env not merged: parallelism %d, mode %s", job.Parallelism, job.Mode)
+	}
+	// Plugins of one name are numbered in errors too.
+	_, err := config.Parse("job.conf", []byte("source {\n  FakeSource {}\n  FakeSource { parallelism = 0 }\n}\nsink { Console {} }\n"), nil)
+	wantError(t, err, 3, "source FakeSource #2", `"parallelism"`, "at least 1")
+}
+
 func TestPluginErrors(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -432,6 +501,7 @@ func FuzzParse(f *testing.F) {
 		"source = x\nsink {}",
 		"env = [1]",
 		"source { A = 5 }",
+		"source { A { plugin_output = a }, A { plugin_output = b } }\nsink { C { plugin_input = a }, C { plugin_input = b } }",
 	} {
 		f.Add(s)
 	}

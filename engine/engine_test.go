@@ -329,14 +329,14 @@ func TestMinPauseReducesCheckpoints(t *testing.T) {
 env { job.mode = STREAMING, checkpoint.interval = 20, min-pause = %d }
 source { EngineTestSource { rows = 10, unbounded = true } }
 sink { EngineTestSink { key = %q } }`, minPause, id))
-		time.Sleep(time.Second)
+		time.Sleep(2 * time.Second)
 		e.Cancel(id)
 		wait(t, e, id)
 		return len(checkpoints(t, store, id))
 	}
-	without, with := count(0), count(250)
+	without, with := count(0), count(400)
 	if with == 0 || with*2 > without {
-		t.Fatalf("checkpoints in 1 s: %d with min-pause 250 ms, %d without; want clearly fewer", with, without)
+		t.Fatalf("checkpoints in 2 s: %d with min-pause 400 ms, %d without; want clearly fewer", with, without)
 	}
 }
 
@@ -407,14 +407,18 @@ func TestRestoreSkipsCorruptCheckpoint(t *testing.T) {
 	cfg.Checkpoint.MaxRetained = 100
 	job := `
 env { checkpoint.interval = 30, read_limit.rows_per_second = 2000 }
-source { EngineTestSource { rows = 1000, parallelism = 2 } }
+source { EngineTestSource { rows = 5000, parallelism = 2 } }
 sink { EngineTestSink { key = "corrupt", parallelism = 2 } }`
 	e, err := engine.Start(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	submit(t, e, "corrupt", job)
-	time.Sleep(300 * time.Millisecond)
+	for deadline := time.Now().Add(20 * time.Second); len(checkpoints(t, store, "corrupt")) < 3; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no checkpoints completed")
+		}
+	}
 	e.Cancel("corrupt")
 	wait(t, e, "corrupt")
 	time.Sleep(200 * time.Millisecond) // a checkpoint may still be completing as the job cancels

@@ -9,6 +9,12 @@ import "strings"
 // bound to the value the field had before. Other substitutions stay in
 // the tree and are resolved afterwards (substitute.go), when the whole
 // document is known.
+//
+// In an object that Options.KeepDuplicates keeps (node.keep), a
+// `Key { ... }` or `Key = { ... }` adds a new field instead of merging;
+// the index then points at the newest field of that key, so everything
+// else that names the key (paths, +=, other values, substitutions)
+// applies to that last one.
 
 type nodeKind int
 
@@ -29,8 +35,9 @@ type node struct {
 	val    *Value // nScalar
 	text   string // nSpace, nQuoted
 	fields []*nfield
-	index  map[string]*nfield
-	items  []*node // nArray elements, nConcat parts, nMerge values (earliest first)
+	index  map[string]*nfield // nObject: the last field of each key
+	keep   bool               // nObject: Options.KeepDuplicates holds for its path
+	items  []*node            // nArray elements, nConcat parts, nMerge values (earliest first)
 	sub    *substExpr
 	base   *node // nSubst of the field's own earlier value: look up sub.path[skip:] in base
 	skip   int
@@ -47,11 +54,19 @@ func newObjectNode(pos Pos) *node {
 	return &node{kind: nObject, pos: pos, index: map[string]*nfield{}}
 }
 
+// set gives the (last) field of key the value v, adding the field if
+// there is none.
 func (n *node) set(key string, keyPos Pos, v *node) {
 	if f := n.index[key]; f != nil {
 		f.node, f.keyPos = v, keyPos
 		return
 	}
+	n.add(key, keyPos, v)
+}
+
+// add appends a field even if the key is already there; it becomes the
+// field that set, descend and lookups find.
+func (n *node) add(key string, keyPos Pos, v *node) {
 	f := &nfield{key: key, keyPos: keyPos, node: v}
 	n.fields = append(n.fields, f)
 	n.index[key] = f
@@ -90,6 +105,19 @@ type builder struct {
 	opts *Options
 }
 
+// newObject makes the object node for path (the whole path from the
+// root; only meaningful when track is set, so objects inside arrays are
+// never kept).
+func (b *builder) newObject(pos Pos, path []string, track bool) *node {
+	n := newObjectNode(pos)
+	if track && b.opts.KeepDuplicates != nil {
+		// Capped, so a callback that keeps and appends to it cannot
+		// overwrite the builder's later path elements.
+		n.keep = b.opts.KeepDuplicates(path[:len(path):len(path)])
+	}
+	return n
+}
+
 // object applies the entries of o to target. path is target's path from
 // the root; track is false inside arrays, where self-references make no
 // sense.
@@ -106,10 +134,10 @@ func (b *builder) object(o *astObject, target *node, path []string, track bool) 
 		}
 		cur := target
 		for _, seg := range e.key[:len(e.key)-1] {
-			cur = descend(cur, seg)
 			if track {
 				full = append(full, seg.name)
 			}
+			cur = b.descend(cur, seg, full, track)
 		}
 		last := e.key[len(e.key)-1]
 		if track {
@@ -120,18 +148,20 @@ func (b *builder) object(o *astObject, target *node, path []string, track bool) 
 }
 
 // descend returns the object under key seg of cur to assign into,
-// creating it (a.b = 1 creates a) or replacing a non-object.
-func descend(cur *node, seg keySeg) *node {
+// creating it (a.b = 1 creates a) or replacing a non-object. path ends
+// with seg. Of repeated keys kept by Options.KeepDuplicates it takes the
+// last.
+func (b *builder) descend(cur *node, seg keySeg, path []string, track bool) *node {
 	f := cur.index[seg.name]
 	if f == nil {
-		obj := newObjectNode(seg.pos)
+		obj := b.newObject(seg.pos, path, track)
 		cur.set(seg.name, seg.pos, obj)
 		return obj
 	}
 	if t := objectTarget(f.node); t != nil {
 		return t
 	}
-	obj := newObjectNode(seg.pos)
+	obj := b.newObject(seg.pos, path, track)
 	if f.node.unresolved() {
 		f.node = mergeNodes(f.node, obj)
 	} else {
@@ -156,13 +186,20 @@ func (b *builder) assign(cur *node, seg keySeg, e *astEntry, path []string, trac
 		return
 	}
 	if obj := e.value.singleObject(); obj != nil {
+		if cur.keep {
+			// Key { ... } in a kept object: a field of its own.
+			n := b.newObject(e.value.pos, path, track)
+			cur.add(seg.name, seg.pos, n)
+			b.object(obj, n, path, track)
+			return
+		}
 		if old != nil {
 			if t := objectTarget(old); t != nil {
 				b.object(obj, t, path, track)
 				return
 			}
 		}
-		n := newObjectNode(e.value.pos)
+		n := b.newObject(e.value.pos, path, track)
 		if old != nil && old.unresolved() {
 			cur.set(seg.name, seg.pos, mergeNodes(old, n))
 		} else {
@@ -221,7 +258,7 @@ func (b *builder) piece(pc *piece, path []string, track bool, old *node, used *b
 		}
 		return &node{kind: nSubst, pos: pc.pos, sub: s}
 	case pObject:
-		n := newObjectNode(pc.pos)
+		n := b.newObject(pc.pos, path, track)
 		b.object(pc.obj, n, path, track)
 		return n
 	default: // pArray

@@ -17,7 +17,7 @@
 //   - unquoted keys with dots are paths (row.num = 5 is row { num = 5 });
 //     quoted keys ("row.num" = 5) are one key
 //   - repeated keys: objects merge, the later field winning; other values
-//     replace
+//     replace (but see Options.KeepDuplicates below)
 //   - quoted strings with JSON escapes, """triple-quoted""" raw strings,
 //     unquoted strings, and value concatenation (a = foo bar is
 //     "foo bar"; arrays concatenate, objects merge)
@@ -35,6 +35,13 @@
 //   - include "file", include file("file") and include
 //     required(file("file")), relative to the including file, through
 //     Options.ReadFile; a missing file is skipped unless required
+//
+// Beyond HOCON, Options.KeepDuplicates names objects whose repeated
+// `Key { ... }` fields stay separate, in source order, instead of
+// merging: SeaTunnel turns each of its source, transform and sink
+// blocks into a list of plugins, so two FakeSource blocks are two
+// sources. A path, +=, or other value for such a key goes to its last
+// field, and so does a substitution; Value.Get finds the first.
 //
 // Deliberately left out: include url(...) and include classpath(...)
 // (errors), duration and size units (a = 10s is just the string "10s";

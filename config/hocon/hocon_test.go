@@ -258,6 +258,11 @@ var errorCases = []errorCase{
 	{name: "text after root", src: "{ a = 1 }\nb = 2", want: `job.conf:2:1: expected end of file after the '}' that closes the root object, found "b"`},
 	{name: "substitution as key", src: "${a} = 1", want: `job.conf:1:1: a substitution cannot be used as a key`},
 	{name: "array in key position", src: "a = 1\n[1]", want: `job.conf:2:1: expected a key, found '['`},
+	{name: "quoted key as written", src: "env {\n  \"parallelism\" 1\n}", want: `job.conf:3:1: expected '=', ':' or '{' after key "parallelism" 1, found '}'`},
+	{name: "partly quoted key as written", src: "a.\"b.c\" }", want: `job.conf:1:9: expected '=', ':' or '{' after key a."b.c", found '}'`},
+	{name: "quoted key with escapes", src: `"a\"b" = 1 c = 2`, want: `job.conf:1:14: expected ',' or newline after the value of key "a\"b", found '='`},
+	{name: "triple-quoted key on one line", src: "\"\"\"x\ny\"\"\" = ", want: `job.conf:2:8: expected a value after '=' for key """x\ny""", found end of file`},
+	{name: "invalid quoted key", src: `"a"..b = 1`, want: `job.conf:1:5: invalid key "a"..b: a path cannot have a leading, trailing or double '.' (quote the key to use '.' in it)`},
 }
 
 func TestErrors(t *testing.T) {

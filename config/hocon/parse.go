@@ -20,6 +20,22 @@ type Options struct {
 	SubstituteInQuoted bool
 	// ReadFile reads included files. If nil, include is an error.
 	ReadFile func(path string) ([]byte, error)
+	// KeepDuplicates, if set, is asked for the path from the root of
+	// each object the document defines (the root itself is []; objects
+	// inside arrays are not asked). Where it returns true, the object
+	// keeps repeated keys: every `Key { ... }` or `Key = { ... }`
+	// assignment to one of its keys (also as the end of a path, as in
+	// source.Key { ... } for a kept source) adds its own Field, in
+	// source order, instead of merging with the earlier one, as
+	// SeaTunnel keeps two plugins of the same name in a source,
+	// transform or sink block. Anything else
+	// that names such a key applies to its last field: a path into it
+	// (Key.row.num = 5), +=, a non-object value, and substitutions
+	// (${source.Key.row.num}). Value.Get and Value.Lookup find the
+	// first. Objects inside a kept field merge as usual unless
+	// KeepDuplicates holds for their path too. path must not be
+	// modified.
+	KeepDuplicates func(path []string) bool
 }
 
 // Parse parses a HOCON (or JSON) document and resolves its
@@ -40,8 +56,9 @@ func Parse(src []byte, opts Options) (v *Value, err error) {
 	if perr != nil {
 		return nil, perr
 	}
-	root := newObjectNode(ast.pos)
-	(&builder{opts: &opts}).object(ast, root, []string{}, true)
+	b := &builder{opts: &opts}
+	root := b.newObject(ast.pos, []string{}, true)
+	b.object(ast, root, []string{}, true)
 	r := newResolver(&opts, root)
 	rv, rerr := r.resolve(root)
 	if rerr != nil {

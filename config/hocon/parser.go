@@ -221,7 +221,7 @@ func (p *parser) body(obj *astObject, braced bool, open Pos) *Error {
 		}
 		what := "after include"
 		if e.include == nil {
-			what = "after the value of key " + quoteShort(e.keyText)
+			what = "after the value of key " + keyShort(e.keyText)
 		}
 		if braced {
 			what = "expected ',', newline or '}' " + what
@@ -272,7 +272,7 @@ func (p *parser) entry(braced bool) (*astEntry, *Error) {
 		sep := p.next()
 		e.append = sep.kind == tPlusEquals
 		sepText := describe(sep)
-		v, err := p.value(fmt.Sprintf("after %s for key %s", sepText, quoteShort(keyText)))
+		v, err := p.value(fmt.Sprintf("after %s for key %s", sepText, keyShort(keyText)))
 		if err != nil {
 			return nil, err
 		}
@@ -281,7 +281,7 @@ func (p *parser) entry(braced bool) (*astEntry, *Error) {
 			// next line: say so instead of complaining about that field.
 			p.skipSpace()
 			if k := p.peek().kind; k == tEquals || k == tColon || k == tPlusEquals {
-				return nil, errorf(sep.pos, "missing value after %s for key %s", sepText, quoteShort(keyText))
+				return nil, errorf(sep.pos, "missing value after %s for key %s", sepText, keyShort(keyText))
 			}
 		}
 		e.value = v
@@ -292,7 +292,7 @@ func (p *parser) entry(braced bool) (*astEntry, *Error) {
 		}
 		e.value = v
 	default:
-		return nil, p.unexpected(t, fmt.Sprintf("expected '=', ':' or '{' after key %s", quoteShort(keyText)))
+		return nil, p.unexpected(t, fmt.Sprintf("expected '=', ':' or '{' after key %s", keyShort(keyText)))
 	}
 	return e, nil
 }

@@ -135,7 +135,7 @@ func keyPath(toks []token) ([]keySeg, string, *Error) {
 	started, quoted := false, false
 	finish := func(at Pos) *Error {
 		if !quoted && cur.Len() == 0 {
-			return errorf(at, "invalid key %s: %s", quoteShort(keyText), badDots)
+			return errorf(at, "invalid key %s: %s", keyShort(keyText), badDots)
 		}
 		segs = append(segs, keySeg{name: cur.String(), pos: curPos})
 		cur.Reset()

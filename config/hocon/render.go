@@ -50,21 +50,10 @@ func writeJSONString(b *strings.Builder, s string) {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
+			if c == '"' || c == '\\' {
 				b.WriteByte('\\')
 				b.WriteByte(c)
-			case c == '\n':
-				b.WriteString(`\n`)
-			case c == '\r':
-				b.WriteString(`\r`)
-			case c == '\t':
-				b.WriteString(`\t`)
-			case c < 0x20 || c == 0x7f:
-				b.WriteString(`\u00`)
-				b.WriteByte(hexDigits[c>>4])
-				b.WriteByte(hexDigits[c&0xf])
-			default:
+			} else if !writeControl(b, c) {
 				b.WriteByte(c)
 			}
 			i++
@@ -77,20 +66,61 @@ func writeJSONString(b *strings.Builder, s string) {
 	b.WriteByte('"')
 }
 
+// writeControl writes an ASCII control character escaped as in JSON and
+// reports whether c was one.
+func writeControl(b *strings.Builder, c byte) bool {
+	switch {
+	case c == '\n':
+		b.WriteString(`\n`)
+	case c == '\r':
+		b.WriteString(`\r`)
+	case c == '\t':
+		b.WriteString(`\t`)
+	case c < 0x20 || c == 0x7f:
+		b.WriteString(`\u00`)
+		b.WriteByte(hexDigits[c>>4])
+		b.WriteByte(hexDigits[c&0xf])
+	default:
+		return false
+	}
+	return true
+}
+
+// shorten cuts s after 40 characters, marking the cut with "...".
+func shorten(s string) string {
+	const max = 40
+	n := 0
+	for i := range s {
+		if n == max {
+			return s[:i] + "..."
+		}
+		n++
+	}
+	return s
+}
+
 // quoteShort renders text for an error message, shortened if long.
 func quoteShort(s string) string {
-	const max = 40
-	if utf8.RuneCountInString(s) > max {
-		n := 0
-		for i := range s {
-			if n == max {
-				s = s[:i] + "..."
-				break
-			}
-			n++
+	var b strings.Builder
+	writeJSONString(&b, shorten(s))
+	return b.String()
+}
+
+// keyShort renders a key as written (its text from keyPath) for an
+// error message, shortened if long. A key with a quoted part already
+// shows its own quotes, so it is not quoted again (which would escape
+// them); only control characters from """triple-quoted""" parts are
+// escaped, to keep the message on one line.
+func keyShort(text string) string {
+	if !strings.Contains(text, `"`) { // unquoted text cannot hold '"'
+		return quoteShort(text)
+	}
+	s := shorten(text)
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if !writeControl(&b, s[i]) {
+			b.WriteByte(s[i])
 		}
 	}
-	var b strings.Builder
-	writeJSONString(&b, s)
 	return b.String()
 }

@@ -11,6 +11,10 @@ import (
 // the field or array element it is the whole value of. Values are
 // memoized per node, and a node met again while it is being resolved is
 // a cycle.
+//
+// Objects kept by Options.KeepDuplicates may repeat a key: a lookup
+// takes its last field, and an object merged over an earlier value keeps
+// each of its object fields as a field of its own (see combine).
 
 const (
 	maxResolveDepth = 10000   // nested resolutions (chains of substitutions)
@@ -25,6 +29,7 @@ type resolver struct {
 	memo   map[*node]*Value
 	undef  map[*node]bool
 	active map[*node]bool
+	kept   map[*Value]bool // objects of kept nodes (node.keep), and merges over them
 	depth  int
 	values int
 	bytes  int
@@ -37,6 +42,7 @@ func newResolver(opts *Options, root *node) *resolver {
 		memo:   map[*node]*Value{},
 		undef:  map[*node]bool{},
 		active: map[*node]bool{},
+		kept:   map[*Value]bool{},
 	}
 }
 
@@ -105,6 +111,9 @@ func (r *resolver) object(n *node) (*Value, *Error) {
 	v := &Value{Kind: Object, Pos: n.pos, Fields: make([]*Field, 0, len(n.fields))}
 	if err := r.spend(n.pos, 1+len(n.fields), 0); err != nil {
 		return nil, err
+	}
+	if n.keep {
+		r.kept[v] = true
 	}
 	for _, f := range n.fields {
 		fv, err := r.resolve(f.node)
@@ -199,9 +208,23 @@ func (r *resolver) lookup(base *node, path []string, from *node) (*Value, *Error
 		return nil, err
 	}
 	for ; i < len(path) && v != nil; i++ {
-		v = v.Get(path[i])
+		v = lastField(v, path[i])
 	}
 	return v, nil
+}
+
+// lastField is Value.Get, but takes the last of repeated keys, as
+// lookups through nodes do.
+func lastField(v *Value, key string) *Value {
+	if v.Kind != Object {
+		return nil
+	}
+	for i := len(v.Fields) - 1; i >= 0; i-- {
+		if f := v.Fields[i]; f.Key == key {
+			return f.Value
+		}
+	}
+	return nil
 }
 
 // concat joins the parts of a value concatenation: strings (with the
@@ -324,7 +347,11 @@ func (r *resolver) merge(n *node) (*Value, *Error) {
 	return acc, nil
 }
 
-// combine merges later over earlier without changing either.
+// combine merges later over earlier without changing either. A later
+// field merges into, or replaces, the last earlier field of its key. If
+// later is a kept object (Options.KeepDuplicates), its object fields are
+// added as fields of their own instead, as its `Key { ... }` fields
+// would have been had it been written out in place.
 func (r *resolver) combine(earlier, later *Value) (*Value, *Error) {
 	if earlier == nil {
 		return later, nil
@@ -339,6 +366,10 @@ func (r *resolver) combine(earlier, later *Value) (*Value, *Error) {
 		return nil, err
 	}
 	m := &Value{Kind: Object, Pos: earlier.Pos, Fields: make([]*Field, 0, len(earlier.Fields)+len(later.Fields))}
+	keep := r.kept[later]
+	if keep {
+		r.kept[m] = true
+	}
 	index := make(map[string]*Field, cap(m.Fields))
 	for _, f := range earlier.Fields {
 		c := *f
@@ -347,7 +378,7 @@ func (r *resolver) combine(earlier, later *Value) (*Value, *Error) {
 	}
 	for _, f := range later.Fields {
 		e := index[f.Key]
-		if e == nil {
+		if e == nil || keep && f.Value.Kind == Object {
 			c := *f
 			m.Fields = append(m.Fields, &c)
 			index[f.Key] = &c

@@ -36,8 +36,11 @@ type Value struct {
 	Pos  Pos // where the value starts in the source
 	// Text is, for scalars, the string value (unescaped) or the number,
 	// bool or null literal as written. It is empty for objects and arrays.
-	Text   string
-	Fields []*Field // for Object, in source order (after merging), unique keys
+	Text string
+	// Fields are an object's fields in source order (after merging).
+	// Keys are unique, except in objects kept by Options.KeepDuplicates
+	// and in copies of them made by substitution.
+	Fields []*Field
 	Items  []*Value // for Array
 	Quoted bool     // the scalar came from a quoted string, so "5" and 5 can be told apart
 }
@@ -50,7 +53,9 @@ type Field struct {
 }
 
 // Get returns the field of an object with exactly this key (no path
-// splitting), or nil if v is not an object or has no such field.
+// splitting), or nil if v is not an object or has no such field. Of a
+// key repeated under Options.KeepDuplicates it returns the first; range
+// over Fields to see them all.
 func (v *Value) Get(key string) *Value {
 	if v == nil || v.Kind != Object {
 		return nil
@@ -63,7 +68,8 @@ func (v *Value) Get(key string) *Value {
 	return nil
 }
 
-// Field returns the field with exactly this key, or nil.
+// Field returns the field with exactly this key (the first, if it is
+// repeated), or nil.
 func (v *Value) Field(key string) *Field {
 	if v == nil || v.Kind != Object {
 		return nil
@@ -79,6 +85,8 @@ func (v *Value) Field(key string) *Field {
 // Lookup follows a HOCON path expression such as `env.job.mode` or
 // `source.FakeSource."row.num"` through nested objects. It returns nil
 // if any step is missing or the path is not a valid path expression.
+// Each step takes the first of repeated keys, as Get does (substitutions
+// in the document take the last).
 func (v *Value) Lookup(path string) *Value {
 	keys, msg := parsePath(path)
 	if msg != "" {
@@ -169,7 +177,7 @@ func (v *Value) String() string {
 
 // ToAny converts the value to plain Go values: map[string]any, []any,
 // string, int64 (integral numbers that fit), float64 (other numbers),
-// bool or nil.
+// bool or nil. Of repeated keys it keeps the first, as Get does.
 func (v *Value) ToAny() any {
 	if v == nil {
 		return nil
@@ -178,7 +186,9 @@ func (v *Value) ToAny() any {
 	case Object:
 		m := make(map[string]any, len(v.Fields))
 		for _, f := range v.Fields {
-			m[f.Key] = f.Value.ToAny()
+			if _, dup := m[f.Key]; !dup {
+				m[f.Key] = f.Value.ToAny()
+			}
 		}
 		return m
 	case Array:
