@@ -171,7 +171,7 @@ func SplitBySize(b *Batch, maxBytes int) []*Batch {
 		case StoreInt:
 			_, w := intFrame(c.Ints[:n], nullsOf(c, n))
 			fixed += binary.MaxVarintLen64 + 1 // a part's base may be longer
-			perRow += w                         // a part's range is within b's
+			perRow += w                        // a part's range is within b's
 		case StoreFloat:
 			perRow += 8
 		case StoreBool:
@@ -325,13 +325,24 @@ func appendOnes(dst []byte, n int) []byte {
 func intFrame(v []int64, nulls []bool) (base int64, width int) {
 	var lo, hi int64
 	if nulls == nil {
-		if len(v) > 0 {
-			lo, hi = v[0], v[0]
+		if len(v) == 0 {
+			return 0, 1
 		}
-		for _, x := range v {
-			lo = min(lo, x)
-			hi = max(hi, x)
+		// Four running pairs, so that the compares do not wait on each other.
+		l0, l1, l2, l3 := v[0], v[0], v[0], v[0]
+		h0, h1, h2, h3 := l0, l0, l0, l0
+		i := 0
+		for ; i+4 <= len(v); i += 4 {
+			x := v[i : i+4 : i+4]
+			l0, h0 = min(l0, x[0]), max(h0, x[0])
+			l1, h1 = min(l1, x[1]), max(h1, x[1])
+			l2, h2 = min(l2, x[2]), max(h2, x[2])
+			l3, h3 = min(l3, x[3]), max(h3, x[3])
 		}
+		for _, x := range v[i:] {
+			l0, h0 = min(l0, x), max(h0, x)
+		}
+		lo, hi = min(l0, l1, l2, l3), max(h0, h1, h2, h3)
 	} else {
 		first := true
 		for i, x := range v {
@@ -692,9 +703,10 @@ type Decoder struct {
 func NewDecoder() *Decoder { return &Decoder{schemas: make(map[string]*Schema)} }
 
 // Decode reads one batch from src and returns it and the rest of src. The
-// batch does not share memory with src. Errors wrap ErrTruncated (src ends
-// inside the batch), ErrCorrupt or ErrVersion; Decode never panics on bad
-// input.
+// batch does not share memory with src; the strings of a column share one
+// allocation, which a string kept from it keeps alive. Errors wrap
+// ErrTruncated (src ends inside the batch), ErrCorrupt or ErrVersion; Decode
+// never panics on bad input.
 func (d *Decoder) Decode(src []byte) (*Batch, []byte, error) {
 	r := &reader[[]byte]{b: src}
 	v, err := r.byte()

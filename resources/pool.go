@@ -1,0 +1,238 @@
+package resources
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"sort"
+	"strings"
+)
+
+// Strategy is a placement strategy (SeaTunnel's slot allocation strategies).
+type Strategy string
+
+// The strategies.
+const (
+	// Random picks any worker with room.
+	Random Strategy = "RANDOM"
+	// SlotRatio picks the worker with the smallest share of its slots used.
+	SlotRatio Strategy = "SLOT_RATIO"
+	// SystemLoad picks the worker with the lowest reported load, then the
+	// smallest slot ratio.
+	SystemLoad Strategy = "SYSTEM_LOAD"
+)
+
+// ParseStrategy reads a strategy name.
+func ParseStrategy(s string) (Strategy, error) {
+	switch st := Strategy(strings.ToUpper(s)); st {
+	case Random, SlotRatio, SystemLoad:
+		return st, nil
+	}
+	return "", fmt.Errorf("unknown slot allocation strategy %q (want RANDOM, SLOT_RATIO or SYSTEM_LOAD)", s)
+}
+
+// Worker is a registered worker node.
+type Worker struct {
+	ID      string
+	Address string // its actor system's address
+	Profile Profile
+	Tags    map[string]string
+	// Load is its reported system load in [0, 1] (SYSTEM_LOAD).
+	Load float64
+	// FixedSlots, when > 0, is the slot count with dynamic slots off.
+	FixedSlots int
+
+	used  Profile
+	slots map[SlotID]Slot
+}
+
+// SlotID names a slot.
+type SlotID struct {
+	Worker string
+	N      int64
+}
+
+// Slot is a share of a worker given to one subtask.
+type Slot struct {
+	ID      SlotID
+	Profile Profile
+	Owner   string // job id
+}
+
+// ErrNoResources is returned when the workers cannot hold a request.
+var ErrNoResources = errors.New("not enough resources")
+
+// Pool is the cluster's workers and their slots. One goroutine (the
+// ResourceManager actor) uses it.
+type Pool struct {
+	workers map[string]*Worker
+	next    int64
+	rng     *rand.Rand
+}
+
+// NewPool is an empty pool; seed makes RANDOM repeatable.
+func NewPool(seed int64) *Pool {
+	return &Pool{workers: map[string]*Worker{}, rng: rand.New(rand.NewSource(seed))}
+}
+
+// Upsert adds a worker or updates its profile, tags and load, keeping its
+// slots.
+func (p *Pool) Upsert(w Worker) {
+	if old := p.workers[w.ID]; old != nil {
+		old.Address, old.Profile, old.Tags, old.Load, old.FixedSlots = w.Address, w.Profile, w.Tags, w.Load, w.FixedSlots
+		return
+	}
+	nw := w
+	nw.slots = map[SlotID]Slot{}
+	p.workers[w.ID] = &nw
+}
+
+// Remove drops a worker and returns the slots it held (their owners must
+// fail over).
+func (p *Pool) Remove(id string) []Slot {
+	w := p.workers[id]
+	if w == nil {
+		return nil
+	}
+	delete(p.workers, id)
+	out := make([]Slot, 0, len(w.slots))
+	for _, s := range w.slots {
+		out = append(out, s)
+	}
+	return out
+}
+
+// Workers lists the workers, by id.
+func (p *Pool) Workers() []Worker {
+	out := make([]Worker, 0, len(p.workers))
+	for _, w := range p.workers {
+		c := *w
+		c.slots = nil
+		out = append(out, c)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].ID < out[b].ID })
+	return out
+}
+
+// UsedSlots is the number of slots a worker has given out.
+func (p *Pool) UsedSlots(id string) int {
+	if w := p.workers[id]; w != nil {
+		return len(w.slots)
+	}
+	return 0
+}
+
+// capacity is how many slots of size each a worker can still give.
+func (w *Worker) fits(each Profile) bool {
+	if w.FixedSlots > 0 {
+		return len(w.slots) < w.FixedSlots
+	}
+	return w.Profile.Subtract(w.used).EnoughThan(each)
+}
+
+// ratio is the share of the worker in use.
+func (w *Worker) ratio() float64 {
+	if w.FixedSlots > 0 {
+		return float64(len(w.slots)) / float64(w.FixedSlots)
+	}
+	r := 0.0
+	if w.Profile.CPU > 0 {
+		r = w.used.CPU / w.Profile.CPU
+	}
+	if w.Profile.MemoryMB > 0 {
+		r = max(r, float64(w.used.MemoryMB)/float64(w.Profile.MemoryMB))
+	}
+	return r
+}
+
+// Matches tells whether a worker's tags include every tag of filter.
+func Matches(tags, filter map[string]string) bool {
+	for k, v := range filter {
+		if tags[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// Allocate gives owner n slots of size each on workers matching filter,
+// chosen by strategy; all or nothing.
+func (p *Pool) Allocate(owner string, n int, each Profile, strategy Strategy, filter map[string]string) ([]Slot, error) {
+	var got []Slot
+	for i := 0; i < n; i++ {
+		w := p.pick(each, strategy, filter)
+		if w == nil {
+			for _, s := range got {
+				p.Release(s.ID)
+			}
+			return nil, fmt.Errorf("%w: %d slots of %s wanted on workers matching %v, %d found", ErrNoResources, n, each, filter, len(got))
+		}
+		p.next++
+		s := Slot{ID: SlotID{Worker: w.ID, N: p.next}, Profile: each, Owner: owner}
+		w.slots[s.ID] = s
+		w.used = w.used.Merge(each)
+		got = append(got, s)
+	}
+	return got, nil
+}
+
+func (p *Pool) pick(each Profile, strategy Strategy, filter map[string]string) *Worker {
+	var cands []*Worker
+	for _, w := range p.workers {
+		if Matches(w.Tags, filter) && w.fits(each) {
+			cands = append(cands, w)
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	sort.Slice(cands, func(a, b int) bool { return cands[a].ID < cands[b].ID })
+	switch strategy {
+	case Random:
+		return cands[p.rng.Intn(len(cands))]
+	case SystemLoad:
+		sort.SliceStable(cands, func(a, b int) bool {
+			if cands[a].Load != cands[b].Load {
+				return cands[a].Load < cands[b].Load
+			}
+			return cands[a].ratio() < cands[b].ratio()
+		})
+	default:
+		sort.SliceStable(cands, func(a, b int) bool { return cands[a].ratio() < cands[b].ratio() })
+	}
+	return cands[0]
+}
+
+// Release returns a slot.
+func (p *Pool) Release(id SlotID) {
+	w := p.workers[id.Worker]
+	if w == nil {
+		return
+	}
+	if s, ok := w.slots[id]; ok {
+		delete(w.slots, id)
+		w.used = w.used.Subtract(s.Profile)
+	}
+}
+
+// ReleaseOwner returns every slot of owner.
+func (p *Pool) ReleaseOwner(owner string) {
+	for _, w := range p.workers {
+		for id, s := range w.slots {
+			if s.Owner == owner {
+				p.Release(id)
+			}
+		}
+	}
+}
+
+// Worker looks a worker up.
+func (p *Pool) Worker(id string) (Worker, bool) {
+	w := p.workers[id]
+	if w == nil {
+		return Worker{}, false
+	}
+	c := *w
+	c.slots = nil
+	return c, true
+}
