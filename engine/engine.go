@@ -6,6 +6,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"io"
 	"log/slog"
 	"time"
@@ -16,9 +17,11 @@ import (
 	"github.com/stactor/stactor/actors/checkpoint"
 	"github.com/stactor/stactor/actors/coordinator"
 	"github.com/stactor/stactor/actors/jobmaster"
+	"github.com/stactor/stactor/actors/resource"
 	"github.com/stactor/stactor/actors/task"
 	"github.com/stactor/stactor/actors/worker"
 	"github.com/stactor/stactor/messages"
+	"github.com/stactor/stactor/resources"
 	"github.com/stactor/stactor/storage"
 )
 
@@ -27,6 +30,7 @@ type Engine struct {
 	System      *actor.ActorSystem
 	Coordinator *actor.PID
 	Worker      *actor.PID
+	Resources   *actor.PID
 }
 
 // Config are the engine's settings.
@@ -61,11 +65,17 @@ func Start(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting the worker: %w", err)
 	}
-	c, err := sys.Root.SpawnNamed(actor.PropsFromProducer(coordinator.New(w, cfg.Store, jobmaster.Options{Checkpoint: cfg.Checkpoint, NoProgressTimeout: cfg.NoProgressTimeout, CancelTimeout: cfg.CancelTimeout}, cfg.Log)), "coordinator")
+	rm, err := sys.Root.SpawnNamed(actor.PropsFromProducer(resource.New(resource.Options{Strategy: resources.SlotRatio}, cfg.Log)), "resources")
+	if err != nil {
+		return nil, fmt.Errorf("starting the resource manager: %w", err)
+	}
+	// One process, one worker: its slots are as many as the jobs need.
+	sys.Root.Send(rm, &resource.WorkerUp{Worker: resources.Worker{ID: "local", Address: sys.Address(), FixedSlots: math.MaxInt32}})
+	c, err := sys.Root.SpawnNamed(actor.PropsFromProducer(coordinator.New(rm, cfg.Store, jobmaster.Options{Checkpoint: cfg.Checkpoint, NoProgressTimeout: cfg.NoProgressTimeout, CancelTimeout: cfg.CancelTimeout}, cfg.Log)), "coordinator")
 	if err != nil {
 		return nil, fmt.Errorf("starting the coordinator: %w", err)
 	}
-	return &Engine{System: sys, Coordinator: c, Worker: w}, nil
+	return &Engine{System: sys, Coordinator: c, Worker: w, Resources: rm}, nil
 }
 
 // Stop shuts the engine down.

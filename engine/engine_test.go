@@ -490,3 +490,17 @@ sink { EngineTestSink { key = "stuck", parallelism = 2 } }`)
 		t.Fatalf("state %s: %s", st.State, st.Error)
 	}
 }
+
+// A job whose tag_filter matches no worker is refused its slots
+// (job-schedule-strategy REJECT) and fails with the cause.
+func TestTagFilterWithoutMatchingWorkerFails(t *testing.T) {
+	e := start(t, 16)
+	submit(t, e, "tags", `
+env { tag_filter { zone = "nowhere" } }
+source { EngineTestSource { rows = 10 } }
+sink { EngineTestSink { key = "tags" } }`)
+	st := wait(t, e, "tags")
+	if st.State != state.JobFailed || !strings.Contains(st.Error, "no slots") || !strings.Contains(st.Error, "zone:nowhere") {
+		t.Fatalf("state %s: %s", st.State, st.Error)
+	}
+}

@@ -19,7 +19,7 @@ import (
 
 // Service is the actor.
 type Service struct {
-	worker *actor.PID
+	resources *actor.PID
 	store  storage.Storage
 	opts   jobmaster.Options
 	log    zerolog.Logger
@@ -33,11 +33,12 @@ type job struct {
 	waiters []*actor.PID
 }
 
-// New is the props producer of the service; subtasks go to worker,
-// checkpoints to store, and opts configure every JobMaster.
-func New(worker *actor.PID, store storage.Storage, opts jobmaster.Options, log zerolog.Logger) actor.Producer {
+// New is the props producer of the service; slots come from the
+// ResourceManager resources, checkpoints go to store, and opts configure
+// every JobMaster.
+func New(resources *actor.PID, store storage.Storage, opts jobmaster.Options, log zerolog.Logger) actor.Producer {
 	return func() actor.Actor {
-		return &Service{worker: worker, store: store, opts: opts, log: log, jobs: map[string]*job{}}
+		return &Service{resources: resources, store: store, opts: opts, log: log, jobs: map[string]*job{}}
 	}
 }
 
@@ -102,7 +103,7 @@ func (s *Service) submit(ctx actor.Context, m *messages.SubmitJob) *messages.Sub
 	}
 	opts := s.opts
 	opts.Restore = m.Restore
-	pid, err := ctx.SpawnNamed(actor.PropsFromProducer(jobmaster.New(spec, p, s.worker, s.store, opts, s.log)), "job/"+m.JobId)
+	pid, err := ctx.SpawnNamed(actor.PropsFromProducer(jobmaster.New(spec, p, s.resources, s.store, opts, s.log)), "job/"+m.JobId)
 	if err != nil {
 		return &messages.SubmitJobReply{JobId: m.JobId, Error: err.Error()}
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/stactor/stactor/actors/checkpoint"
 	"github.com/stactor/stactor/actors/enumerator"
+	"github.com/stactor/stactor/actors/resource"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/state"
@@ -49,9 +50,9 @@ type Options struct {
 
 // JobMaster is the actor.
 type JobMaster struct {
-	spec   *messages.JobSpec
-	plan   *plan.Plan
-	worker *actor.PID
+	spec      *messages.JobSpec
+	plan      *plan.Plan
+	resources *actor.PID // the ResourceManager
 	store  storage.Storage
 	opts   Options
 	log    zerolog.Logger
@@ -99,9 +100,9 @@ type taskRun struct {
 }
 
 // New is the props producer of a JobMaster.
-func New(spec *messages.JobSpec, p *plan.Plan, worker *actor.PID, store storage.Storage, opts Options, log zerolog.Logger) actor.Producer {
+func New(spec *messages.JobSpec, p *plan.Plan, resources *actor.PID, store storage.Storage, opts Options, log zerolog.Logger) actor.Producer {
 	return func() actor.Actor {
-		return &JobMaster{spec: spec, plan: p, worker: worker, store: store, opts: opts, state: state.JobCreated,
+		return &JobMaster{spec: spec, plan: p, resources: resources, store: store, opts: opts, state: state.JobCreated,
 			byPID: map[string]*taskRun{}, log: log.With().Str("job", spec.JobId).Logger()}
 	}
 }
@@ -143,7 +144,20 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 		j.scheduleWatchdog()
 	case *checkpoint.Ready:
 		if p := j.pipeline(m.Pipeline, m.Attempt); p != nil {
-			j.deploy(ctx, p)
+			j.requestSlots(ctx, p)
+		}
+	case *resource.Granted:
+		if p := j.owned(m.Owner); p != nil {
+			j.deploy(ctx, p, m.Addresses)
+		}
+	case *resource.Refused:
+		if p := j.owned(m.Owner); p != nil {
+			p.permanent = true
+			j.failPipeline(ctx, p, "no slots: "+m.Cause)
+		}
+	case *resource.WorkerLost:
+		if p := j.owned(m.Owner); p != nil {
+			j.failPipeline(ctx, p, fmt.Sprintf("worker %s was lost", m.Worker))
 		}
 	case *messages.DeployTaskReply:
 		j.onDeployed(ctx, m)
@@ -332,9 +346,38 @@ func (j *JobMaster) startPipeline(ctx actor.Context, p *pipelineRun, restore boo
 	p.coordinator = pid
 }
 
-// deploy starts the enumerators and asks the worker for every subtask.
-func (j *JobMaster) deploy(ctx actor.Context, p *pipelineRun) {
+// slotOwner names a pipeline attempt's slots at the ResourceManager.
+func (j *JobMaster) slotOwner(p *pipelineRun) string {
+	return fmt.Sprintf("%s/%d/%d", j.spec.JobId, p.p.ID, p.attempt)
+}
+
+func (j *JobMaster) owned(owner string) *pipelineRun {
+	for _, p := range j.pipelines {
+		if j.slotOwner(p) == owner {
+			return p
+		}
+	}
+	return nil
+}
+
+// requestSlots asks the ResourceManager for a slot per subtask (a fused
+// chain's subtask is one unit and stays together).
+func (j *JobMaster) requestSlots(ctx actor.Context, p *pipelineRun) {
+	n := 0
+	for _, c := range p.p.Chains {
+		n += c.Parallelism
+	}
 	p.state = state.PipelineDeploying
+	ctx.Send(j.resources, &resource.Request{Owner: j.slotOwner(p), N: n, Filter: j.plan.Job.TagFilter, ReplyTo: ctx.Self()})
+}
+
+// deploy starts the enumerators and asks each slot's worker for its
+// subtask.
+func (j *JobMaster) deploy(ctx actor.Context, p *pipelineRun, workers []string) {
+	if p.state != state.PipelineDeploying {
+		ctx.Send(j.resources, &resource.Release{Owner: j.slotOwner(p)})
+		return
+	}
 	for _, v := range p.p.Sources() {
 		pid, err := ctx.SpawnNamed(actor.PropsFromProducer(enumerator.New(v, p.restore, j.store, p.coordinator)),
 			fmt.Sprintf("enumerator/%d/%d/%d", p.p.ID, p.attempt, v.ID))
@@ -344,11 +387,14 @@ func (j *JobMaster) deploy(ctx actor.Context, p *pipelineRun) {
 		}
 		p.enums[v.ID] = pid
 	}
+	slot := 0
 	for _, c := range p.p.Chains {
 		for i := 0; i < c.Parallelism; i++ {
 			loc := &messages.TaskLocation{JobId: j.spec.JobId, Pipeline: int32(p.p.ID), Attempt: int32(p.attempt), Chain: int32(c.ID), Subtask: int32(i)}
 			p.tasks[[2]int32{int32(c.ID), int32(i)}] = &taskRun{pipe: p, loc: loc, state: state.TaskCreated}
-			ctx.Request(j.worker, &messages.DeployTask{Loc: loc, Job: j.spec, JobMaster: messages.FromPID(ctx.Self()), Restore: p.restore})
+			worker := actor.NewPID(workers[slot], "worker")
+			slot++
+			ctx.Request(worker, &messages.DeployTask{Loc: loc, Job: j.spec, JobMaster: messages.FromPID(ctx.Self()), Restore: p.restore})
 		}
 	}
 }
@@ -518,6 +564,7 @@ func allGone(p *pipelineRun) bool {
 }
 
 func (j *JobMaster) endPipeline(ctx actor.Context, p *pipelineRun, s, cause string) {
+	ctx.Send(j.resources, &resource.Release{Owner: j.slotOwner(p)})
 	p.state = s
 	if cause != "" {
 		p.cause = cause
@@ -545,6 +592,7 @@ func (j *JobMaster) checkEnd(ctx actor.Context) {
 		case state.PipelineFailing:
 			if j.state != state.JobCanceling && !p.permanent && p.retries < j.plan.Job.RetryTimes {
 				p.retries++
+				ctx.Send(j.resources, &resource.Release{Owner: j.slotOwner(p)})
 				j.log.Warn().Int("pipeline", p.p.ID).Int("retry", p.retries).Int("of", j.plan.Job.RetryTimes).Str("cause", p.cause).Msg("restoring pipeline from its latest checkpoint")
 				p.state = state.PipelineCreated
 				sys, self := j.sys, j.self

@@ -1,0 +1,164 @@
+// Package resource is the ResourceManager actor (DESIGN §7): it owns the
+// cluster's worker pool (workers join and leave as membership says), hands
+// out slots to JobMasters by a placement strategy and a job's tag_filter,
+// queues requests that cannot be met yet (job-schedule-strategy WAIT) or
+// refuses them (REJECT), and tells a JobMaster when a worker holding its
+// slots is lost.
+package resource
+
+import (
+	"fmt"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/rs/zerolog"
+
+	"github.com/stactor/stactor/resources"
+)
+
+// Options configure the ResourceManager.
+type Options struct {
+	Strategy resources.Strategy
+	// Slot is the profile of one slot (one subtask) with dynamic slots.
+	Slot resources.Profile
+	// Wait queues requests that cannot be met (WAIT); false refuses them
+	// (REJECT).
+	Wait bool
+}
+
+// WorkerUp registers or updates a worker.
+type WorkerUp struct{ Worker resources.Worker }
+
+// WorkerDown removes a worker; owners of its slots get WorkerLost.
+type WorkerDown struct{ ID string }
+
+// Request asks for N slots for Owner (a pipeline attempt); the answer goes
+// to ReplyTo as Granted or Refused.
+type Request struct {
+	Owner   string
+	N       int
+	Filter  map[string]string
+	ReplyTo *actor.PID
+}
+
+// Granted answers a Request: one slot per subtask, in order.
+type Granted struct {
+	Owner string
+	Slots []resources.Slot
+	// Addresses are the slots' workers' actor system addresses.
+	Addresses []string
+}
+
+// Refused answers a Request that cannot be met (REJECT), or whose filter
+// no worker could ever match.
+type Refused struct {
+	Owner string
+	Cause string
+}
+
+// Release returns every slot of Owner (and drops a queued request).
+type Release struct{ Owner string }
+
+// WorkerLost tells an owner that a worker holding its slots is gone.
+type WorkerLost struct {
+	Owner  string
+	Worker string
+}
+
+// GetWorkers is answered with Workers.
+type GetWorkers struct{}
+
+// Workers lists the pool: each worker and its used slots.
+type Workers struct {
+	Workers []resources.Worker
+	Used    map[string]int
+}
+
+// Manager is the actor.
+type Manager struct {
+	opts    Options
+	log     zerolog.Logger
+	pool    *resources.Pool
+	owners  map[string]*actor.PID // slot owner → who to tell
+	waiting []*Request
+}
+
+// New is the props producer.
+func New(opts Options, log zerolog.Logger) actor.Producer {
+	return func() actor.Actor {
+		return &Manager{opts: opts, log: log, pool: resources.NewPool(1), owners: map[string]*actor.PID{}}
+	}
+}
+
+// Receive handles one message.
+func (m *Manager) Receive(ctx actor.Context) {
+	switch msg := ctx.Message().(type) {
+	case *WorkerUp:
+		m.pool.Upsert(msg.Worker)
+		m.retry(ctx)
+	case *WorkerDown:
+		lost := m.pool.Remove(msg.ID)
+		told := map[string]bool{}
+		for _, s := range lost {
+			if pid := m.owners[s.Owner]; pid != nil && !told[s.Owner] {
+				told[s.Owner] = true
+				ctx.Send(pid, &WorkerLost{Owner: s.Owner, Worker: msg.ID})
+			}
+		}
+		if len(lost) > 0 {
+			m.log.Warn().Str("worker", msg.ID).Int("slots", len(lost)).Msg("worker lost; its slots are gone")
+		}
+	case *Request:
+		m.serve(ctx, msg, true)
+	case *Release:
+		m.pool.ReleaseOwner(msg.Owner)
+		delete(m.owners, msg.Owner)
+		for i, r := range m.waiting {
+			if r.Owner == msg.Owner {
+				m.waiting = append(m.waiting[:i], m.waiting[i+1:]...)
+				break
+			}
+		}
+		m.retry(ctx)
+	case *GetWorkers:
+		used := map[string]int{}
+		ws := m.pool.Workers()
+		for _, w := range ws {
+			used[w.ID] = m.pool.UsedSlots(w.ID)
+		}
+		ctx.Respond(&Workers{Workers: ws, Used: used})
+	}
+}
+
+// serve grants r, queues it (WAIT) or refuses it (REJECT).
+func (m *Manager) serve(ctx actor.Context, r *Request, first bool) bool {
+	slots, err := m.pool.Allocate(r.Owner, r.N, m.opts.Slot, m.opts.Strategy, r.Filter)
+	if err == nil {
+		m.owners[r.Owner] = r.ReplyTo
+		g := &Granted{Owner: r.Owner, Slots: slots}
+		for _, s := range slots {
+			w, _ := m.pool.Worker(s.ID.Worker)
+			g.Addresses = append(g.Addresses, w.Address)
+		}
+		ctx.Send(r.ReplyTo, g)
+		return true
+	}
+	if !m.opts.Wait {
+		ctx.Send(r.ReplyTo, &Refused{Owner: r.Owner, Cause: fmt.Sprintf("%v (job-schedule-strategy REJECT)", err)})
+		return true
+	}
+	if first {
+		m.log.Info().Str("owner", r.Owner).Int("slots", r.N).Msg("waiting for slots (job-schedule-strategy WAIT)")
+		m.waiting = append(m.waiting, r)
+	}
+	return false
+}
+
+// retry serves queued requests in order while they can be met.
+func (m *Manager) retry(ctx actor.Context) {
+	for len(m.waiting) > 0 {
+		if !m.serve(ctx, m.waiting[0], false) {
+			return
+		}
+		m.waiting = m.waiting[1:]
+	}
+}
