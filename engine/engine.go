@@ -6,9 +6,9 @@ package engine
 
 import (
 	"fmt"
-	"math"
 	"io"
 	"log/slog"
+	"math"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"

@@ -20,11 +20,11 @@ import (
 // Service is the actor.
 type Service struct {
 	resources *actor.PID
-	store  storage.Storage
-	opts   jobmaster.Options
-	log    zerolog.Logger
-	jobs   map[string]*job
-	order  []string
+	store     storage.Storage
+	opts      jobmaster.Options
+	log       zerolog.Logger
+	jobs      map[string]*job
+	order     []string
 }
 
 type job struct {

@@ -53,9 +53,9 @@ type JobMaster struct {
 	spec      *messages.JobSpec
 	plan      *plan.Plan
 	resources *actor.PID // the ResourceManager
-	store  storage.Storage
-	opts   Options
-	log    zerolog.Logger
+	store     storage.Storage
+	opts      Options
+	log       zerolog.Logger
 
 	state     string
 	cause     string

@@ -1,0 +1,31 @@
+// Package localfile is SeaTunnel's LocalFile connector: a source that reads
+// text, csv, json and parquet files under a path, and a sink that writes
+// them with exactly-once delivery. Option names, defaults and value
+// renderings follow SeaTunnel's connector-file and format modules (each
+// function names the Java class it follows).
+//
+// Source. The factory lists the files at plan time (recursively, skipping
+// empty files, _SUCCESS and hidden entries — hidden folders too, where the
+// sink stages — filtered by file_filter_pattern and filename_extension),
+// so a missing path or a bad schema is a positioned config error before
+// anything runs; parquet files give their own schema. The enumerator cuts
+// one split per file, and per record-aligned block for large uncompressed
+// text, csv and json files, and deals them round-robin in split-id order as
+// SeaTunnel's MultipleTableFileSourceSplitEnumerator does. A split's
+// position is a byte offset (text formats) or a row index (parquet), so a
+// reader restored from a checkpoint continues with exactly the next row.
+// Readers parse straight into the batch's typed columns.
+//
+// Sink. A writer stages its files under
+// <path>/.stactor-staging/<job>/<pipeline>/<attempt>/<subtask>/<txn>/ and
+// PrepareCommit(n) closes and fsyncs them and returns a commit info of
+// (staging, final) pairs whose final names carry SeaTunnel's transaction id
+// T_<job>_<pipeline>_<subtask>_<n>, so committing again names the same
+// files. The per-writer Committer renames them into place on the node that
+// wrote (DESIGN §8), idempotently, fsyncing the folders; Abort and
+// AbortStale delete staging only, never a committed file. Row kinds are not
+// written: as SeaTunnel's file sinks, every row is written as it is. With
+// is_enable_transaction = false files are written straight to their final
+// names as rows arrive, which is not exactly-once: a replay after a
+// failover writes rows again.
+package localfile

@@ -1,0 +1,151 @@
+package localfile
+
+import (
+	"strings"
+
+	"github.com/stactor/stactor/config"
+)
+
+// The file formats stactor reads and writes (SeaTunnel's FileFormat has
+// more: orc, excel, xml, binary...; asking for one is a config error).
+const (
+	formatText    = "text"
+	formatCSV     = "csv"
+	formatJSON    = "json"
+	formatParquet = "parquet"
+)
+
+var formats = []string{formatText, formatCSV, formatJSON, formatParquet}
+
+// suffix is SeaTunnel's FileFormat suffix of a format's files.
+func suffix(format string) string {
+	switch format {
+	case formatText:
+		return ".txt"
+	case formatCSV:
+		return ".csv"
+	case formatJSON:
+		return ".json"
+	}
+	return ".parquet"
+}
+
+// Shared options of the source and the sink, SeaTunnel's names and
+// defaults (FileBaseOptions).
+var (
+	optDateFormat     = config.Option{Key: "date_format", Type: config.TypeString, Default: defaultDateFormat, Doc: "how dates are written in text files (java.time pattern)"}
+	optDatetimeFormat = config.Option{Key: "datetime_format", Type: config.TypeString, Default: defaultDatetimeFormat, Doc: "how timestamps are written in text files (java.time pattern)"}
+	optTimeFormat     = config.Option{Key: "time_format", Type: config.TypeString, Default: defaultTimeFormat, Doc: "how times are written in text files (java.time pattern)"}
+	optEncoding       = config.Option{Key: "encoding", Type: config.TypeString, Default: "UTF-8", Doc: "the files' character set: UTF-8 or ISO-8859-1"}
+	optRowDelimiter   = config.Option{Key: "row_delimiter", Type: config.TypeString, Default: "\n", Doc: "the separator between rows of text files"}
+)
+
+// sourceOptions are LocalFile's source options (FileBaseSourceOptions).
+var sourceOptions = []config.Option{
+	{Key: "path", Type: config.TypeString, Required: true, Doc: "a file, or a folder read recursively"},
+	{Key: "file_format_type", Type: config.TypeEnum, Required: true, Enum: formats, Doc: "the files' format"},
+	config.SchemaOption,
+	{Key: "read_columns", Type: config.TypeStrings, Doc: "the columns to read, in this order"},
+	{Key: "field_delimiter", Type: config.TypeString, Fallbacks: []string{"delimiter"}, Doc: "the field separator: \\u0001 for text, ',' for csv"},
+	optRowDelimiter,
+	{Key: "skip_header_row_number", Type: config.TypeInt, Default: int64(0), Doc: "lines to skip at the start of each text or csv file"},
+	{Key: "file_filter_pattern", Type: config.TypeString, Doc: "a regular expression a file's name (or full path) must match"},
+	{Key: "filename_extension", Type: config.TypeString, Doc: "read only files with this extension"},
+	{Key: "compress_codec", Type: config.TypeEnum, Enum: []string{"none", "gzip", "gz", "lzo"}, Default: "none", Doc: "compression of text, csv and json files"},
+	{Key: "archive_compress_codec", Type: config.TypeEnum, Enum: []string{"none", "gz", "zip", "tar", "tar_gz"}, Default: "none", Doc: "archive format of the files: none or gz"},
+	optEncoding,
+	optDateFormat,
+	optDatetimeFormat,
+	optTimeFormat,
+	{Key: "parse_partition_from_path", Type: config.TypeBool, Default: true, Doc: "add the k=v folders under path as string fields"},
+	{Key: "null_format", Type: config.TypeString, Doc: "the text that stands for null in text and csv files"},
+	{Key: "quote_char", Type: config.TypeString, Default: "\"", Doc: "the quote character of csv files"},
+}
+
+// sinkOptions are LocalFile's sink options (FileBaseSinkOptions).
+var sinkOptions = []config.Option{
+	{Key: "path", Type: config.TypeString, Required: true, Doc: "the folder files are written to"},
+	{Key: "tmp_path", Type: config.TypeString, Doc: "ignored: stactor stages files under path/.stactor-staging, on the same file system, so that committing is a rename"},
+	{Key: "file_format_type", Type: config.TypeEnum, Enum: formats, Default: formatCSV, Doc: "the files' format"},
+	{Key: "custom_filename", Type: config.TypeBool, Default: false, Doc: "name files by file_name_expression"},
+	{Key: "file_name_expression", Type: config.TypeString, Default: "${transactionId}", Doc: "a file's name: ${transactionId}, ${now}, ${uuid}"},
+	{Key: "filename_time_format", Type: config.TypeString, Default: "yyyy.MM.dd", Doc: "the format of ${now}"},
+	{Key: "filename_extension", Type: config.TypeString, Doc: "replaces the format's file extension"},
+	{Key: "field_delimiter", Type: config.TypeString, Doc: "the field separator: \\u0001 for text, ',' for csv"},
+	optRowDelimiter,
+	{Key: "have_partition", Type: config.TypeBool, Default: false, Doc: "write rows into folders by partition_by"},
+	{Key: "partition_by", Type: config.TypeStrings, Doc: "the fields whose values name the partition folders"},
+	{Key: "partition_dir_expression", Type: config.TypeString, Doc: "a partition folder: ${k0}=${v0}/${k1}=${v1}/... by default"},
+	{Key: "is_partition_field_write_in_file", Type: config.TypeBool, Default: false, Doc: "also write the partition fields into the files"},
+	{Key: "sink_columns", Type: config.TypeStrings, Doc: "the fields to write, in this order"},
+	{Key: "is_enable_transaction", Type: config.TypeBool, Default: true, Doc: "stage files and commit them on checkpoints (exactly-once)"},
+	{Key: "batch_size", Type: config.TypeInt, Default: int64(1000000), Doc: "rows per file before a new file is started"},
+	{Key: "single_file_mode", Type: config.TypeBool, Default: false, Doc: "one file per checkpoint and writer, never rolled"},
+	{Key: "create_empty_file_when_no_data", Type: config.TypeBool, Default: false, Doc: "write an empty file for a checkpoint without rows"},
+	{Key: "compress_codec", Type: config.TypeEnum, Enum: []string{"none", "gzip", "snappy", "zstd", "lz4", "brotli", "lzo", "zlib"}, Default: "none", Doc: "compression: gzip for text formats, snappy, gzip, zstd, lz4 or brotli for parquet"},
+	optEncoding,
+	optDateFormat,
+	optDatetimeFormat,
+	optTimeFormat,
+	{Key: "enable_header_write", Type: config.TypeBool, Default: false, Doc: "write the field names as the first line of csv and text files"},
+	{Key: "csv_string_quote_mode", Type: config.TypeEnum, Enum: []string{"ALL", "MINIMAL", "NONE"}, Default: "MINIMAL", Doc: "which csv strings are quoted"},
+	{Key: "data_save_mode", Type: config.TypeEnum, Enum: []string{"APPEND_DATA", "DROP_DATA", "ERROR_WHEN_DATA_EXISTS"}, Default: "APPEND_DATA", Doc: "only APPEND_DATA is supported"},
+	{Key: "schema_save_mode", Type: config.TypeEnum, Enum: []string{"CREATE_SCHEMA_WHEN_NOT_EXIST", "RECREATE_SCHEMA", "ERROR_WHEN_SCHEMA_NOT_EXIST", "IGNORE"}, Default: "CREATE_SCHEMA_WHEN_NOT_EXIST", Doc: "only CREATE_SCHEMA_WHEN_NOT_EXIST and IGNORE are supported"},
+}
+
+// encodingOf checks the encoding option: UTF-8 or ISO-8859-1 (latin1).
+func encodingOf(cfg *config.PluginConfig) (latin1 bool, err error) {
+	switch strings.ToUpper(strings.ReplaceAll(cfg.String("encoding"), "_", "-")) {
+	case "UTF-8", "UTF8":
+		return false, nil
+	case "ISO-8859-1", "ISO8859-1", "LATIN1", "LATIN-1":
+		return true, nil
+	}
+	return false, cfg.Errorf("encoding", "%q is not supported (UTF-8 or ISO-8859-1)", cfg.String("encoding"))
+}
+
+// timeFormatsOf reads date_format, datetime_format and time_format.
+func timeFormatsOf(cfg *config.PluginConfig) (timeFormats, error) {
+	f, err := newTimeFormats(cfg.String("date_format"), cfg.String("datetime_format"), cfg.String("time_format"))
+	if err != nil {
+		key := strings.SplitN(err.Error(), ":", 2)[0]
+		return f, cfg.Errorf(key, "%v", strings.TrimPrefix(err.Error(), key+": "))
+	}
+	return f, nil
+}
+
+// latin1ToUTF8 decodes ISO-8859-1 bytes (each byte is its code point).
+func latin1ToUTF8(dst, src []byte) []byte {
+	dst = dst[:0]
+	for _, c := range src {
+		if c < 0x80 {
+			dst = append(dst, c)
+		} else {
+			dst = append(dst, 0xc0|c>>6, 0x80|c&0x3f)
+		}
+	}
+	return dst
+}
+
+// utf8ToLatin1 encodes text as ISO-8859-1; characters outside it become
+// '?', as Java's String.getBytes does.
+func utf8ToLatin1(dst []byte, src []byte) []byte {
+	dst = dst[:0]
+	for _, r := range string(src) {
+		if r < 0x100 {
+			dst = append(dst, byte(r))
+		} else {
+			dst = append(dst, '?')
+		}
+	}
+	return dst
+}
+
+func hasHigh(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return true
+		}
+	}
+	return false
+}

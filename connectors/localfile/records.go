@@ -1,0 +1,276 @@
+package localfile
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// recordBuffer is the initial read buffer of a record reader; it grows to
+// hold a record longer than itself.
+const recordBuffer = 1 << 20
+
+// recordReader cuts a file (or the gzip stream in it) into records: lines
+// ending in sep, or — for csv, quote != 0 — records whose newlines inside
+// quoted fields do not end them (RFC 4180). A "\n" separator also drops a
+// "\r" before it, as Java's BufferedReader.lines() does. It tracks the
+// offset (in the uncompressed stream) of the next record, which is a
+// split's position, and line numbers for messages.
+type recordReader struct {
+	f    *os.File
+	gz   *gzip.Reader
+	in   io.Reader
+	buf  []byte
+	lo   int // unread data is buf[lo:hi]
+	hi   int
+	eof  bool
+	sep  []byte
+	crlf bool // sep is "\n": strip a "\r" before it
+	// sepLines is the number of newlines in sep.
+	sepLines int64
+	// quote is the csv quote character, 0 for line formats.
+	quote byte
+	// scan state of a record spanning refills: bytes of buf[lo:] already
+	// scanned, and (csv) whether the scan ended inside quotes.
+	scanned int
+	inQuote bool
+
+	// off is the stream offset of buf[lo], the next record.
+	off int64
+	// line is the line number of the next record and recLine that of the
+	// record last returned. They are absolute when lineBase >= 0; a block
+	// opened mid-file counts from 1 and sets lineBase (the newlines before
+	// the opening offset) only when a message needs it.
+	line, recLine int64
+	lineBase      int64
+	path          string
+	openOff       int64
+}
+
+// openRecords opens path at stream offset pos. line is the line number at
+// pos, 0 if unknown.
+func openRecords(path string, gz bool, pos, line int64, sep string, quote byte) (*recordReader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	r := &recordReader{f: f, in: f, buf: make([]byte, recordBuffer), sep: []byte(sep), crlf: sep == "\n", quote: quote,
+		sepLines: int64(strings.Count(sep, "\n")), line: line, path: path, openOff: pos}
+	switch {
+	case pos == 0:
+		r.line = 1
+	case line <= 0:
+		r.line, r.lineBase = 1, -1
+	}
+	if gz {
+		if r.gz, err = gzip.NewReader(f); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: not gzip: %w", path, err)
+		}
+		r.in = r.gz
+		// A gzip stream cannot seek: read up to pos, counting lines.
+		var count int64
+		for remain := pos; remain > 0; {
+			n, err := r.in.Read(r.buf[:min(int64(len(r.buf)), remain)])
+			count += int64(bytes.Count(r.buf[:n], []byte{'\n'}))
+			remain -= int64(n)
+			if err == io.EOF && remain > 0 {
+				f.Close()
+				return nil, fmt.Errorf("%s: position %d is past the end of the stream", path, pos)
+			}
+			if err != nil && err != io.EOF {
+				f.Close()
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+		}
+		if r.lineBase < 0 {
+			r.line, r.lineBase = count+1, 0
+		}
+	} else if pos > 0 {
+		if _, err := f.Seek(pos, io.SeekStart); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	r.off = pos
+	return r, nil
+}
+
+func (r *recordReader) close() error {
+	var err error
+	if r.gz != nil {
+		err = r.gz.Close()
+	}
+	if cerr := r.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// done tells whether every record has been read.
+func (r *recordReader) done() bool { return r.eof && r.lo == r.hi }
+
+// fill reads more data after buf[lo:hi], moving it to the front or
+// growing the buffer when full.
+func (r *recordReader) fill() error {
+	if r.lo > 0 {
+		n := copy(r.buf, r.buf[r.lo:r.hi])
+		r.lo, r.hi = 0, n
+	}
+	if r.hi == len(r.buf) {
+		nb := make([]byte, 2*len(r.buf))
+		copy(nb, r.buf[:r.hi])
+		r.buf = nb
+	}
+	n, err := r.in.Read(r.buf[r.hi:])
+	r.hi += n
+	if errors.Is(err, io.EOF) {
+		r.eof = true
+		return nil
+	}
+	return err
+}
+
+// next returns the next record (without its separator), valid until the
+// next call, and false at the end.
+func (r *recordReader) next() ([]byte, bool, error) {
+	for {
+		end, sepLen := r.find()
+		if end >= 0 {
+			return r.take(end, sepLen), true, nil
+		}
+		if r.eof {
+			if r.lo == r.hi {
+				return nil, false, nil
+			}
+			if r.quote != 0 && r.inQuote {
+				r.recLine = r.line
+				return nil, false, errUnterminatedQuote
+			}
+			return r.take(r.hi-r.lo, 0), true, nil
+		}
+		if err := r.fill(); err != nil {
+			return nil, false, err
+		}
+	}
+}
+
+var errUnterminatedQuote = errors.New("unterminated quoted field at end of file")
+
+// find locates the end of the next record in buf[lo:hi]: its length and
+// the length of the separator after it, or -1.
+func (r *recordReader) find() (int, int) {
+	data := r.buf[r.lo:r.hi]
+	if r.quote == 0 {
+		var i int
+		if len(r.sep) == 1 {
+			i = bytes.IndexByte(data[r.scanned:], r.sep[0])
+		} else {
+			i = bytes.Index(data[r.scanned:], r.sep)
+		}
+		if i < 0 {
+			r.scanned = max(0, len(data)-len(r.sep)+1)
+			return -1, 0
+		}
+		return r.scanned + i, len(r.sep)
+	}
+	// Jump from quote to quote and to newlines; a doubled quote toggles
+	// twice, so parity alone tells whether a newline is inside quotes.
+	i := r.scanned
+	for i < len(data) {
+		if r.inQuote {
+			j := bytes.IndexByte(data[i:], r.quote)
+			if j < 0 {
+				break
+			}
+			i += j + 1
+			r.inQuote = false
+			continue
+		}
+		rest := data[i:]
+		nl := bytes.IndexByte(rest, '\n')
+		lim := rest
+		if nl >= 0 {
+			lim = rest[:nl]
+		}
+		if j := bytes.IndexByte(lim, r.quote); j >= 0 {
+			i += j + 1
+			r.inQuote = true
+			continue
+		}
+		if nl >= 0 {
+			return i + nl, 1
+		}
+		break
+	}
+	r.scanned = len(data)
+	return -1, 0
+}
+
+// take consumes a record of n bytes and the separator after it.
+func (r *recordReader) take(n, sepLen int) []byte {
+	rec := r.buf[r.lo : r.lo+n]
+	r.recLine = r.line
+	if r.quote != 0 || !r.crlf {
+		r.line += int64(bytes.Count(rec, []byte{'\n'}))
+	}
+	if sepLen > 0 {
+		r.line += r.sepLines
+	}
+	r.lo += n + sepLen
+	r.off += int64(n + sepLen)
+	r.scanned, r.inQuote = 0, false
+	if r.crlf && n > 0 && rec[n-1] == '\r' {
+		rec = rec[:n-1]
+	}
+	return rec
+}
+
+// nextLine is the absolute line number of the next record, 0 when not
+// known without counting.
+func (r *recordReader) nextLine() int64 {
+	if r.lineBase < 0 {
+		return 0
+	}
+	return r.line + r.lineBase
+}
+
+// lastLine is the absolute line number of the record last returned,
+// counting the newlines before a mid-file block's start once if needed.
+func (r *recordReader) lastLine() int64 {
+	if r.lineBase < 0 {
+		n, err := countLines(r.path, r.openOff)
+		if err != nil {
+			return 0
+		}
+		r.lineBase = n
+	}
+	return r.recLine + r.lineBase
+}
+
+// countLines counts the newlines in the first n bytes of path.
+func countLines(path string, n int64) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	var count int64
+	for n > 0 {
+		k, err := f.Read(buf[:min(int64(len(buf)), n)])
+		count += int64(bytes.Count(buf[:k], []byte{'\n'}))
+		n -= int64(k)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return 0, err
+		}
+	}
+	return count, nil
+}

@@ -1,0 +1,253 @@
+package localfile
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/compress/brotli"
+	"github.com/parquet-go/parquet-go/compress/gzip"
+	"github.com/parquet-go/parquet-go/compress/lz4"
+	"github.com/parquet-go/parquet-go/compress/snappy"
+	"github.com/parquet-go/parquet-go/compress/uncompressed"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+	"github.com/stactor/stactor/config"
+	"github.com/stactor/stactor/connectors"
+	"github.com/stactor/stactor/row"
+)
+
+func init() {
+	connectors.RegisterSink(SinkFactory)
+}
+
+// SinkFactory makes LocalFile sinks.
+var SinkFactory = connectors.SinkFactory{
+	Name:    "LocalFile",
+	Options: sinkOptions,
+	Create:  createSink,
+}
+
+// sinkConfig is a LocalFile sink's checked options, shared read-only by
+// its writers and committers.
+type sinkConfig struct {
+	root   string
+	format string
+	input  *row.Schema
+	// cols are the batch columns written, fields their fields.
+	cols   []int
+	fields []row.Field
+	// partCols are the batch columns of partition_by, partNames their names.
+	partCols  []int
+	partNames []string
+	partExpr  string // "" for SeaTunnel's default k0=v0/k1=v1
+
+	transactional bool
+	batchSize     int64
+	singleFile    bool
+	emptyFile     bool
+	nameExpr      string
+	timeLayout    string // filename_time_format as a Go layout
+	timeKey       string // filename_time_format as written: ${yyyy.MM.dd} is a variable too
+	ext           string
+
+	// text formats
+	gzip     bool
+	latin1   bool
+	header   bool
+	rowDelim string
+	render   *textRender
+	// parquet
+	pschema *parquet.Schema
+	codec   compress.Codec
+}
+
+func createSink(cfg *config.PluginConfig, inputs []*row.Schema, job connectors.JobContext) (connectors.Sink, error) {
+	sc, err := newSinkConfig(cfg, inputs)
+	if err != nil {
+		return nil, err
+	}
+	return &sink{cfg: sc}, nil
+}
+
+func findField(s *row.Schema, name string) int {
+	for i, f := range s.Fields {
+		if strings.EqualFold(f.Name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+func newSinkConfig(cfg *config.PluginConfig, inputs []*row.Schema) (*sinkConfig, error) {
+	if len(inputs) != 1 {
+		return nil, cfg.Errorf("plugin_input", "LocalFile writes one table, got %d", len(inputs))
+	}
+	in := inputs[0]
+	sc := &sinkConfig{root: localPath(cfg.String("path")), format: cfg.String("file_format_type"), input: in}
+	if strings.TrimSpace(cfg.String("path")) == "" {
+		return nil, cfg.Errorf("path", "must not be empty")
+	}
+	if m := cfg.String("data_save_mode"); m != "APPEND_DATA" {
+		return nil, cfg.Errorf("data_save_mode", "%s is not supported: stactor's LocalFile only appends (APPEND_DATA)", m)
+	}
+	switch m := cfg.String("schema_save_mode"); m {
+	case "RECREATE_SCHEMA", "ERROR_WHEN_SCHEMA_NOT_EXIST":
+		return nil, cfg.Errorf("schema_save_mode", "%s is not supported (CREATE_SCHEMA_WHEN_NOT_EXIST or IGNORE)", m)
+	}
+
+	// Columns, as FileSinkConfig: sink_columns (all by default, matched
+	// case-insensitively), partition fields among them, and dropped from
+	// the files unless is_partition_field_write_in_file.
+	var names []string
+	if cols := cfg.Strings("sink_columns"); len(cols) > 0 {
+		names = cols
+	} else {
+		names = in.Names()
+	}
+	partitioned := cfg.Bool("have_partition") || (!cfg.Has("have_partition") && len(cfg.Strings("partition_by")) > 0)
+	if partitioned {
+		for _, p := range cfg.Strings("partition_by") {
+			i := findField(in, p)
+			if i < 0 {
+				return nil, cfg.Errorf("partition_by", "%q is not a field of %s", p, in.TableID)
+			}
+			inCols := false
+			for _, n := range names {
+				inCols = inCols || strings.EqualFold(n, p)
+			}
+			if !inCols {
+				return nil, cfg.Errorf("partition_by", "partition field %q must be one of sink_columns", p)
+			}
+			sc.partCols = append(sc.partCols, i)
+			sc.partNames = append(sc.partNames, p)
+		}
+		if len(sc.partCols) == 0 {
+			return nil, cfg.Errorf("partition_by", "have_partition needs partition_by")
+		}
+		if e := cfg.String("partition_dir_expression"); strings.TrimSpace(e) != "" {
+			sc.partExpr = e
+		}
+	}
+	for _, n := range names {
+		i := findField(in, n)
+		if i < 0 {
+			return nil, cfg.Errorf("sink_columns", "%q is not a field of %s", n, in.TableID)
+		}
+		isPart := false
+		for _, p := range sc.partCols {
+			isPart = isPart || p == i
+		}
+		if isPart && !cfg.Bool("is_partition_field_write_in_file") {
+			continue
+		}
+		sc.cols = append(sc.cols, i)
+		sc.fields = append(sc.fields, in.Fields[i])
+	}
+	if len(sc.cols) == 0 {
+		return nil, cfg.Errorf("sink_columns", "no column left to write")
+	}
+
+	sc.transactional = cfg.Bool("is_enable_transaction")
+	if sc.batchSize = cfg.Int("batch_size"); sc.batchSize <= 0 {
+		return nil, cfg.Errorf("batch_size", "must be positive")
+	}
+	sc.singleFile = cfg.Bool("single_file_mode")
+	sc.emptyFile = cfg.Bool("create_empty_file_when_no_data")
+	sc.nameExpr = "${transactionId}"
+	if cfg.Bool("custom_filename") {
+		sc.nameExpr = cfg.String("file_name_expression")
+		if strings.TrimSpace(sc.nameExpr) == "" {
+			sc.nameExpr = "${transactionId}"
+		}
+		if sc.transactional && !strings.Contains(sc.nameExpr, "${transactionId}") {
+			return nil, cfg.Errorf("file_name_expression", "must contain ${transactionId} when is_enable_transaction is true")
+		}
+	}
+	sc.timeKey = cfg.String("filename_time_format")
+	var err error
+	if sc.timeLayout, err = javaLayout(sc.timeKey); err != nil {
+		return nil, cfg.Errorf("filename_time_format", "%v", err)
+	}
+
+	codec := cfg.String("compress_codec")
+	if sc.format == formatParquet {
+		switch codec {
+		case "none":
+			sc.codec = &uncompressed.Codec{}
+		case "snappy":
+			sc.codec = &snappy.Codec{}
+		case "gzip":
+			sc.codec = &gzip.Codec{}
+		case "zstd":
+			sc.codec = &zstd.Codec{}
+		case "lz4":
+			sc.codec = &lz4.Codec{}
+		case "brotli":
+			sc.codec = &brotli.Codec{}
+		default:
+			return nil, cfg.Errorf("compress_codec", "%s is not supported for parquet (none, snappy, gzip, zstd, lz4, brotli)", codec)
+		}
+		if codec != "none" {
+			sc.ext = "." + map[string]string{"snappy": "snappy", "gzip": "gz", "zstd": "zstd", "lz4": "lz4", "brotli": "br"}[codec]
+		}
+		sc.ext += suffix(sc.format)
+		if sc.pschema, err = writeSchema(sc.fields); err != nil {
+			return nil, cfg.Errorf("file_format_type", "%v", err)
+		}
+	} else {
+		switch codec {
+		case "none":
+		case "gzip":
+			sc.gzip = true
+		default:
+			return nil, cfg.Errorf("compress_codec", "%s is not supported for %s files (none or gzip)", codec, sc.format)
+		}
+		sc.ext = suffix(sc.format)
+		if sc.gzip {
+			sc.ext += ".gz"
+		}
+		if sc.latin1, err = encodingOf(cfg); err != nil {
+			return nil, err
+		}
+		sc.header = cfg.Bool("enable_header_write") && sc.format != formatJSON
+		sc.rowDelim = cfg.String("row_delimiter")
+		delim := "\u0001"
+		if sc.format == formatCSV {
+			delim = ","
+		}
+		if d := cfg.String("field_delimiter"); cfg.Has("field_delimiter") && d != "" {
+			delim = d
+		}
+		times, err := timeFormatsOf(cfg)
+		if err != nil {
+			return nil, err
+		}
+		sc.render = newTextRender(delim, times, sc.format == formatCSV, cfg.String("csv_string_quote_mode"))
+	}
+	if ext := cfg.String("filename_extension"); ext != "" {
+		sc.ext = "." + strings.TrimPrefix(ext, ".")
+	}
+	return sc, nil
+}
+
+// sink is a configured LocalFile sink. Its per-writer Committer renames
+// staged files into place on the node that wrote them (DESIGN §8).
+type sink struct {
+	cfg *sinkConfig
+}
+
+var (
+	_ connectors.SinkWithCommitter = (*sink)(nil)
+	_ connectors.StaleAborter      = (*committer)(nil)
+)
+
+func (s *sink) CreateWriter(task connectors.TaskInfo, states [][]byte) (connectors.Writer, error) {
+	return newWriter(s.cfg, task, states)
+}
+
+func (s *sink) CreateCommitter() (connectors.Committer, error) {
+	return &committer{root: s.cfg.root}, nil
+}
+
+func (sc *sinkConfig) String() string { return fmt.Sprintf("LocalFile(%s %s)", sc.format, sc.root) }

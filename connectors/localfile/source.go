@@ -1,0 +1,243 @@
+package localfile
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/stactor/stactor/config"
+	"github.com/stactor/stactor/connectors"
+	"github.com/stactor/stactor/row"
+)
+
+func init() {
+	connectors.RegisterSource(SourceFactory)
+}
+
+// SourceFactory makes LocalFile sources.
+var SourceFactory = connectors.SourceFactory{
+	Name:    "LocalFile",
+	Options: sourceOptions,
+	Create:  createSource,
+}
+
+// defaultTable is the table id of a schema without `table` (SeaTunnel's
+// TablePath.DEFAULT).
+const defaultTable = "default.default.default"
+
+// sourceConfig is a LocalFile source's checked options and file listing,
+// shared read-only by its enumerator and readers.
+type sourceConfig struct {
+	root   string
+	format string
+	files  []fileInfo
+	// schema is the output: the data fields read (read_columns, in order)
+	// then the partition fields.
+	schema *row.Schema
+	// data are the fields of a record as stored (the schema option, the
+	// parquet file's or the single content field) and proj[j] the one
+	// output column j reads.
+	data     []row.Field
+	proj     []int
+	partKeys []string
+	content  bool // text or csv without schema: the whole line is `content`
+
+	gzip       bool
+	latin1     bool
+	delim      string
+	rowDelim   string
+	quote      byte
+	skipHeader int64
+	values     textValues
+}
+
+func createSource(cfg *config.PluginConfig, job connectors.JobContext) (connectors.Source, error) {
+	sc, err := newSourceConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &source{cfg: sc}, nil
+}
+
+// localPath strips the file:// scheme SeaTunnel's paths may carry.
+func localPath(p string) string {
+	return filepath.Clean(strings.TrimPrefix(p, "file://"))
+}
+
+func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
+	sc := &sourceConfig{root: localPath(cfg.String("path")), format: cfg.String("file_format_type")}
+	textual := sc.format != formatParquet
+	switch c := cfg.String("compress_codec"); c {
+	case "gzip", "gz":
+		sc.gzip = textual
+	case "lzo":
+		return nil, cfg.Errorf("compress_codec", "lzo is not supported (none or gzip)")
+	}
+	switch c := cfg.String("archive_compress_codec"); c {
+	case "gz":
+		sc.gzip = textual
+	case "zip", "tar", "tar_gz":
+		return nil, cfg.Errorf("archive_compress_codec", "%s archives are not supported (none or gz)", c)
+	}
+	var err error
+	if sc.latin1, err = encodingOf(cfg); err != nil {
+		return nil, err
+	}
+	if sc.values.times, err = timeFormatsOf(cfg); err != nil {
+		return nil, err
+	}
+	if cfg.Has("null_format") {
+		sc.values.nullFormat, sc.values.hasNull = cfg.String("null_format"), true
+	}
+	sc.delim = "\u0001"
+	if sc.format == formatCSV {
+		sc.delim = ","
+	}
+	if cfg.Has("field_delimiter") {
+		if sc.delim = cfg.String("field_delimiter"); sc.delim == "" {
+			return nil, cfg.Errorf("field_delimiter", "must not be empty")
+		}
+	}
+	sc.rowDelim = "\n"
+	if sc.format == formatText {
+		if sc.rowDelim = cfg.String("row_delimiter"); sc.rowDelim == "" {
+			return nil, cfg.Errorf("row_delimiter", "must not be empty")
+		}
+	}
+	q := cfg.String("quote_char")
+	if len(q) != 1 {
+		return nil, cfg.Errorf("quote_char", "must be one character, got %q", q)
+	}
+	sc.quote = q[0]
+	if sc.skipHeader = cfg.Int("skip_header_row_number"); sc.skipHeader < 0 {
+		return nil, cfg.Errorf("skip_header_row_number", "must not be negative")
+	}
+	filter, err := compileFilter(cfg.String("file_filter_pattern"), cfg.String("filename_extension"))
+	if err != nil {
+		return nil, cfg.Errorf("file_filter_pattern", "not a regular expression: %v", err)
+	}
+	if sc.files, err = listFiles(sc.root, filter); err != nil {
+		return nil, cfg.Errorf("path", "cannot read %s: %v", sc.root, err)
+	}
+
+	table := defaultTable
+	switch {
+	case cfg.Has("schema"):
+		s, err := config.ParseSchema(cfg.Raw("schema"), defaultTable, cfg.Where)
+		if err != nil {
+			return nil, err
+		}
+		table, sc.data = s.TableID, s.Fields
+		if sc.format == formatParquet && len(sc.files) > 0 {
+			if err := checkParquetColumns(cfg, sc.files[0].path, sc.data); err != nil {
+				return nil, err
+			}
+		}
+	case sc.format == formatParquet:
+		if len(sc.files) == 0 {
+			return nil, cfg.Errorf("path", "no parquet file under %s to read the schema from", sc.root)
+		}
+		if sc.data, err = parquetSchemaOf(sc.files[0].path); err != nil {
+			return nil, cfg.Errorf("path", "%v", err)
+		}
+	case sc.format == formatJSON:
+		return nil, cfg.Errorf("schema", "is required for json files")
+	default:
+		if cfg.Has("read_columns") {
+			return nil, cfg.Errorf("read_columns", "needs a schema: text and csv files without one are read as a single content field")
+		}
+		sc.content = true
+		sc.data = []row.Field{{Name: "content", Type: row.String, Nullable: true}}
+	}
+
+	var out []row.Field
+	if cols := cfg.Strings("read_columns"); len(cols) > 0 {
+		for _, name := range cols {
+			j := -1
+			for i, f := range sc.data {
+				if f.Name == name {
+					j = i
+				}
+			}
+			if j < 0 {
+				return nil, cfg.Errorf("read_columns", "%q is not a field of the schema", name)
+			}
+			sc.proj = append(sc.proj, j)
+			out = append(out, sc.data[j])
+		}
+	} else {
+		for i, f := range sc.data {
+			sc.proj = append(sc.proj, i)
+			out = append(out, f)
+		}
+	}
+	if cfg.Bool("parse_partition_from_path") && len(sc.files) > 0 {
+		keys, _ := partitionsOf(sc.root, sc.files[0].path)
+		for _, k := range keys {
+			dup := false
+			for _, f := range out {
+				dup = dup || f.Name == k
+			}
+			if !dup {
+				sc.partKeys = append(sc.partKeys, k)
+				out = append(out, row.Field{Name: k, Type: row.String, Nullable: true})
+			}
+		}
+	}
+	if sc.schema, err = row.NewSchema(table, out...); err != nil {
+		return nil, cfg.Errorf("schema", "%v", err)
+	}
+	return sc, nil
+}
+
+// checkParquetColumns checks at plan time that a parquet file has every
+// field of the schema option.
+func checkParquetColumns(cfg *config.PluginConfig, path string, want []row.Field) error {
+	have, err := parquetSchemaOf(path)
+	if err != nil {
+		return cfg.Errorf("path", "%v", err)
+	}
+	for _, w := range want {
+		found := false
+		for _, h := range have {
+			found = found || strings.EqualFold(h.Name, w.Name)
+		}
+		if !found {
+			return cfg.Errorf("schema", "field %q is not a column of %s", w.Name, path)
+		}
+	}
+	return nil
+}
+
+// source is a configured LocalFile source. It is bounded, as SeaTunnel's:
+// the files are listed once.
+type source struct {
+	cfg *sourceConfig
+}
+
+var _ connectors.Source = (*source)(nil)
+
+func (s *source) Tables() []*row.Schema { return []*row.Schema{s.cfg.schema} }
+
+func (s *source) Boundedness() connectors.Boundedness { return connectors.Bounded }
+
+func (s *source) CreateEnumerator(ctx connectors.EnumeratorContext, state []byte) (connectors.SplitEnumerator, error) {
+	return newEnumerator(ctx, s.cfg, state)
+}
+
+func (s *source) CreateReader(ctx connectors.ReaderContext) (connectors.Reader, error) {
+	return newReader(ctx, s.cfg), nil
+}
+
+// dataFields are the data fields the output reads, in output order.
+func (sc *sourceConfig) dataFields() []row.Field {
+	out := make([]row.Field, len(sc.proj))
+	for j, i := range sc.proj {
+		out[j] = sc.data[i]
+	}
+	return out
+}
+
+func (sc *sourceConfig) String() string {
+	return fmt.Sprintf("LocalFile(%s %s)", sc.format, sc.root)
+}

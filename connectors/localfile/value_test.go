@@ -1,0 +1,163 @@
+package localfile
+
+import (
+	"math/rand"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"github.com/stactor/stactor/row"
+)
+
+func TestJavaDecimal(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		scale int
+		want  string
+	}{
+		{"99999.99999999", 8, "99999.99999999"},
+		{"10.5", 2, "10.50"},
+		{"-3", 2, "-3.00"},
+		{"0.00000001", 8, "1E-8"},
+		{"-0.00000012", 9, "-1.20E-7"},
+		{"0", 8, "0E-8"},
+		{"0", 0, "0"},
+		{"0.000001", 6, "0.000001"},
+		{"123", 0, "123"},
+		{"1.005", 2, "1.01"},
+		{"12345678901234567890.123456789", 9, "12345678901234567890.123456789"},
+	} {
+		d := decimal.RequireFromString(tc.in)
+		if got := javaDecimal(d, tc.scale); got != tc.want {
+			t.Errorf("javaDecimal(%s, %d) = %s, want %s", tc.in, tc.scale, got, tc.want)
+		}
+		if got := string(appendJavaDecimal(nil, d, tc.scale)); got != tc.want {
+			t.Errorf("appendJavaDecimal(%s, %d) = %s, want %s", tc.in, tc.scale, got, tc.want)
+		}
+	}
+	if got := plainDecimal(decimal.RequireFromString("10.500")); got != "10.5" {
+		t.Errorf("plain %s", got)
+	}
+}
+
+func TestFastTimeFormatsMatchLayouts(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	for i := 0; i < 20000; i++ {
+		ns := rng.Int63n(int64(250*365*24*time.Hour)) - int64(125*365*24*time.Hour)
+		if i%3 == 0 {
+			ns -= ns % int64(time.Second)
+		}
+		tm := time.Unix(0, ns).UTC()
+		if got, want := string(appendISOTimestamp(nil, ns, 'T', true)), tm.Format("2006-01-02T15:04:05.999999999"); got != want {
+			t.Fatalf("%d: got %s want %s", ns, got, want)
+		}
+		if got, want := string(appendISOTimestamp(nil, ns, ' ', false)), tm.Format("2006-01-02 15:04:05"); got != want {
+			t.Fatalf("%d: got %s want %s", ns, got, want)
+		}
+		days := row.DateOf(tm)
+		if got, want := string(appendISODate(nil, days)), tm.Format("2006-01-02"); got != want {
+			t.Fatalf("%d: got %s want %s", days, got, want)
+		}
+		y, m, d := tm.Date()
+		if daysFromCivil(y, int(m), d) != days {
+			t.Fatalf("daysFromCivil(%v)", tm)
+		}
+		if got, ok := fastTimestamp(tm.Format("2006-01-02 15:04:05.999999999")); !ok || got != ns {
+			t.Fatalf("fastTimestamp(%v) = %d %v", tm, got, ok)
+		}
+	}
+}
+
+func TestJavaLayout(t *testing.T) {
+	for pat, want := range map[string]string{
+		"yyyy-MM-dd":              "2006-01-02",
+		"yyyy.MM.dd":              "2006.01.02",
+		"yyyyMMddHHmmss":          "20060102150405",
+		"HH:mm:ss.SSS":            "15:04:05.000",
+		"yyyy-MM-dd'T'HH:mm:ss":   "2006-01-02T15:04:05",
+		"yyyy/MM/dd HH:mm:ss":     "2006/01/02 15:04:05",
+		"dd MMM yyyy hh:mm a EEE": "02 Jan 2006 03:04 PM Mon",
+	} {
+		got, err := javaLayout(pat)
+		if err != nil || got != want {
+			t.Errorf("javaLayout(%q) = %q, %v; want %q", pat, got, err, want)
+		}
+	}
+	for _, bad := range []string{"yyyy-QQ", "HHmmssSSS", "H:mm", "'open"} {
+		if _, err := javaLayout(bad); err == nil {
+			t.Errorf("javaLayout(%q) accepted", bad)
+		}
+	}
+}
+
+func TestSplitCSVAndText(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{`a,b,c`, []string{"a", "b", "c"}},
+		{`a,,`, []string{"a", "", ""}},
+		{`"a,b","say ""x""",`, []string{"a,b", `say "x"`, ""}},
+		{"\"multi\nline\",x", []string{"multi\nline", "x"}},
+		{`"",x`, []string{"", "x"}},
+		{`a"b,c`, []string{`a"b`, "c"}},
+	} {
+		fs, err := splitCSV(nil, tc.in, ",", '"')
+		if err != nil {
+			t.Fatalf("%q: %v", tc.in, err)
+		}
+		var got []string
+		for _, f := range fs {
+			got = append(got, f.s)
+		}
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") || len(got) != len(tc.want) {
+			t.Errorf("%q: got %q want %q", tc.in, got, tc.want)
+		}
+	}
+	for _, bad := range []string{`"open`, `"a"b,c`} {
+		if _, err := splitCSV(nil, bad, ",", '"'); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	if fs := splitText(nil, "a||b||", "||"); len(fs) != 3 || fs[2].s != "" {
+		t.Errorf("splitText: %v", fs)
+	}
+}
+
+// FuzzCSVQuoting checks that what the csv writer quotes, the csv reader
+// reads back unchanged, and that nothing makes either panic.
+func FuzzCSVQuoting(f *testing.F) {
+	for _, s := range []string{"", "a", "a,b", `"`, "x\ny", " lead", "#", "\u0001", "é,\"é\""} {
+		f.Add(s, "b")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		r := newTextRender(",", timeFormats{}, true, "MINIMAL")
+		line := string(r.appendCSVString(append(r.appendCSVString(nil, a), ','), b))
+		fs, err := splitCSV(nil, line, ",", '"')
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if len(fs) != 2 || fs[0].s != a || fs[1].s != b {
+			t.Fatalf("%q -> %q -> %+v", a+"|"+b, line, fs)
+		}
+		splitCSV(nil, a, ",", '"')
+	})
+}
+
+// FuzzJSONLine checks that no input makes the json reader panic.
+func FuzzJSONLine(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `{"a":"x","b":[1,{"c":null}]}`, `{`, `{"a":"\u00`, `[1]`, `{"m":{"k":1.5e300}}`} {
+		f.Add(s)
+	}
+	schema := row.MustSchema("t", row.Field{Name: "a", Type: row.Int}, row.Field{Name: "b", Type: row.ArrayOf(row.String)},
+		row.Field{Name: "m", Type: row.MapOf(row.String, row.Double)}, row.Field{Name: "s", Type: row.String})
+	f.Fuzz(func(t *testing.T, line string) {
+		sc := &sourceConfig{format: formatJSON, data: schema.Fields, proj: []int{0, 1, 2, 3}}
+		l := &lineSplit{cfg: sc, index: map[string]int{"a": 0, "b": 1, "m": 2, "s": 3}, names: schema.Names(), seen: make([]bool, 4)}
+		l.json.text = &sc.values
+		b := row.NewBuilder(schema, 1)
+		cols := []*row.Column{b.Col(0), b.Col(1), b.Col(2), b.Col(3)}
+		l.parseJSON(line, cols)
+	})
+}
