@@ -33,7 +33,15 @@ type checkpointing struct {
 	cur         *capture // nil when not capturing
 	// infos prepared by the writers and not yet part of a completed
 	// checkpoint; every ack carries them until one completes.
-	uncommitted []*messages.CommitInfo
+	uncommitted []preparedInfo
+}
+
+// preparedInfo is a writer's commit info and the checkpoint it was
+// prepared for: checkpoint n's completion settles only infos of n and
+// before (a later barrier may already have prepared more).
+type preparedInfo struct {
+	checkpoint int64
+	info       *messages.CommitInfo
 }
 
 // onTrigger starts checkpoint m.Id at a source subtask: it comes from the
@@ -80,7 +88,7 @@ func (t *Task) startCapture(ctx actor.Context, id int64, typ string) error {
 			return fmt.Errorf("%s: prepare commit: %w", p.v.Name, err)
 		}
 		if info != nil {
-			t.cp.uncommitted = append(t.cp.uncommitted, &messages.CommitInfo{Vertex: int32(p.v.ID), Subtask: int32(t.index), Info: info})
+			t.cp.uncommitted = append(t.cp.uncommitted, preparedInfo{id, &messages.CommitInfo{Vertex: int32(p.v.ID), Subtask: int32(t.index), Info: info}})
 		}
 		states, err := p.writer.SnapshotState(id)
 		if err != nil {
@@ -192,8 +200,14 @@ func (t *Task) finishCapture(ctx actor.Context) error {
 	if err != nil {
 		return fmt.Errorf("writing checkpoint %d state: %w", c.id, err)
 	}
+	var commits []*messages.CommitInfo
+	for _, p := range t.cp.uncommitted {
+		if p.checkpoint <= c.id {
+			commits = append(commits, p.info)
+		}
+	}
 	ctx.Send(t.cp.coordinator, &messages.CheckpointAck{Id: c.id, Loc: t.loc, Handle: handle,
-		Commits: t.cp.uncommitted, StateBytes: int64(len(data)), ChannelBatches: batches,
+		Commits: commits, StateBytes: int64(len(data)), ChannelBatches: batches,
 		ReadRows: c.readRows, WriteRows: c.writeRows})
 	return t.tryUnblock(ctx)
 }
@@ -207,7 +221,13 @@ func (t *Task) onCheckpointDone(m *messages.CheckpointDone) error {
 		}
 		return nil
 	}
-	t.cp.uncommitted = nil
+	kept := t.cp.uncommitted[:0]
+	for _, p := range t.cp.uncommitted {
+		if p.checkpoint > m.Id {
+			kept = append(kept, p)
+		}
+	}
+	t.cp.uncommitted = kept
 	if t.src != nil && t.src.reader != nil {
 		if err := t.src.reader.NotifyCheckpointComplete(m.Id); err != nil {
 			return fmt.Errorf("%s: %w", t.chain.Head.Name, err)
