@@ -21,10 +21,10 @@ import (
 )
 
 type runFlags struct {
-	file   string
-	vars   []string
-	name   string
-	jobID  string
+	file    string
+	vars    []string
+	name    string
+	jobID   string
 	master  string
 	check   bool
 	restore string
