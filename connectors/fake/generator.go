@@ -292,10 +292,15 @@ func randomDecimal(t *row.Type, r *rng) decimal.Decimal {
 	if p <= 18 {
 		return decimal.New(int64(below(r.next(), pow10[p])), -s)
 	}
-	hi := new(big.Int).SetUint64(below(r.next(), pow10[p-18]))
-	hi.Mul(hi, new(big.Int).SetUint64(pow10[18]))
-	hi.Add(hi, new(big.Int).SetUint64(below(r.next(), pow10[18])))
-	return decimal.NewFromBigInt(hi, -s)
+	// p digits, 18 at a time (pow10 holds 10^0..10^18).
+	v := new(big.Int)
+	for left := p; left > 0; {
+		k := min(18, left)
+		v.Mul(v, new(big.Int).SetUint64(pow10[k]))
+		v.Add(v, new(big.Int).SetUint64(below(r.next(), pow10[k])))
+		left -= k
+	}
+	return decimal.NewFromBigInt(v, -s)
 }
 
 // boxed generates one value of any type in its boxed form (row's Value

@@ -454,3 +454,20 @@ func TestOptionErrors(t *testing.T) {
 		})
 	}
 }
+
+// Random decimals of every precision stay within it (38 digits overran a
+// table once).
+func TestRandomDecimalPrecisions(t *testing.T) {
+	r := &rng{}
+	for p := 1; p <= 38; p++ {
+		for s := 0; s <= p; s += max(1, p/3) {
+			typ := row.DecimalOf(p, s)
+			for i := 0; i < 50; i++ {
+				d := randomDecimal(typ, r)
+				if digits := len(d.Coefficient().String()); digits > p {
+					t.Fatalf("decimal(%d, %d): %s has %d digits", p, s, d, digits)
+				}
+			}
+		}
+	}
+}
