@@ -353,4 +353,39 @@ func TestCrashRestoreChangingParallelism(t *testing.T) {
 	r.killAndRestore(max(kills/2, 3), jobs, 200*time.Millisecond, 900*time.Millisecond)
 	checkExactlyOnce(t, readCommitted(t, out), n)
 	t.Logf("%d restores, %d with channel state", r.restores, r.withChannelState)
+	// Reader 0 is done within the first poll; restores from checkpoints
+	// taken after that show checkpoints kept completing without it.
+	if r.restores < kills/2 {
+		t.Fatalf("only %d of %d restores found a checkpoint: checkpoints stopped completing once a reader finished", r.restores, kills)
+	}
+}
+
+// A STREAMING job whose readers finish far apart: one reads a small file
+// and is done early, the other keeps going. Checkpoints must keep
+// completing with a finished reader in the pipeline, and SIGKILLs and
+// restores must leave every id committed exactly once.
+func TestCrashStreamingWithEarlyFinishedReader(t *testing.T) {
+	kills := max(envInt("STACTOR_CRASH_KILLS", 20)/2, 3)
+	n := envInt("STACTOR_CRASH_ROWS", 20000)
+	dir := t.TempDir()
+	inDir := filepath.Join(dir, "in")
+	os.MkdirAll(inDir, 0o755)
+	// part-0 (reader 0) holds 50 ids, part-1 (reader 1) the rest
+	var small, big strings.Builder
+	for i := 0; i < n; i++ {
+		if i < 50 {
+			fmt.Fprintf(&small, "%d,name-%d\n", i, i)
+		} else {
+			fmt.Fprintf(&big, "%d,name-%d\n", i, i)
+		}
+	}
+	os.WriteFile(filepath.Join(inDir, "part-0.csv"), []byte(small.String()), 0o644)
+	os.WriteFile(filepath.Join(inDir, "part-1.csv"), []byte(big.String()), 0o644)
+	out := filepath.Join(dir, "out")
+	job := filepath.Join(dir, "job.conf")
+	writeJob(t, job, inDir, out, "STREAMING", 2, 3, 3, rate(n, kills))
+	r := &run{t: t, home: filepath.Join(dir, "home"), jobID: "stream"}
+	r.killAndRestore(kills, []string{job}, 200*time.Millisecond, 900*time.Millisecond)
+	checkExactlyOnce(t, readCommitted(t, out), n)
+	t.Logf("%d restores, %d with channel state", r.restores, r.withChannelState)
 }
