@@ -9,9 +9,12 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"net"
+	"strconv"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/remote"
 	"github.com/rs/zerolog"
 
 	"github.com/stactor/stactor/actors/checkpoint"
@@ -44,7 +47,11 @@ type Config struct {
 	NoProgressTimeout time.Duration
 	// CancelTimeout is how long a canceled subtask may take to stop.
 	CancelTimeout time.Duration
-	Log           zerolog.Logger
+	// Remote, when set (host:port, port 0 for any), makes the actor system
+	// reachable from other nodes over protoactor remote; Task.NATS then
+	// carries channels between nodes.
+	Remote string
+	Log    zerolog.Logger
 }
 
 // DefaultConfig is the engine's defaults with logging off; Store must be
@@ -53,13 +60,83 @@ func DefaultConfig() Config {
 	return Config{Task: task.DefaultOptions(), Checkpoint: checkpoint.DefaultConfig(), NoProgressTimeout: 10 * time.Minute, CancelTimeout: 10 * time.Second, Log: zerolog.Nop()}
 }
 
-// Start starts a local engine.
-func Start(cfg Config) (*Engine, error) {
+// newSystem starts an actor system, with remote when cfg.Remote is set.
+func newSystem(cfg Config) (*actor.ActorSystem, error) {
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}))
+	if cfg.Remote != "" {
+		host, portText, err := net.SplitHostPort(cfg.Remote)
+		if err != nil {
+			return nil, fmt.Errorf("remote address %q: %w", cfg.Remote, err)
+		}
+		port, err := strconv.Atoi(portText)
+		if err != nil {
+			return nil, fmt.Errorf("remote address %q: bad port", cfg.Remote)
+		}
+		r := remote.NewRemote(sys, remote.Configure(host, port))
+		if err := startRemote(r); err != nil {
+			return nil, err
+		}
+	}
+	return sys, nil
+}
+
+// startRemote starts protoactor remote, which panics when it cannot listen.
+func startRemote(r *remote.Remote) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("starting remote: %v", p)
+		}
+	}()
+	r.Start()
+	return nil
+}
+
+// Worker is a worker-only node's actor system: a TaskExecutionService that
+// a ResourceManager elsewhere hands slots of.
+type Worker struct {
+	System *actor.ActorSystem
+	PID    *actor.PID
+}
+
+// StartWorker starts a worker-only actor system (cfg.Remote must be set).
+func StartWorker(cfg Config) (*Worker, error) {
 	if cfg.Store == nil {
 		return nil, fmt.Errorf("engine: no checkpoint storage")
+	}
+	sys, err := newSystem(cfg)
+	if err != nil {
+		return nil, err
+	}
+	w, err := sys.Root.SpawnNamed(worker.Props(cfg.Task, cfg.Store, cfg.Log), "worker")
+	if err != nil {
+		return nil, fmt.Errorf("starting the worker: %w", err)
+	}
+	return &Worker{System: sys, PID: w}, nil
+}
+
+// Stop stops the worker's system.
+func (w *Worker) Stop() { w.System.Shutdown() }
+
+// AddWorker offers a worker's slots to the engine's ResourceManager.
+func (e *Engine) AddWorker(w resources.Worker) {
+	e.System.Root.Send(e.Resources, &resource.WorkerUp{Worker: w})
+}
+
+// RemoveWorker tells the ResourceManager a worker is gone.
+func (e *Engine) RemoveWorker(id string) {
+	e.System.Root.Send(e.Resources, &resource.WorkerDown{ID: id})
+}
+
+// Start starts a local engine.
+func Start(cfg Config) (*Engine, error) {
+	if cfg.Store == nil {
+		return nil, fmt.Errorf("engine: no checkpoint storage")
+	}
+	sys, err := newSystem(cfg)
+	if err != nil {
+		return nil, err
 	}
 	w, err := sys.Root.SpawnNamed(worker.Props(cfg.Task, cfg.Store, cfg.Log), "worker")
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/stactor/stactor/cluster/natschan"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/row"
@@ -24,8 +25,9 @@ type outEdge struct {
 type outChannel struct {
 	to     int32
 	pid    *actor.PID
-	seq    int64 // last sequence number sent
-	credit int64 // may send up to this sequence number
+	remote *natschan.Sender // set when the receiver is on another node
+	seq    int64            // last sequence number sent
+	credit int64            // may send up to this sequence number
 }
 
 // inChannel is the receiving end of one channel.
@@ -54,21 +56,26 @@ func (t *Task) wire(peers map[[2]int32]*actor.PID) error {
 	for _, e := range t.chain.Out {
 		o := &outEdge{t: t, edge: e}
 		down := e.To.Chain
-		if e.Partitioning == plan.Forward {
-			pid, err := peer(down, t.index)
+		targets := []int{t.index}
+		if e.Partitioning != plan.Forward {
+			targets = targets[:0]
+			for i := 0; i < down.Parallelism; i++ {
+				targets = append(targets, i)
+			}
+			o.next = t.index % len(targets)
+		}
+		for _, i := range targets {
+			pid, err := peer(down, i)
 			if err != nil {
 				return err
 			}
-			o.chans = []*outChannel{{to: int32(t.index), pid: pid, credit: t.opts.CreditWindow}}
-		} else {
-			for i := 0; i < down.Parallelism; i++ {
-				pid, err := peer(down, i)
-				if err != nil {
+			ch := &outChannel{to: int32(i), pid: pid, credit: t.opts.CreditWindow}
+			if pid.Address != t.self.Address {
+				if ch.remote, err = t.openRemote(int32(e.ID), int32(i)); err != nil {
 					return err
 				}
-				o.chans = append(o.chans, &outChannel{to: int32(i), pid: pid, credit: t.opts.CreditWindow})
 			}
-			o.next = t.index % len(o.chans)
+			o.chans = append(o.chans, ch)
 		}
 		t.outs = append(t.outs, o)
 		src := t.ops.ops[e.From.ID]
@@ -120,14 +127,55 @@ func (o *outEdge) drain() {
 		o.queue[0] = nil
 		o.queue = o.queue[1:]
 		ch.seq++
-		o.t.system.Root.Send(ch.pid, &messages.Batch{Edge: int32(o.edge.ID), From: int32(o.t.index), Seq: ch.seq, Rows: b})
+		if ch.remote != nil {
+			if err := ch.remote.SendBatch(int32(o.t.index), ch.seq, o.t.cp.last, b); err != nil {
+				o.t.remoteErr = err
+				return
+			}
+			continue
+		}
+		o.t.system.Root.Send(ch.pid, &messages.Batch{Edge: int32(o.edge.ID), From: int32(o.t.index), Seq: ch.seq, Barrier: o.t.cp.last, Rows: b})
 	}
 }
 
 func (o *outEdge) endOfData(_ actor.Context) {
 	for _, ch := range o.chans {
+		if ch.remote != nil {
+			if err := ch.remote.SendEndOfData(int32(o.t.index), ch.seq); err != nil {
+				o.t.remoteErr = err
+			}
+			continue
+		}
 		o.t.system.Root.Send(ch.pid, &messages.EndOfData{Edge: int32(o.edge.ID), From: int32(o.t.index), Seq: ch.seq})
 	}
+}
+
+// barrier sends barrier id on every channel: the priority copy and the
+// in-order marker as two actor messages, or as one NATS message to
+// another node.
+func (o *outEdge) barrier(id int64, typ string) {
+	for _, ch := range o.chans {
+		if ch.remote != nil {
+			if err := ch.remote.SendBarrier(id, int32(o.t.index), ch.seq, typ); err != nil {
+				o.t.remoteErr = err
+			}
+			continue
+		}
+		o.t.system.Root.Send(ch.pid, &messages.Barrier{Id: id, Edge: int32(o.edge.ID), From: int32(o.t.index), Type: typ})
+		o.t.system.Root.Send(ch.pid, &messages.BarrierMarker{ID: id, Edge: int32(o.edge.ID), From: int32(o.t.index), Seq: ch.seq, Type: typ})
+	}
+}
+
+// openRemote opens a NATS channel to subtask `to` of edge on another node.
+func (t *Task) openRemote(edge, to int32) (*natschan.Sender, error) {
+	if t.opts.NATS == nil {
+		return nil, fmt.Errorf("edge %d: subtask %d is on another node, but this node has no NATS connection", edge, to)
+	}
+	s, err := natschan.NewSender(t.opts.NATS, natschan.Scope{Job: t.loc.JobId, Attempt: t.loc.Attempt, Pipeline: t.loc.Pipeline}, edge, to, natschan.WithPrefix(t.opts.Prefix))
+	if err != nil {
+		return nil, fmt.Errorf("edge %d to subtask %d: %w", edge, to, err)
+	}
+	return s, nil
 }
 
 // blocked tells whether some output holds batches for lack of credit.

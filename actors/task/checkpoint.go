@@ -119,10 +119,7 @@ func (t *Task) startCapture(ctx actor.Context, id int64, typ string) error {
 	t.cp.cur = c
 	// Forward the barrier: the priority copy, then the in-order marker.
 	for _, o := range t.outs {
-		for _, ch := range o.chans {
-			t.system.Root.Send(ch.pid, &messages.Barrier{Id: id, Edge: int32(o.edge.ID), From: int32(t.index), Type: typ})
-			t.system.Root.Send(ch.pid, &messages.BarrierMarker{ID: id, Edge: int32(o.edge.ID), From: int32(t.index), Seq: ch.seq, Type: typ})
-		}
+		o.barrier(id, typ)
 	}
 	if len(c.waiting) == 0 {
 		return t.finishCapture(ctx)

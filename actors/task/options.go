@@ -1,6 +1,10 @@
 package task
 
-import "time"
+import (
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
 
 // Options are the engine settings a subtask runs with.
 type Options struct {
@@ -13,6 +17,11 @@ type Options struct {
 	MetricsInterval time.Duration
 	// IdlePoll is the pause before polling again a reader that had nothing.
 	IdlePoll time.Duration
+	// NATS carries channels to subtasks on other nodes (DESIGN §4, §8);
+	// nil in one process, where every channel is actor messages.
+	NATS *nats.Conn
+	// Prefix is the NATS subject prefix.
+	Prefix string
 }
 
 // DefaultOptions are the defaults of the engine config.

@@ -2,6 +2,7 @@ package task
 
 import (
 	"fmt"
+	"io"
 	"runtime/debug"
 	"time"
 
@@ -45,6 +46,11 @@ type Task struct {
 	started  bool                          // StartTask has wired the channels
 	early    []any                         // channel messages that came before StartTask
 
+	// receiver brings channels from other nodes (nil in one process); a
+	// send to another node that failed leaves its error in remoteErr.
+	receiver  io.Closer
+	remoteErr error
+
 	drained  bool // everything processed to end of data and reported
 	closed   bool
 	metrics  metrics
@@ -57,11 +63,14 @@ type metrics struct {
 }
 
 // New is the props producer for a subtask.
-func New(loc *messages.TaskLocation, p *plan.Plan, jobMaster *actor.PID, restore *messages.CompletedCheckpoint, store storage.Storage, opts Options, log zerolog.Logger) actor.Producer {
+// receiver, if not nil, is the NATS subscription that brings this
+// subtask's channels from other nodes; it was opened before the subtask was
+// deployed, so nothing sent to it is lost, and the subtask closes it.
+func New(loc *messages.TaskLocation, p *plan.Plan, jobMaster *actor.PID, restore *messages.CompletedCheckpoint, store storage.Storage, receiver io.Closer, opts Options, log zerolog.Logger) actor.Producer {
 	return func() actor.Actor {
 		c := p.Chains[loc.Chain]
 		return &Task{loc: loc, plan: p, chain: c, index: int(loc.Subtask), jobMaster: jobMaster, opts: opts,
-			store: store, restore: restore,
+			store: store, restore: restore, receiver: receiver,
 			state: state.TaskCreated,
 			log:   log.With().Str("task", fmt.Sprintf("%s/p%d/a%d/c%d/%d", loc.JobId, loc.Pipeline, loc.Attempt, loc.Chain, loc.Subtask)).Logger()}
 	}
@@ -121,8 +130,13 @@ func (t *Task) Receive(ctx actor.Context) {
 	case *messages.CancelTask:
 		t.setState(ctx, state.TaskCancelling)
 		t.finish(ctx, state.TaskCanceled)
+	case *RemoteFailed:
+		err = fmt.Errorf("channel from another node: %w", m.Err)
 	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
 		t.stopTicker()
+	}
+	if err == nil && t.remoteErr != nil {
+		err = fmt.Errorf("channel to another node: %w", t.remoteErr)
 	}
 	if err != nil {
 		t.fail(ctx, err)
@@ -130,6 +144,10 @@ func (t *Task) Receive(ctx actor.Context) {
 }
 
 type metricsTick struct{}
+
+// RemoteFailed tells a subtask that its NATS channels broke (a gap, a
+// duplicate, a lost connection): its pipeline must fail over.
+type RemoteFailed struct{ Err error }
 
 func (t *Task) setState(ctx actor.Context, s string) {
 	t.state = s
@@ -326,6 +344,10 @@ func (t *Task) fail(ctx actor.Context, err error) {
 
 func (t *Task) closeAll() error {
 	var first error
+	if t.receiver != nil {
+		_ = t.receiver.Close()
+		t.receiver = nil
+	}
 	if t.src != nil {
 		if err := t.src.close(); err != nil && first == nil {
 			first = err

@@ -6,12 +6,14 @@ package worker
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 
 	"github.com/stactor/stactor/actors/mailbox"
 	"github.com/stactor/stactor/actors/task"
+	"github.com/stactor/stactor/cluster/natschan"
 	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/plan"
@@ -92,15 +94,58 @@ func (s *Service) deploy(ctx actor.Context, m *messages.DeployTask) (*actor.PID,
 		return nil, fmt.Errorf("job %s has no chain %d", m.Job.JobId, m.Loc.Chain)
 	}
 	jm := messages.ToPID(m.JobMaster)
-	props := actor.PropsFromProducer(task.New(m.Loc, jp.plan, jm, m.Restore, s.store, s.opts, s.log), actor.WithMailbox(mailbox.Producer()))
 	name := fmt.Sprintf("task/%s/%d/%d/%d/%d", m.Loc.JobId, m.Loc.Pipeline, m.Loc.Attempt, m.Loc.Chain, m.Loc.Subtask)
+	// In a cluster, subscribe to the subtask's NATS channels before it is
+	// deployed: upstream subtasks start sending after StartTask, which comes
+	// after every DeployTaskReply, so nothing is published before the
+	// subscription exists.
+	var receiver io.Closer
+	if s.opts.NATS != nil {
+		in := map[int32]bool{}
+		for _, e := range jp.plan.Chains[m.Loc.Chain].In {
+			in[int32(e.ID)] = true
+		}
+		sys, self := ctx.ActorSystem(), actor.NewPID(ctx.Self().Address, ctx.Self().Id+"/"+name)
+		deliver := func(msg any) {
+			if !in[edgeOf(msg)] {
+				return // another chain's subtask with the same index
+			}
+			sys.Root.Send(self, msg)
+		}
+		fail := func(err error) { sys.Root.Send(self, &task.RemoteFailed{Err: err}) }
+		r, err := natschan.NewReceiver(s.opts.NATS, natschan.Scope{Job: m.Loc.JobId, Attempt: m.Loc.Attempt, Pipeline: m.Loc.Pipeline},
+			m.Loc.Subtask, deliver, fail, natschan.WithPrefix(s.opts.Prefix))
+		if err != nil {
+			return nil, fmt.Errorf("subscribing subtask %s to its channels: %w", name, err)
+		}
+		receiver = r
+	}
+	props := actor.PropsFromProducer(task.New(m.Loc, jp.plan, jm, m.Restore, s.store, receiver, s.opts, s.log), actor.WithMailbox(mailbox.Producer()))
 	pid, err := ctx.SpawnNamed(props, name)
 	if err != nil {
+		if receiver != nil {
+			receiver.Close()
+		}
 		return nil, fmt.Errorf("starting subtask %s: %w", name, err)
 	}
 	jp.tasks++
 	s.tasks[pid.Id] = &deployedTask{loc: m.Loc, jobMaster: jm}
 	return pid, nil
+}
+
+// edgeOf is the edge a channel message belongs to.
+func edgeOf(msg any) int32 {
+	switch m := msg.(type) {
+	case *messages.Batch:
+		return m.Edge
+	case *messages.EndOfData:
+		return m.Edge
+	case *messages.Barrier:
+		return m.Edge
+	case *messages.BarrierMarker:
+		return m.Edge
+	}
+	return -1
 }
 
 // reporting is the service's supervisor strategy: never restart a subtask
