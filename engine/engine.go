@@ -109,9 +109,9 @@ func StartWorker(cfg Config) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := sys.Root.SpawnNamed(worker.Props(cfg.Task, cfg.Store, cfg.Log), "worker")
+	w, err := SpawnWorker(sys, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("starting the worker: %w", err)
+		return nil, err
 	}
 	return &Worker{System: sys, PID: w}, nil
 }
@@ -129,7 +129,49 @@ func (e *Engine) RemoveWorker(id string) {
 	e.System.Root.Send(e.Resources, &resource.WorkerDown{ID: id})
 }
 
-// Start starts a local engine.
+// Master is the leader's part of a node: the ResourceManager and the
+// CoordinatorService.
+type Master struct {
+	Coordinator *actor.PID
+	Resources   *actor.PID
+}
+
+// SpawnMaster starts a ResourceManager and a CoordinatorService on sys.
+// reg, if not nil, keeps the job registry (Consul KV in a cluster).
+func SpawnMaster(sys *actor.ActorSystem, cfg Config, rm resource.Options, reg coordinator.Registry) (*Master, error) {
+	r, err := sys.Root.SpawnNamed(actor.PropsFromProducer(resource.New(rm, cfg.Log)), "resources")
+	if err != nil {
+		return nil, fmt.Errorf("starting the resource manager: %w", err)
+	}
+	c, err := sys.Root.SpawnNamed(actor.PropsFromProducer(coordinator.New(r, cfg.Store, jobmaster.Options{Checkpoint: cfg.Checkpoint,
+		NoProgressTimeout: cfg.NoProgressTimeout, CancelTimeout: cfg.CancelTimeout}, reg, cfg.Log)), "coordinator")
+	if err != nil {
+		return nil, fmt.Errorf("starting the coordinator: %w", err)
+	}
+	return &Master{Coordinator: c, Resources: r}, nil
+}
+
+// Stop stops the master's actors (leadership was lost).
+func (m *Master) Stop(sys *actor.ActorSystem) {
+	sys.Root.Stop(m.Coordinator)
+	sys.Root.Stop(m.Resources)
+}
+
+// NewSystem starts an actor system for a node (with remote when
+// cfg.Remote is set).
+func NewSystem(cfg Config) (*actor.ActorSystem, error) { return newSystem(cfg) }
+
+// SpawnWorker starts a node's TaskExecutionService, named "worker".
+func SpawnWorker(sys *actor.ActorSystem, cfg Config) (*actor.PID, error) {
+	w, err := sys.Root.SpawnNamed(worker.Props(cfg.Task, cfg.Store, cfg.Log), "worker")
+	if err != nil {
+		return nil, fmt.Errorf("starting the worker: %w", err)
+	}
+	return w, nil
+}
+
+// Start starts a local engine: one actor system with a worker and a
+// master whose only worker is that one.
 func Start(cfg Config) (*Engine, error) {
 	if cfg.Store == nil {
 		return nil, fmt.Errorf("engine: no checkpoint storage")
@@ -138,21 +180,17 @@ func Start(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := sys.Root.SpawnNamed(worker.Props(cfg.Task, cfg.Store, cfg.Log), "worker")
+	w, err := SpawnWorker(sys, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("starting the worker: %w", err)
+		return nil, err
 	}
-	rm, err := sys.Root.SpawnNamed(actor.PropsFromProducer(resource.New(resource.Options{Strategy: resources.SlotRatio}, cfg.Log)), "resources")
+	m, err := SpawnMaster(sys, cfg, resource.Options{Strategy: resources.SlotRatio}, nil)
 	if err != nil {
-		return nil, fmt.Errorf("starting the resource manager: %w", err)
+		return nil, err
 	}
 	// One process, one worker: its slots are as many as the jobs need.
-	sys.Root.Send(rm, &resource.WorkerUp{Worker: resources.Worker{ID: "local", Address: sys.Address(), FixedSlots: math.MaxInt32}})
-	c, err := sys.Root.SpawnNamed(actor.PropsFromProducer(coordinator.New(rm, cfg.Store, jobmaster.Options{Checkpoint: cfg.Checkpoint, NoProgressTimeout: cfg.NoProgressTimeout, CancelTimeout: cfg.CancelTimeout}, cfg.Log)), "coordinator")
-	if err != nil {
-		return nil, fmt.Errorf("starting the coordinator: %w", err)
-	}
-	return &Engine{System: sys, Coordinator: c, Worker: w, Resources: rm}, nil
+	sys.Root.Send(m.Resources, &resource.WorkerUp{Worker: resources.Worker{ID: "local", Address: sys.Address(), FixedSlots: math.MaxInt32}})
+	return &Engine{System: sys, Coordinator: m.Coordinator, Worker: w, Resources: m.Resources}, nil
 }
 
 // Stop shuts the engine down.

@@ -89,7 +89,7 @@ func (s *testSource) Boundedness() connectors.Boundedness {
 	return connectors.Bounded
 }
 func (s *testSource) CreateEnumerator(ctx connectors.EnumeratorContext, state []byte) (connectors.SplitEnumerator, error) {
-	return &testEnum{ctx: ctx, restored: state != nil}, nil
+	return &testEnum{ctx: ctx, restored: len(state) > 0}, nil
 }
 func (s *testSource) CreateReader(ctx connectors.ReaderContext) (connectors.Reader, error) {
 	return &testReader{s: s, ctx: ctx}, nil
@@ -99,7 +99,7 @@ func (s *testSource) CreateReader(ctx connectors.ReaderContext) (connectors.Read
 // splits added back (old reader k's to reader k mod parallelism).
 type testEnum struct {
 	ctx      connectors.EnumeratorContext
-	restored bool
+	restored bool // the fresh splits were handed out before
 	back     map[int][]connectors.Split
 }
 
@@ -114,6 +114,7 @@ func (e *testEnum) Run() error {
 		e.ctx.AssignSplits(k%e.ctx.Parallelism(), splits...)
 	}
 	e.back = nil
+	e.restored = true
 	for _, i := range e.ctx.RegisteredReaders() {
 		e.ctx.SignalNoMoreSplits(i)
 	}

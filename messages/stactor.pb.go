@@ -348,6 +348,87 @@ func (x *WaitJob) GetJobId() string {
 	return ""
 }
 
+// ListJobs is answered with a JobList of every job the leader knows.
+type ListJobs struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListJobs) Reset() {
+	*x = ListJobs{}
+	mi := &file_messages_stactor_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListJobs) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListJobs) ProtoMessage() {}
+
+func (x *ListJobs) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListJobs.ProtoReflect.Descriptor instead.
+func (*ListJobs) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{6}
+}
+
+type JobList struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Jobs          []*JobStatus           `protobuf:"bytes,1,rep,name=jobs,proto3" json:"jobs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JobList) Reset() {
+	*x = JobList{}
+	mi := &file_messages_stactor_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JobList) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JobList) ProtoMessage() {}
+
+func (x *JobList) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JobList.ProtoReflect.Descriptor instead.
+func (*JobList) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *JobList) GetJobs() []*JobStatus {
+	if x != nil {
+		return x.Jobs
+	}
+	return nil
+}
+
 type PipelineStatus struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Id            int32                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -359,7 +440,7 @@ type PipelineStatus struct {
 
 func (x *PipelineStatus) Reset() {
 	*x = PipelineStatus{}
-	mi := &file_messages_stactor_proto_msgTypes[6]
+	mi := &file_messages_stactor_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -371,7 +452,7 @@ func (x *PipelineStatus) String() string {
 func (*PipelineStatus) ProtoMessage() {}
 
 func (x *PipelineStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[6]
+	mi := &file_messages_stactor_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -384,7 +465,7 @@ func (x *PipelineStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PipelineStatus.ProtoReflect.Descriptor instead.
 func (*PipelineStatus) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{6}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *PipelineStatus) GetId() int32 {
@@ -428,7 +509,7 @@ type JobStatus struct {
 
 func (x *JobStatus) Reset() {
 	*x = JobStatus{}
-	mi := &file_messages_stactor_proto_msgTypes[7]
+	mi := &file_messages_stactor_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -440,7 +521,7 @@ func (x *JobStatus) String() string {
 func (*JobStatus) ProtoMessage() {}
 
 func (x *JobStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[7]
+	mi := &file_messages_stactor_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -453,7 +534,7 @@ func (x *JobStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobStatus.ProtoReflect.Descriptor instead.
 func (*JobStatus) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{7}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *JobStatus) GetJobId() string {
@@ -555,7 +636,7 @@ type TaskLocation struct {
 
 func (x *TaskLocation) Reset() {
 	*x = TaskLocation{}
-	mi := &file_messages_stactor_proto_msgTypes[8]
+	mi := &file_messages_stactor_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -567,7 +648,7 @@ func (x *TaskLocation) String() string {
 func (*TaskLocation) ProtoMessage() {}
 
 func (x *TaskLocation) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[8]
+	mi := &file_messages_stactor_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -580,7 +661,7 @@ func (x *TaskLocation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskLocation.ProtoReflect.Descriptor instead.
 func (*TaskLocation) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{8}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *TaskLocation) GetJobId() string {
@@ -634,7 +715,7 @@ type JobSpec struct {
 
 func (x *JobSpec) Reset() {
 	*x = JobSpec{}
-	mi := &file_messages_stactor_proto_msgTypes[9]
+	mi := &file_messages_stactor_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -646,7 +727,7 @@ func (x *JobSpec) String() string {
 func (*JobSpec) ProtoMessage() {}
 
 func (x *JobSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[9]
+	mi := &file_messages_stactor_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -659,7 +740,7 @@ func (x *JobSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobSpec.ProtoReflect.Descriptor instead.
 func (*JobSpec) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{9}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *JobSpec) GetJobId() string {
@@ -711,7 +792,7 @@ type DeployTask struct {
 
 func (x *DeployTask) Reset() {
 	*x = DeployTask{}
-	mi := &file_messages_stactor_proto_msgTypes[10]
+	mi := &file_messages_stactor_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -723,7 +804,7 @@ func (x *DeployTask) String() string {
 func (*DeployTask) ProtoMessage() {}
 
 func (x *DeployTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[10]
+	mi := &file_messages_stactor_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -736,7 +817,7 @@ func (x *DeployTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeployTask.ProtoReflect.Descriptor instead.
 func (*DeployTask) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{10}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *DeployTask) GetLoc() *TaskLocation {
@@ -778,7 +859,7 @@ type DeployTaskReply struct {
 
 func (x *DeployTaskReply) Reset() {
 	*x = DeployTaskReply{}
-	mi := &file_messages_stactor_proto_msgTypes[11]
+	mi := &file_messages_stactor_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -790,7 +871,7 @@ func (x *DeployTaskReply) String() string {
 func (*DeployTaskReply) ProtoMessage() {}
 
 func (x *DeployTaskReply) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[11]
+	mi := &file_messages_stactor_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -803,7 +884,7 @@ func (x *DeployTaskReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeployTaskReply.ProtoReflect.Descriptor instead.
 func (*DeployTaskReply) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{11}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *DeployTaskReply) GetLoc() *TaskLocation {
@@ -838,7 +919,7 @@ type TaskPid struct {
 
 func (x *TaskPid) Reset() {
 	*x = TaskPid{}
-	mi := &file_messages_stactor_proto_msgTypes[12]
+	mi := &file_messages_stactor_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -850,7 +931,7 @@ func (x *TaskPid) String() string {
 func (*TaskPid) ProtoMessage() {}
 
 func (x *TaskPid) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[12]
+	mi := &file_messages_stactor_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -863,7 +944,7 @@ func (x *TaskPid) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskPid.ProtoReflect.Descriptor instead.
 func (*TaskPid) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{12}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *TaskPid) GetChain() int32 {
@@ -899,7 +980,7 @@ type StartTask struct {
 
 func (x *StartTask) Reset() {
 	*x = StartTask{}
-	mi := &file_messages_stactor_proto_msgTypes[13]
+	mi := &file_messages_stactor_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -911,7 +992,7 @@ func (x *StartTask) String() string {
 func (*StartTask) ProtoMessage() {}
 
 func (x *StartTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[13]
+	mi := &file_messages_stactor_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -924,7 +1005,7 @@ func (x *StartTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTask.ProtoReflect.Descriptor instead.
 func (*StartTask) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{13}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *StartTask) GetPeers() []*TaskPid {
@@ -958,7 +1039,7 @@ type EnumeratorPid struct {
 
 func (x *EnumeratorPid) Reset() {
 	*x = EnumeratorPid{}
-	mi := &file_messages_stactor_proto_msgTypes[14]
+	mi := &file_messages_stactor_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -970,7 +1051,7 @@ func (x *EnumeratorPid) String() string {
 func (*EnumeratorPid) ProtoMessage() {}
 
 func (x *EnumeratorPid) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[14]
+	mi := &file_messages_stactor_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -983,7 +1064,7 @@ func (x *EnumeratorPid) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnumeratorPid.ProtoReflect.Descriptor instead.
 func (*EnumeratorPid) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{14}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *EnumeratorPid) GetVertex() int32 {
@@ -1011,7 +1092,7 @@ type TaskStateChanged struct {
 
 func (x *TaskStateChanged) Reset() {
 	*x = TaskStateChanged{}
-	mi := &file_messages_stactor_proto_msgTypes[15]
+	mi := &file_messages_stactor_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1023,7 +1104,7 @@ func (x *TaskStateChanged) String() string {
 func (*TaskStateChanged) ProtoMessage() {}
 
 func (x *TaskStateChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[15]
+	mi := &file_messages_stactor_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1036,7 +1117,7 @@ func (x *TaskStateChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStateChanged.ProtoReflect.Descriptor instead.
 func (*TaskStateChanged) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{15}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *TaskStateChanged) GetLoc() *TaskLocation {
@@ -1064,7 +1145,7 @@ type TaskFailed struct {
 
 func (x *TaskFailed) Reset() {
 	*x = TaskFailed{}
-	mi := &file_messages_stactor_proto_msgTypes[16]
+	mi := &file_messages_stactor_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1076,7 +1157,7 @@ func (x *TaskFailed) String() string {
 func (*TaskFailed) ProtoMessage() {}
 
 func (x *TaskFailed) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[16]
+	mi := &file_messages_stactor_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1089,7 +1170,7 @@ func (x *TaskFailed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskFailed.ProtoReflect.Descriptor instead.
 func (*TaskFailed) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{16}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *TaskFailed) GetLoc() *TaskLocation {
@@ -1120,7 +1201,7 @@ type TaskMetrics struct {
 
 func (x *TaskMetrics) Reset() {
 	*x = TaskMetrics{}
-	mi := &file_messages_stactor_proto_msgTypes[17]
+	mi := &file_messages_stactor_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1132,7 +1213,7 @@ func (x *TaskMetrics) String() string {
 func (*TaskMetrics) ProtoMessage() {}
 
 func (x *TaskMetrics) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[17]
+	mi := &file_messages_stactor_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1145,7 +1226,7 @@ func (x *TaskMetrics) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskMetrics.ProtoReflect.Descriptor instead.
 func (*TaskMetrics) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{17}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *TaskMetrics) GetLoc() *TaskLocation {
@@ -1195,7 +1276,7 @@ type CommitInfo struct {
 
 func (x *CommitInfo) Reset() {
 	*x = CommitInfo{}
-	mi := &file_messages_stactor_proto_msgTypes[18]
+	mi := &file_messages_stactor_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1207,7 +1288,7 @@ func (x *CommitInfo) String() string {
 func (*CommitInfo) ProtoMessage() {}
 
 func (x *CommitInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[18]
+	mi := &file_messages_stactor_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1220,7 +1301,7 @@ func (x *CommitInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitInfo.ProtoReflect.Descriptor instead.
 func (*CommitInfo) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{18}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CommitInfo) GetVertex() int32 {
@@ -1257,7 +1338,7 @@ type TaskDrained struct {
 
 func (x *TaskDrained) Reset() {
 	*x = TaskDrained{}
-	mi := &file_messages_stactor_proto_msgTypes[19]
+	mi := &file_messages_stactor_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1269,7 +1350,7 @@ func (x *TaskDrained) String() string {
 func (*TaskDrained) ProtoMessage() {}
 
 func (x *TaskDrained) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[19]
+	mi := &file_messages_stactor_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1282,7 +1363,7 @@ func (x *TaskDrained) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskDrained.ProtoReflect.Descriptor instead.
 func (*TaskDrained) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{19}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *TaskDrained) GetLoc() *TaskLocation {
@@ -1315,7 +1396,7 @@ type CloseTask struct {
 
 func (x *CloseTask) Reset() {
 	*x = CloseTask{}
-	mi := &file_messages_stactor_proto_msgTypes[20]
+	mi := &file_messages_stactor_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1327,7 +1408,7 @@ func (x *CloseTask) String() string {
 func (*CloseTask) ProtoMessage() {}
 
 func (x *CloseTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[20]
+	mi := &file_messages_stactor_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1340,7 +1421,7 @@ func (x *CloseTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTask.ProtoReflect.Descriptor instead.
 func (*CloseTask) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{20}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{22}
 }
 
 // StopReading tells a source subtask to stop polling and end its output
@@ -1353,7 +1434,7 @@ type StopReading struct {
 
 func (x *StopReading) Reset() {
 	*x = StopReading{}
-	mi := &file_messages_stactor_proto_msgTypes[21]
+	mi := &file_messages_stactor_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1365,7 +1446,7 @@ func (x *StopReading) String() string {
 func (*StopReading) ProtoMessage() {}
 
 func (x *StopReading) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[21]
+	mi := &file_messages_stactor_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1378,7 +1459,7 @@ func (x *StopReading) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopReading.ProtoReflect.Descriptor instead.
 func (*StopReading) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{21}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{23}
 }
 
 // Savepoint asks a job to take a savepoint and stop (SAVEPOINT_DONE).
@@ -1391,7 +1472,7 @@ type Savepoint struct {
 
 func (x *Savepoint) Reset() {
 	*x = Savepoint{}
-	mi := &file_messages_stactor_proto_msgTypes[22]
+	mi := &file_messages_stactor_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1403,7 +1484,7 @@ func (x *Savepoint) String() string {
 func (*Savepoint) ProtoMessage() {}
 
 func (x *Savepoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[22]
+	mi := &file_messages_stactor_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1416,7 +1497,7 @@ func (x *Savepoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Savepoint.ProtoReflect.Descriptor instead.
 func (*Savepoint) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{22}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Savepoint) GetJobId() string {
@@ -1435,7 +1516,7 @@ type CancelTask struct {
 
 func (x *CancelTask) Reset() {
 	*x = CancelTask{}
-	mi := &file_messages_stactor_proto_msgTypes[23]
+	mi := &file_messages_stactor_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1447,7 +1528,7 @@ func (x *CancelTask) String() string {
 func (*CancelTask) ProtoMessage() {}
 
 func (x *CancelTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[23]
+	mi := &file_messages_stactor_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1460,7 +1541,7 @@ func (x *CancelTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTask.ProtoReflect.Descriptor instead.
 func (*CancelTask) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{23}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{25}
 }
 
 // TaskClosed says a subtask has closed its operators and stopped.
@@ -1473,7 +1554,7 @@ type TaskClosed struct {
 
 func (x *TaskClosed) Reset() {
 	*x = TaskClosed{}
-	mi := &file_messages_stactor_proto_msgTypes[24]
+	mi := &file_messages_stactor_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1485,7 +1566,7 @@ func (x *TaskClosed) String() string {
 func (*TaskClosed) ProtoMessage() {}
 
 func (x *TaskClosed) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[24]
+	mi := &file_messages_stactor_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1498,7 +1579,7 @@ func (x *TaskClosed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskClosed.ProtoReflect.Descriptor instead.
 func (*TaskClosed) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{24}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *TaskClosed) GetLoc() *TaskLocation {
@@ -1523,7 +1604,7 @@ type Credit struct {
 
 func (x *Credit) Reset() {
 	*x = Credit{}
-	mi := &file_messages_stactor_proto_msgTypes[25]
+	mi := &file_messages_stactor_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1535,7 +1616,7 @@ func (x *Credit) String() string {
 func (*Credit) ProtoMessage() {}
 
 func (x *Credit) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[25]
+	mi := &file_messages_stactor_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1548,7 +1629,7 @@ func (x *Credit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Credit.ProtoReflect.Descriptor instead.
 func (*Credit) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{25}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *Credit) GetEdge() int32 {
@@ -1589,7 +1670,7 @@ type Split struct {
 
 func (x *Split) Reset() {
 	*x = Split{}
-	mi := &file_messages_stactor_proto_msgTypes[26]
+	mi := &file_messages_stactor_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1601,7 +1682,7 @@ func (x *Split) String() string {
 func (*Split) ProtoMessage() {}
 
 func (x *Split) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[26]
+	mi := &file_messages_stactor_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1614,7 +1695,7 @@ func (x *Split) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Split.ProtoReflect.Descriptor instead.
 func (*Split) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{26}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Split) GetId() string {
@@ -1641,7 +1722,7 @@ type RegisterReader struct {
 
 func (x *RegisterReader) Reset() {
 	*x = RegisterReader{}
-	mi := &file_messages_stactor_proto_msgTypes[27]
+	mi := &file_messages_stactor_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1653,7 +1734,7 @@ func (x *RegisterReader) String() string {
 func (*RegisterReader) ProtoMessage() {}
 
 func (x *RegisterReader) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[27]
+	mi := &file_messages_stactor_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1666,7 +1747,7 @@ func (x *RegisterReader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterReader.ProtoReflect.Descriptor instead.
 func (*RegisterReader) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{27}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *RegisterReader) GetSubtask() int32 {
@@ -1692,7 +1773,7 @@ type SplitRequest struct {
 
 func (x *SplitRequest) Reset() {
 	*x = SplitRequest{}
-	mi := &file_messages_stactor_proto_msgTypes[28]
+	mi := &file_messages_stactor_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1704,7 +1785,7 @@ func (x *SplitRequest) String() string {
 func (*SplitRequest) ProtoMessage() {}
 
 func (x *SplitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[28]
+	mi := &file_messages_stactor_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1717,7 +1798,7 @@ func (x *SplitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SplitRequest.ProtoReflect.Descriptor instead.
 func (*SplitRequest) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{28}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *SplitRequest) GetSubtask() int32 {
@@ -1737,7 +1818,7 @@ type AddSplits struct {
 
 func (x *AddSplits) Reset() {
 	*x = AddSplits{}
-	mi := &file_messages_stactor_proto_msgTypes[29]
+	mi := &file_messages_stactor_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1749,7 +1830,7 @@ func (x *AddSplits) String() string {
 func (*AddSplits) ProtoMessage() {}
 
 func (x *AddSplits) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[29]
+	mi := &file_messages_stactor_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1762,7 +1843,7 @@ func (x *AddSplits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddSplits.ProtoReflect.Descriptor instead.
 func (*AddSplits) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{29}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *AddSplits) GetVertex() int32 {
@@ -1788,7 +1869,7 @@ type NoMoreSplits struct {
 
 func (x *NoMoreSplits) Reset() {
 	*x = NoMoreSplits{}
-	mi := &file_messages_stactor_proto_msgTypes[30]
+	mi := &file_messages_stactor_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1800,7 +1881,7 @@ func (x *NoMoreSplits) String() string {
 func (*NoMoreSplits) ProtoMessage() {}
 
 func (x *NoMoreSplits) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[30]
+	mi := &file_messages_stactor_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1813,7 +1894,7 @@ func (x *NoMoreSplits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NoMoreSplits.ProtoReflect.Descriptor instead.
 func (*NoMoreSplits) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{30}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *NoMoreSplits) GetVertex() int32 {
@@ -1836,7 +1917,7 @@ type CheckpointTrigger struct {
 
 func (x *CheckpointTrigger) Reset() {
 	*x = CheckpointTrigger{}
-	mi := &file_messages_stactor_proto_msgTypes[31]
+	mi := &file_messages_stactor_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1848,7 +1929,7 @@ func (x *CheckpointTrigger) String() string {
 func (*CheckpointTrigger) ProtoMessage() {}
 
 func (x *CheckpointTrigger) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[31]
+	mi := &file_messages_stactor_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1861,7 +1942,7 @@ func (x *CheckpointTrigger) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointTrigger.ProtoReflect.Descriptor instead.
 func (*CheckpointTrigger) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{31}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *CheckpointTrigger) GetId() int64 {
@@ -1892,7 +1973,7 @@ type Barrier struct {
 
 func (x *Barrier) Reset() {
 	*x = Barrier{}
-	mi := &file_messages_stactor_proto_msgTypes[32]
+	mi := &file_messages_stactor_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1904,7 +1985,7 @@ func (x *Barrier) String() string {
 func (*Barrier) ProtoMessage() {}
 
 func (x *Barrier) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[32]
+	mi := &file_messages_stactor_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1917,7 +1998,7 @@ func (x *Barrier) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Barrier.ProtoReflect.Descriptor instead.
 func (*Barrier) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{32}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *Barrier) GetId() int64 {
@@ -1970,7 +2051,7 @@ type CheckpointAck struct {
 
 func (x *CheckpointAck) Reset() {
 	*x = CheckpointAck{}
-	mi := &file_messages_stactor_proto_msgTypes[33]
+	mi := &file_messages_stactor_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1982,7 +2063,7 @@ func (x *CheckpointAck) String() string {
 func (*CheckpointAck) ProtoMessage() {}
 
 func (x *CheckpointAck) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[33]
+	mi := &file_messages_stactor_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1995,7 +2076,7 @@ func (x *CheckpointAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointAck.ProtoReflect.Descriptor instead.
 func (*CheckpointAck) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{33}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *CheckpointAck) GetId() int64 {
@@ -2087,7 +2168,7 @@ type CheckpointDone struct {
 
 func (x *CheckpointDone) Reset() {
 	*x = CheckpointDone{}
-	mi := &file_messages_stactor_proto_msgTypes[34]
+	mi := &file_messages_stactor_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2099,7 +2180,7 @@ func (x *CheckpointDone) String() string {
 func (*CheckpointDone) ProtoMessage() {}
 
 func (x *CheckpointDone) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[34]
+	mi := &file_messages_stactor_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2112,7 +2193,7 @@ func (x *CheckpointDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointDone.ProtoReflect.Descriptor instead.
 func (*CheckpointDone) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{34}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *CheckpointDone) GetId() int64 {
@@ -2140,7 +2221,7 @@ type TaskStateRef struct {
 
 func (x *TaskStateRef) Reset() {
 	*x = TaskStateRef{}
-	mi := &file_messages_stactor_proto_msgTypes[35]
+	mi := &file_messages_stactor_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2152,7 +2233,7 @@ func (x *TaskStateRef) String() string {
 func (*TaskStateRef) ProtoMessage() {}
 
 func (x *TaskStateRef) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[35]
+	mi := &file_messages_stactor_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2165,7 +2246,7 @@ func (x *TaskStateRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStateRef.ProtoReflect.Descriptor instead.
 func (*TaskStateRef) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{35}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *TaskStateRef) GetChain() int32 {
@@ -2199,7 +2280,7 @@ type EnumeratorState struct {
 
 func (x *EnumeratorState) Reset() {
 	*x = EnumeratorState{}
-	mi := &file_messages_stactor_proto_msgTypes[36]
+	mi := &file_messages_stactor_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2211,7 +2292,7 @@ func (x *EnumeratorState) String() string {
 func (*EnumeratorState) ProtoMessage() {}
 
 func (x *EnumeratorState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[36]
+	mi := &file_messages_stactor_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2224,7 +2305,7 @@ func (x *EnumeratorState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnumeratorState.ProtoReflect.Descriptor instead.
 func (*EnumeratorState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{36}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *EnumeratorState) GetVertex() int32 {
@@ -2255,7 +2336,7 @@ type PendingCommit struct {
 
 func (x *PendingCommit) Reset() {
 	*x = PendingCommit{}
-	mi := &file_messages_stactor_proto_msgTypes[37]
+	mi := &file_messages_stactor_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2267,7 +2348,7 @@ func (x *PendingCommit) String() string {
 func (*PendingCommit) ProtoMessage() {}
 
 func (x *PendingCommit) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[37]
+	mi := &file_messages_stactor_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2280,7 +2361,7 @@ func (x *PendingCommit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingCommit.ProtoReflect.Descriptor instead.
 func (*PendingCommit) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{37}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *PendingCommit) GetCheckpointId() int64 {
@@ -2336,7 +2417,7 @@ type CompletedCheckpoint struct {
 
 func (x *CompletedCheckpoint) Reset() {
 	*x = CompletedCheckpoint{}
-	mi := &file_messages_stactor_proto_msgTypes[38]
+	mi := &file_messages_stactor_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2348,7 +2429,7 @@ func (x *CompletedCheckpoint) String() string {
 func (*CompletedCheckpoint) ProtoMessage() {}
 
 func (x *CompletedCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[38]
+	mi := &file_messages_stactor_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2361,7 +2442,7 @@ func (x *CompletedCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompletedCheckpoint.ProtoReflect.Descriptor instead.
 func (*CompletedCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{38}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *CompletedCheckpoint) GetJobId() string {
@@ -2481,7 +2562,7 @@ type VertexState struct {
 
 func (x *VertexState) Reset() {
 	*x = VertexState{}
-	mi := &file_messages_stactor_proto_msgTypes[39]
+	mi := &file_messages_stactor_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2493,7 +2574,7 @@ func (x *VertexState) String() string {
 func (*VertexState) ProtoMessage() {}
 
 func (x *VertexState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[39]
+	mi := &file_messages_stactor_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2506,7 +2587,7 @@ func (x *VertexState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexState.ProtoReflect.Descriptor instead.
 func (*VertexState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{39}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *VertexState) GetVertex() int32 {
@@ -2545,7 +2626,7 @@ type ChannelState struct {
 
 func (x *ChannelState) Reset() {
 	*x = ChannelState{}
-	mi := &file_messages_stactor_proto_msgTypes[40]
+	mi := &file_messages_stactor_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2557,7 +2638,7 @@ func (x *ChannelState) String() string {
 func (*ChannelState) ProtoMessage() {}
 
 func (x *ChannelState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[40]
+	mi := &file_messages_stactor_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2570,7 +2651,7 @@ func (x *ChannelState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChannelState.ProtoReflect.Descriptor instead.
 func (*ChannelState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{40}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ChannelState) GetEdge() int32 {
@@ -2614,7 +2695,7 @@ type SubtaskState struct {
 
 func (x *SubtaskState) Reset() {
 	*x = SubtaskState{}
-	mi := &file_messages_stactor_proto_msgTypes[41]
+	mi := &file_messages_stactor_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2626,7 +2707,7 @@ func (x *SubtaskState) String() string {
 func (*SubtaskState) ProtoMessage() {}
 
 func (x *SubtaskState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[41]
+	mi := &file_messages_stactor_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2639,7 +2720,7 @@ func (x *SubtaskState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubtaskState.ProtoReflect.Descriptor instead.
 func (*SubtaskState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{41}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *SubtaskState) GetChain() int32 {
@@ -2696,7 +2777,11 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\fGetJobStatus\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\" \n" +
 	"\aWaitJob\x12\x15\n" +
-	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"P\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"\n" +
+	"\n" +
+	"\bListJobs\":\n" +
+	"\aJobList\x12/\n" +
+	"\x04jobs\x18\x01 \x03(\v2\x1b.stactor.messages.JobStatusR\x04jobs\"P\n" +
 	"\x0ePipelineStatus\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x18\n" +
@@ -2895,7 +2980,7 @@ func file_messages_stactor_proto_rawDescGZIP() []byte {
 	return file_messages_stactor_proto_rawDescData
 }
 
-var file_messages_stactor_proto_msgTypes = make([]protoimpl.MessageInfo, 45)
+var file_messages_stactor_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
 var file_messages_stactor_proto_goTypes = []any{
 	(*Pid)(nil),                 // 0: stactor.messages.Pid
 	(*SubmitJob)(nil),           // 1: stactor.messages.SubmitJob
@@ -2903,84 +2988,87 @@ var file_messages_stactor_proto_goTypes = []any{
 	(*CancelJob)(nil),           // 3: stactor.messages.CancelJob
 	(*GetJobStatus)(nil),        // 4: stactor.messages.GetJobStatus
 	(*WaitJob)(nil),             // 5: stactor.messages.WaitJob
-	(*PipelineStatus)(nil),      // 6: stactor.messages.PipelineStatus
-	(*JobStatus)(nil),           // 7: stactor.messages.JobStatus
-	(*TaskLocation)(nil),        // 8: stactor.messages.TaskLocation
-	(*JobSpec)(nil),             // 9: stactor.messages.JobSpec
-	(*DeployTask)(nil),          // 10: stactor.messages.DeployTask
-	(*DeployTaskReply)(nil),     // 11: stactor.messages.DeployTaskReply
-	(*TaskPid)(nil),             // 12: stactor.messages.TaskPid
-	(*StartTask)(nil),           // 13: stactor.messages.StartTask
-	(*EnumeratorPid)(nil),       // 14: stactor.messages.EnumeratorPid
-	(*TaskStateChanged)(nil),    // 15: stactor.messages.TaskStateChanged
-	(*TaskFailed)(nil),          // 16: stactor.messages.TaskFailed
-	(*TaskMetrics)(nil),         // 17: stactor.messages.TaskMetrics
-	(*CommitInfo)(nil),          // 18: stactor.messages.CommitInfo
-	(*TaskDrained)(nil),         // 19: stactor.messages.TaskDrained
-	(*CloseTask)(nil),           // 20: stactor.messages.CloseTask
-	(*StopReading)(nil),         // 21: stactor.messages.StopReading
-	(*Savepoint)(nil),           // 22: stactor.messages.Savepoint
-	(*CancelTask)(nil),          // 23: stactor.messages.CancelTask
-	(*TaskClosed)(nil),          // 24: stactor.messages.TaskClosed
-	(*Credit)(nil),              // 25: stactor.messages.Credit
-	(*Split)(nil),               // 26: stactor.messages.Split
-	(*RegisterReader)(nil),      // 27: stactor.messages.RegisterReader
-	(*SplitRequest)(nil),        // 28: stactor.messages.SplitRequest
-	(*AddSplits)(nil),           // 29: stactor.messages.AddSplits
-	(*NoMoreSplits)(nil),        // 30: stactor.messages.NoMoreSplits
-	(*CheckpointTrigger)(nil),   // 31: stactor.messages.CheckpointTrigger
-	(*Barrier)(nil),             // 32: stactor.messages.Barrier
-	(*CheckpointAck)(nil),       // 33: stactor.messages.CheckpointAck
-	(*CheckpointDone)(nil),      // 34: stactor.messages.CheckpointDone
-	(*TaskStateRef)(nil),        // 35: stactor.messages.TaskStateRef
-	(*EnumeratorState)(nil),     // 36: stactor.messages.EnumeratorState
-	(*PendingCommit)(nil),       // 37: stactor.messages.PendingCommit
-	(*CompletedCheckpoint)(nil), // 38: stactor.messages.CompletedCheckpoint
-	(*VertexState)(nil),         // 39: stactor.messages.VertexState
-	(*ChannelState)(nil),        // 40: stactor.messages.ChannelState
-	(*SubtaskState)(nil),        // 41: stactor.messages.SubtaskState
-	nil,                         // 42: stactor.messages.SubmitJob.VarsEntry
-	nil,                         // 43: stactor.messages.JobSpec.VarsEntry
-	nil,                         // 44: stactor.messages.CompletedCheckpoint.ParallelismEntry
+	(*ListJobs)(nil),            // 6: stactor.messages.ListJobs
+	(*JobList)(nil),             // 7: stactor.messages.JobList
+	(*PipelineStatus)(nil),      // 8: stactor.messages.PipelineStatus
+	(*JobStatus)(nil),           // 9: stactor.messages.JobStatus
+	(*TaskLocation)(nil),        // 10: stactor.messages.TaskLocation
+	(*JobSpec)(nil),             // 11: stactor.messages.JobSpec
+	(*DeployTask)(nil),          // 12: stactor.messages.DeployTask
+	(*DeployTaskReply)(nil),     // 13: stactor.messages.DeployTaskReply
+	(*TaskPid)(nil),             // 14: stactor.messages.TaskPid
+	(*StartTask)(nil),           // 15: stactor.messages.StartTask
+	(*EnumeratorPid)(nil),       // 16: stactor.messages.EnumeratorPid
+	(*TaskStateChanged)(nil),    // 17: stactor.messages.TaskStateChanged
+	(*TaskFailed)(nil),          // 18: stactor.messages.TaskFailed
+	(*TaskMetrics)(nil),         // 19: stactor.messages.TaskMetrics
+	(*CommitInfo)(nil),          // 20: stactor.messages.CommitInfo
+	(*TaskDrained)(nil),         // 21: stactor.messages.TaskDrained
+	(*CloseTask)(nil),           // 22: stactor.messages.CloseTask
+	(*StopReading)(nil),         // 23: stactor.messages.StopReading
+	(*Savepoint)(nil),           // 24: stactor.messages.Savepoint
+	(*CancelTask)(nil),          // 25: stactor.messages.CancelTask
+	(*TaskClosed)(nil),          // 26: stactor.messages.TaskClosed
+	(*Credit)(nil),              // 27: stactor.messages.Credit
+	(*Split)(nil),               // 28: stactor.messages.Split
+	(*RegisterReader)(nil),      // 29: stactor.messages.RegisterReader
+	(*SplitRequest)(nil),        // 30: stactor.messages.SplitRequest
+	(*AddSplits)(nil),           // 31: stactor.messages.AddSplits
+	(*NoMoreSplits)(nil),        // 32: stactor.messages.NoMoreSplits
+	(*CheckpointTrigger)(nil),   // 33: stactor.messages.CheckpointTrigger
+	(*Barrier)(nil),             // 34: stactor.messages.Barrier
+	(*CheckpointAck)(nil),       // 35: stactor.messages.CheckpointAck
+	(*CheckpointDone)(nil),      // 36: stactor.messages.CheckpointDone
+	(*TaskStateRef)(nil),        // 37: stactor.messages.TaskStateRef
+	(*EnumeratorState)(nil),     // 38: stactor.messages.EnumeratorState
+	(*PendingCommit)(nil),       // 39: stactor.messages.PendingCommit
+	(*CompletedCheckpoint)(nil), // 40: stactor.messages.CompletedCheckpoint
+	(*VertexState)(nil),         // 41: stactor.messages.VertexState
+	(*ChannelState)(nil),        // 42: stactor.messages.ChannelState
+	(*SubtaskState)(nil),        // 43: stactor.messages.SubtaskState
+	nil,                         // 44: stactor.messages.SubmitJob.VarsEntry
+	nil,                         // 45: stactor.messages.JobSpec.VarsEntry
+	nil,                         // 46: stactor.messages.CompletedCheckpoint.ParallelismEntry
 }
 var file_messages_stactor_proto_depIdxs = []int32{
-	42, // 0: stactor.messages.SubmitJob.vars:type_name -> stactor.messages.SubmitJob.VarsEntry
-	6,  // 1: stactor.messages.JobStatus.pipelines:type_name -> stactor.messages.PipelineStatus
-	43, // 2: stactor.messages.JobSpec.vars:type_name -> stactor.messages.JobSpec.VarsEntry
-	8,  // 3: stactor.messages.DeployTask.loc:type_name -> stactor.messages.TaskLocation
-	9,  // 4: stactor.messages.DeployTask.job:type_name -> stactor.messages.JobSpec
-	0,  // 5: stactor.messages.DeployTask.job_master:type_name -> stactor.messages.Pid
-	38, // 6: stactor.messages.DeployTask.restore:type_name -> stactor.messages.CompletedCheckpoint
-	8,  // 7: stactor.messages.DeployTaskReply.loc:type_name -> stactor.messages.TaskLocation
-	0,  // 8: stactor.messages.DeployTaskReply.task:type_name -> stactor.messages.Pid
-	0,  // 9: stactor.messages.TaskPid.pid:type_name -> stactor.messages.Pid
-	12, // 10: stactor.messages.StartTask.peers:type_name -> stactor.messages.TaskPid
-	14, // 11: stactor.messages.StartTask.enumerators:type_name -> stactor.messages.EnumeratorPid
-	0,  // 12: stactor.messages.StartTask.coordinator:type_name -> stactor.messages.Pid
-	0,  // 13: stactor.messages.EnumeratorPid.pid:type_name -> stactor.messages.Pid
-	8,  // 14: stactor.messages.TaskStateChanged.loc:type_name -> stactor.messages.TaskLocation
-	8,  // 15: stactor.messages.TaskFailed.loc:type_name -> stactor.messages.TaskLocation
-	8,  // 16: stactor.messages.TaskMetrics.loc:type_name -> stactor.messages.TaskLocation
-	8,  // 17: stactor.messages.TaskDrained.loc:type_name -> stactor.messages.TaskLocation
-	18, // 18: stactor.messages.TaskDrained.commits:type_name -> stactor.messages.CommitInfo
-	17, // 19: stactor.messages.TaskDrained.metrics:type_name -> stactor.messages.TaskMetrics
-	8,  // 20: stactor.messages.TaskClosed.loc:type_name -> stactor.messages.TaskLocation
-	0,  // 21: stactor.messages.RegisterReader.reader:type_name -> stactor.messages.Pid
-	26, // 22: stactor.messages.AddSplits.splits:type_name -> stactor.messages.Split
-	8,  // 23: stactor.messages.CheckpointAck.loc:type_name -> stactor.messages.TaskLocation
-	18, // 24: stactor.messages.CheckpointAck.commits:type_name -> stactor.messages.CommitInfo
-	35, // 25: stactor.messages.CompletedCheckpoint.tasks:type_name -> stactor.messages.TaskStateRef
-	36, // 26: stactor.messages.CompletedCheckpoint.enumerators:type_name -> stactor.messages.EnumeratorState
-	37, // 27: stactor.messages.CompletedCheckpoint.pending:type_name -> stactor.messages.PendingCommit
-	44, // 28: stactor.messages.CompletedCheckpoint.parallelism:type_name -> stactor.messages.CompletedCheckpoint.ParallelismEntry
-	26, // 29: stactor.messages.VertexState.splits:type_name -> stactor.messages.Split
-	39, // 30: stactor.messages.SubtaskState.vertices:type_name -> stactor.messages.VertexState
-	40, // 31: stactor.messages.SubtaskState.channels:type_name -> stactor.messages.ChannelState
-	32, // [32:32] is the sub-list for method output_type
-	32, // [32:32] is the sub-list for method input_type
-	32, // [32:32] is the sub-list for extension type_name
-	32, // [32:32] is the sub-list for extension extendee
-	0,  // [0:32] is the sub-list for field type_name
+	44, // 0: stactor.messages.SubmitJob.vars:type_name -> stactor.messages.SubmitJob.VarsEntry
+	9,  // 1: stactor.messages.JobList.jobs:type_name -> stactor.messages.JobStatus
+	8,  // 2: stactor.messages.JobStatus.pipelines:type_name -> stactor.messages.PipelineStatus
+	45, // 3: stactor.messages.JobSpec.vars:type_name -> stactor.messages.JobSpec.VarsEntry
+	10, // 4: stactor.messages.DeployTask.loc:type_name -> stactor.messages.TaskLocation
+	11, // 5: stactor.messages.DeployTask.job:type_name -> stactor.messages.JobSpec
+	0,  // 6: stactor.messages.DeployTask.job_master:type_name -> stactor.messages.Pid
+	40, // 7: stactor.messages.DeployTask.restore:type_name -> stactor.messages.CompletedCheckpoint
+	10, // 8: stactor.messages.DeployTaskReply.loc:type_name -> stactor.messages.TaskLocation
+	0,  // 9: stactor.messages.DeployTaskReply.task:type_name -> stactor.messages.Pid
+	0,  // 10: stactor.messages.TaskPid.pid:type_name -> stactor.messages.Pid
+	14, // 11: stactor.messages.StartTask.peers:type_name -> stactor.messages.TaskPid
+	16, // 12: stactor.messages.StartTask.enumerators:type_name -> stactor.messages.EnumeratorPid
+	0,  // 13: stactor.messages.StartTask.coordinator:type_name -> stactor.messages.Pid
+	0,  // 14: stactor.messages.EnumeratorPid.pid:type_name -> stactor.messages.Pid
+	10, // 15: stactor.messages.TaskStateChanged.loc:type_name -> stactor.messages.TaskLocation
+	10, // 16: stactor.messages.TaskFailed.loc:type_name -> stactor.messages.TaskLocation
+	10, // 17: stactor.messages.TaskMetrics.loc:type_name -> stactor.messages.TaskLocation
+	10, // 18: stactor.messages.TaskDrained.loc:type_name -> stactor.messages.TaskLocation
+	20, // 19: stactor.messages.TaskDrained.commits:type_name -> stactor.messages.CommitInfo
+	19, // 20: stactor.messages.TaskDrained.metrics:type_name -> stactor.messages.TaskMetrics
+	10, // 21: stactor.messages.TaskClosed.loc:type_name -> stactor.messages.TaskLocation
+	0,  // 22: stactor.messages.RegisterReader.reader:type_name -> stactor.messages.Pid
+	28, // 23: stactor.messages.AddSplits.splits:type_name -> stactor.messages.Split
+	10, // 24: stactor.messages.CheckpointAck.loc:type_name -> stactor.messages.TaskLocation
+	20, // 25: stactor.messages.CheckpointAck.commits:type_name -> stactor.messages.CommitInfo
+	37, // 26: stactor.messages.CompletedCheckpoint.tasks:type_name -> stactor.messages.TaskStateRef
+	38, // 27: stactor.messages.CompletedCheckpoint.enumerators:type_name -> stactor.messages.EnumeratorState
+	39, // 28: stactor.messages.CompletedCheckpoint.pending:type_name -> stactor.messages.PendingCommit
+	46, // 29: stactor.messages.CompletedCheckpoint.parallelism:type_name -> stactor.messages.CompletedCheckpoint.ParallelismEntry
+	28, // 30: stactor.messages.VertexState.splits:type_name -> stactor.messages.Split
+	41, // 31: stactor.messages.SubtaskState.vertices:type_name -> stactor.messages.VertexState
+	42, // 32: stactor.messages.SubtaskState.channels:type_name -> stactor.messages.ChannelState
+	33, // [33:33] is the sub-list for method output_type
+	33, // [33:33] is the sub-list for method input_type
+	33, // [33:33] is the sub-list for extension type_name
+	33, // [33:33] is the sub-list for extension extendee
+	0,  // [0:33] is the sub-list for field type_name
 }
 
 func init() { file_messages_stactor_proto_init() }
@@ -2994,7 +3082,7 @@ func file_messages_stactor_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_stactor_proto_rawDesc), len(file_messages_stactor_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   45,
+			NumMessages:   47,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

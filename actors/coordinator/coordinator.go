@@ -6,6 +6,7 @@ package coordinator
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
@@ -18,13 +19,23 @@ import (
 )
 
 // Service is the actor.
+// Registry keeps the job registry outside the leader (Consul KV in a
+// cluster), so a new leader can resume the jobs. Save is called on submit
+// and when a job ends; an error is logged, the job goes on.
+type Registry interface {
+	Save(spec *messages.JobSpec, status *messages.JobStatus) error
+}
+
+// Service is the actor.
 type Service struct {
+	registry  Registry
 	resources *actor.PID
 	store     storage.Storage
 	opts      jobmaster.Options
 	log       zerolog.Logger
 	jobs      map[string]*job
 	order     []string
+	specs     map[string]*messages.JobSpec
 }
 
 type job struct {
@@ -36,9 +47,9 @@ type job struct {
 // New is the props producer of the service; slots come from the
 // ResourceManager resources, checkpoints go to store, and opts configure
 // every JobMaster.
-func New(resources *actor.PID, store storage.Storage, opts jobmaster.Options, log zerolog.Logger) actor.Producer {
+func New(resources *actor.PID, store storage.Storage, opts jobmaster.Options, registry Registry, log zerolog.Logger) actor.Producer {
 	return func() actor.Actor {
-		return &Service{resources: resources, store: store, opts: opts, log: log, jobs: map[string]*job{}}
+		return &Service{resources: resources, store: store, registry: registry, specs: map[string]*messages.JobSpec{}, opts: opts, log: log, jobs: map[string]*job{}}
 	}
 }
 
@@ -53,10 +64,25 @@ func (s *Service) Receive(ctx actor.Context) {
 			return
 		}
 		j.final, j.pid = m.Status, nil
+		s.save(m.Status.JobId, m.Status)
 		for _, w := range j.waiters {
 			ctx.Send(w, m.Status)
 		}
 		j.waiters = nil
+	case *messages.ListJobs:
+		out := &messages.JobList{}
+		for _, id := range s.order {
+			j := s.jobs[id]
+			if j.final != nil {
+				out.Jobs = append(out.Jobs, j.final)
+				continue
+			}
+			res, err := ctx.RequestFuture(j.pid, &messages.GetJobStatus{JobId: id}, 5*time.Second).Result()
+			if st, ok := res.(*messages.JobStatus); ok && err == nil {
+				out.Jobs = append(out.Jobs, st)
+			}
+		}
+		ctx.Respond(out)
 	case *messages.WaitJob:
 		j := s.jobs[m.JobId]
 		switch {
@@ -88,6 +114,15 @@ func (s *Service) Receive(ctx actor.Context) {
 	}
 }
 
+func (s *Service) save(id string, st *messages.JobStatus) {
+	if s.registry == nil || s.specs[id] == nil {
+		return
+	}
+	if err := s.registry.Save(s.specs[id], st); err != nil {
+		s.log.Warn().Err(err).Str("job", id).Msg("saving the job in the registry")
+	}
+}
+
 func unknown(id string) *messages.JobStatus {
 	return &messages.JobStatus{JobId: id, State: "UNKNOWN", Error: fmt.Sprintf("no job %s", id)}
 }
@@ -109,6 +144,8 @@ func (s *Service) submit(ctx actor.Context, m *messages.SubmitJob) *messages.Sub
 	}
 	s.jobs[m.JobId] = &job{pid: pid}
 	s.order = append(s.order, m.JobId)
+	s.specs[m.JobId] = spec
+	s.save(m.JobId, &messages.JobStatus{JobId: m.JobId, Name: p.Job.Name, State: state.JobRunning, StartUnixMs: time.Now().UnixMilli()})
 	s.log.Debug().Str("job", m.JobId).Str("state", state.JobCreated).Msg("job submitted")
 	return &messages.SubmitJobReply{JobId: m.JobId}
 }

@@ -8,6 +8,8 @@
 // tolerable failures) cancels the pipeline and restores it from its latest
 // completed checkpoint as a new attempt, up to job.retry.times; past that
 // the job FAILS with the cause. Other pipelines keep running meanwhile.
+// Before the job's first attempt (not when it is restored) the sinks apply
+// their save modes (connectors.SaveModeHandler).
 package jobmaster
 
 import (
@@ -20,6 +22,7 @@ import (
 	"github.com/stactor/stactor/actors/checkpoint"
 	"github.com/stactor/stactor/actors/enumerator"
 	"github.com/stactor/stactor/actors/resource"
+	"github.com/stactor/stactor/connectors"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/state"
@@ -132,6 +135,12 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 		if err := j.store.SaveJob(j.spec); err != nil {
 			j.log.Warn().Err(err).Msg("saving the job for restore")
 		}
+		if !j.opts.Restore {
+			if err := j.handleSaveModes(); err != nil {
+				j.failBeforeStart(ctx, err.Error())
+				return
+			}
+		}
 		j.state = state.JobScheduled
 		for _, p := range j.plan.Pipelines {
 			pr := &pipelineRun{p: p}
@@ -234,6 +243,29 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 	case *messages.GetJobStatus:
 		ctx.Respond(j.status())
 	}
+}
+
+// handleSaveModes lets every sink that has one apply its save mode
+// (connectors.SaveModeHandler), once, before the job's first attempt.
+func (j *JobMaster) handleSaveModes() error {
+	for _, v := range j.plan.Vertices {
+		if h, ok := v.Sink.(connectors.SaveModeHandler); ok && v.Kind == plan.SinkVertex {
+			if err := h.HandleSaveMode(); err != nil {
+				return fmt.Errorf("%s: save mode: %w", v.Name, err)
+			}
+			j.log.Info().Str("sink", v.Name).Msg("save mode handled")
+		}
+	}
+	return nil
+}
+
+// failBeforeStart ends the job as FAILED before any pipeline started.
+func (j *JobMaster) failBeforeStart(ctx actor.Context, cause string) {
+	j.cause = cause
+	j.state = state.JobFailed
+	j.end = time.Now()
+	ctx.Send(ctx.Parent(), &Ended{Status: j.status()})
+	ctx.Stop(ctx.Self())
 }
 
 type terminated struct{ who *actor.PID }

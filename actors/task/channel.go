@@ -284,17 +284,31 @@ func (t *Task) onCredit(ctx actor.Context, m *messages.Credit) error {
 	return t.tryUnblock(ctx)
 }
 
+// resume is a subtask's message to itself: take the next set-aside input.
+type resume struct{}
+
 // tryUnblock resumes work that waited for credit.
 func (t *Task) tryUnblock(ctx actor.Context) error {
 	if t.cp.cur != nil {
 		return nil // a capture holds the input until its markers are in
 	}
-	for !t.blocked() && len(t.pending) > 0 && t.cp.cur == nil {
+	// One set-aside message per turn: a barrier's priority copy (or a
+	// cancel) waiting in the mailbox gets its turn between two batches,
+	// however slow the operators are (checkpoint latency must not grow
+	// with the sink's slowness, DESIGN §5).
+	if !t.blocked() && len(t.pending) > 0 {
 		m := t.pending[0]
 		t.pending[0] = nil
 		t.pending = t.pending[1:]
 		if err := t.process(ctx, m); err != nil {
 			return err
+		}
+		if len(t.pending) > 0 {
+			if !t.resuming {
+				t.resuming = true
+				ctx.Send(t.self, &resume{})
+			}
+			return nil
 		}
 	}
 	if t.blocked() || t.cp.cur != nil {

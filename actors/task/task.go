@@ -50,6 +50,7 @@ type Task struct {
 	// send to another node that failed leaves its error in remoteErr.
 	receiver  io.Closer
 	remoteErr error
+	resuming  bool // a resume message is on its way
 
 	drained  bool // everything processed to end of data and reported
 	closed   bool
@@ -125,11 +126,19 @@ func (t *Task) Receive(ctx actor.Context) {
 		err = t.onNoMoreSplits()
 	case *metricsTick:
 		t.sendMetrics(ctx)
+	case *resume:
+		t.resuming = false
+		err = t.tryUnblock(ctx)
 	case *messages.CloseTask:
 		t.finish(ctx, state.TaskClosed)
 	case *messages.CancelTask:
 		t.setState(ctx, state.TaskCancelling)
 		t.finish(ctx, state.TaskCanceled)
+	case *actor.Terminated:
+		if m.Who.Equal(t.jobMaster) {
+			t.log.Warn().Msg("the JobMaster is gone; stopping")
+			t.finish(ctx, state.TaskCanceled)
+		}
 	case *RemoteFailed:
 		err = fmt.Errorf("channel from another node: %w", m.Err)
 	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
@@ -203,6 +212,9 @@ func (t *Task) start(ctx actor.Context, m *messages.StartTask) error {
 		return err
 	}
 	t.cp.coordinator = messages.ToPID(m.Coordinator)
+	// A subtask whose JobMaster is gone (its node died, or it was replaced)
+	// stops instead of running on as an orphan; its attempt is fenced.
+	ctx.Watch(t.jobMaster)
 	t.setState(ctx, state.TaskStarting)
 	if err := t.ops.open(); err != nil {
 		return err

@@ -100,21 +100,16 @@ func (s *Service) deploy(ctx actor.Context, m *messages.DeployTask) (*actor.PID,
 	// after every DeployTaskReply, so nothing is published before the
 	// subscription exists.
 	var receiver io.Closer
-	if s.opts.NATS != nil {
-		in := map[int32]bool{}
+	if s.opts.NATS != nil && len(jp.plan.Chains[m.Loc.Chain].In) > 0 {
+		var edges []int32
 		for _, e := range jp.plan.Chains[m.Loc.Chain].In {
-			in[int32(e.ID)] = true
+			edges = append(edges, int32(e.ID))
 		}
 		sys, self := ctx.ActorSystem(), actor.NewPID(ctx.Self().Address, ctx.Self().Id+"/"+name)
-		deliver := func(msg any) {
-			if !in[edgeOf(msg)] {
-				return // another chain's subtask with the same index
-			}
-			sys.Root.Send(self, msg)
-		}
+		deliver := func(msg any) { sys.Root.Send(self, msg) }
 		fail := func(err error) { sys.Root.Send(self, &task.RemoteFailed{Err: err}) }
 		r, err := natschan.NewReceiver(s.opts.NATS, natschan.Scope{Job: m.Loc.JobId, Attempt: m.Loc.Attempt, Pipeline: m.Loc.Pipeline},
-			m.Loc.Subtask, deliver, fail, natschan.WithPrefix(s.opts.Prefix))
+			m.Loc.Subtask, deliver, fail, natschan.WithPrefix(s.opts.Prefix), natschan.WithEdges(edges...))
 		if err != nil {
 			return nil, fmt.Errorf("subscribing subtask %s to its channels: %w", name, err)
 		}
@@ -131,21 +126,6 @@ func (s *Service) deploy(ctx actor.Context, m *messages.DeployTask) (*actor.PID,
 	jp.tasks++
 	s.tasks[pid.Id] = &deployedTask{loc: m.Loc, jobMaster: jm}
 	return pid, nil
-}
-
-// edgeOf is the edge a channel message belongs to.
-func edgeOf(msg any) int32 {
-	switch m := msg.(type) {
-	case *messages.Batch:
-		return m.Edge
-	case *messages.EndOfData:
-		return m.Edge
-	case *messages.Barrier:
-		return m.Edge
-	case *messages.BarrierMarker:
-		return m.Edge
-	}
-	return -1
 }
 
 // reporting is the service's supervisor strategy: never restart a subtask

@@ -4,9 +4,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/row"
 )
+
+const benchRows, benchWindow = 4096, 8
 
 // BenchmarkSendReceive sends 4096-row batches of (id bigint, name string,
 // score double) from one connection to another through an embedded server
@@ -14,18 +18,15 @@ import (
 // counts a batch when it is decoded and delivered. MB/s is of the row
 // codec's encoding.
 func BenchmarkSendReceive(b *testing.B) {
-	const rows, window = 4096, 8
 	s := runServer(b, nil)
-	credits := make(chan struct{}, window)
+	credits := make(chan struct{}, benchWindow)
 	done := make(chan struct{})
 	var c collector
-	delivered := 0
-	target := b.N
+	delivered, target := 0, b.N
 	r, err := NewReceiver(connect(b, s), scope, 0, func(m any) {
 		if _, ok := m.(*messages.Batch); ok {
-			delivered++
 			<-credits
-			if delivered == target {
+			if delivered++; delivered == target {
 				close(done)
 			}
 		}
@@ -35,7 +36,7 @@ func BenchmarkSendReceive(b *testing.B) {
 	}
 	b.Cleanup(func() { _ = r.Close() })
 	snd := newSender(b, connect(b, s), scope, 0, 0)
-	batch := scoreBatch(0, rows, 12)
+	batch := scoreBatch(0, benchRows, 12)
 	size := row.EncodedSize(batch)
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
@@ -50,13 +51,51 @@ func BenchmarkSendReceive(b *testing.B) {
 	select {
 	case <-done:
 	case <-time.After(time.Minute):
-		b.Fatalf("delivered %d of %d", delivered, b.N)
+		b.Fatal("batches not delivered within a minute")
 	}
 	elapsed := time.Since(start)
 	b.StopTimer()
 	if _, errs := c.snapshot(); len(errs) > 0 {
 		b.Fatal(errs)
 	}
-	b.ReportMetric(float64(b.N*rows)/elapsed.Seconds(), "rows/s")
+	b.ReportMetric(float64(b.N*benchRows)/elapsed.Seconds(), "rows/s")
 	b.ReportMetric(float64(size), "bytes/batch")
+}
+
+// BenchmarkRawNATS is the transport alone, for comparison: payloads of the
+// same size as BenchmarkSendReceive's batches, with the same window, no
+// codec and no headers.
+func BenchmarkRawNATS(b *testing.B) {
+	s := runServer(b, nil)
+	rc, sc := connect(b, s), connect(b, s)
+	credits := make(chan struct{}, benchWindow)
+	done := make(chan struct{})
+	n, target := 0, b.N
+	sub, err := rc.Subscribe("raw", func(*nats.Msg) {
+		<-credits
+		if n++; n == target {
+			close(done)
+		}
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = sub.Unsubscribe() })
+	if err := rc.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	data := make([]byte, row.EncodedSize(scoreBatch(0, benchRows, 12)))
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for range b.N {
+		credits <- struct{}{}
+		if err := sc.Publish("raw", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		b.Fatal("messages not delivered within a minute")
+	}
 }

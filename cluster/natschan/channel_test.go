@@ -3,6 +3,7 @@ package natschan
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -488,7 +489,7 @@ func TestSlowConsumer(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkFor(t, 10*time.Second, 5*time.Millisecond, func() error {
-		if d, _ := r.sub.Dropped(); d == 0 {
+		if d, _ := r.subs[0].Dropped(); d == 0 {
 			return fmt.Errorf("nothing dropped yet")
 		}
 		return nil
@@ -522,5 +523,57 @@ func TestCloseStopsDelivery(t *testing.T) {
 	}
 	if got, errs := c.snapshot(); len(got) != 1 || len(errs) != 0 {
 		t.Errorf("after Close: %d messages, errors %v", len(got), errs)
+	}
+}
+
+// Chains' subtasks of one index share the wildcard; WithEdges keeps each
+// to its own input edges.
+func TestWithEdges(t *testing.T) {
+	s := runServer(t, nil)
+	var all, chainA, chainB collector
+	newReceiver(t, connect(t, s), scope, 1, &all)
+	ra := newReceiver(t, connect(t, s), scope, 1, &chainA, WithEdges(0, 2))
+	rb := newReceiver(t, connect(t, s), scope, 1, &chainB, WithEdges(1))
+	if got := strings.Join(ra.Subjects(), " "); got != "stactor.data.job%2E1%20%2A%3E.3.2.0.1 stactor.data.job%2E1%20%2A%3E.3.2.2.1" {
+		t.Errorf("subjects %s", got)
+	}
+	nc := connect(t, s)
+	for edge := range int32(3) {
+		snd := newSender(t, nc, scope, edge, 1)
+		if err := snd.SendBatch(0, 1, 0, scoreBatch(0, 2, 12)); err != nil {
+			t.Fatal(err)
+		}
+		if err := snd.SendEndOfData(0, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Order holds per channel, not across edges.
+	edges := func(ms []any) string {
+		var ended []int
+		for _, m := range ms {
+			if m, ok := m.(*messages.EndOfData); ok {
+				ended = append(ended, int(m.Edge))
+			}
+		}
+		slices.Sort(ended)
+		return fmt.Sprint(ended)
+	}
+	if got := edges(all.waitMsgs(t, 6)); got != "[0 1 2]" {
+		t.Errorf("wildcard receiver: edges %s", got)
+	}
+	if got := edges(chainA.waitMsgs(t, 4)); got != "[0 2]" {
+		t.Errorf("edges 0 and 2: got %s", got)
+	}
+	if got := edges(chainB.waitMsgs(t, 2)); got != "[1]" {
+		t.Errorf("edge 1: got %s", got)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := chainB.snapshot(); len(got) != 2 || rb.Dropped() != 0 {
+		t.Errorf("edge 1's receiver got %d messages, dropped %d", len(got), rb.Dropped())
+	}
+	if _, err := NewReceiver(nc, scope, 1, all.deliver, all.onError, WithEdges(-1)); !errors.Is(err, ErrSubject) {
+		t.Errorf("a negative edge: %v", err)
 	}
 }

@@ -14,7 +14,9 @@
 //
 // (prefix "stactor" by default; the job id is escaped into one token, see
 // Subject). A Receiver subscribes to its subtask's subjects of one attempt
-// with a wildcard over edges. Every message carries headers:
+// with a wildcard over edges, or to the subjects of its chain's input edges
+// (WithEdges), which keeps other chains' subtasks of the same index from
+// receiving its traffic. Every message carries headers:
 //
 //	Stactor-Attempt   the pipeline's attempt; a message of another attempt is dropped
 //	Stactor-From      the sending subtask

@@ -10,6 +10,7 @@ type options struct {
 	pendingMsgs  int
 	pendingBytes int
 	flushTimeout time.Duration
+	edges        []int32 // nil: every edge
 }
 
 func newOptions(opts []Option) options {
@@ -44,3 +45,12 @@ func WithPendingLimits(msgs, bytes int) Option {
 // confirm the subscription, and Sender.Flush without a deadline (5 s by
 // default).
 func WithSubscribeTimeout(d time.Duration) Option { return func(o *options) { o.flushTimeout = d } }
+
+// WithEdges limits a Receiver to the channels of the given edges, with one
+// subscription per edge instead of a wildcard over edges. The subtasks of a
+// pipeline's chains with the same index share the wildcard, so without it a
+// subtask's node also receives (and decodes, and drops) what other chains'
+// subtasks of that index are sent; pass the chain's input edges.
+func WithEdges(edges ...int32) Option {
+	return func(o *options) { o.edges = append([]int32(nil), edges...) }
+}

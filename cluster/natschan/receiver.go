@@ -9,26 +9,28 @@ import (
 )
 
 // Receiver is the receiving end of every channel to one subtask in one
-// Scope: it subscribes (core NATS) to the subtask's subjects with a wildcard
-// over edges and hands each channel's messages on in the order they were
-// sent: *messages.Batch, *messages.EndOfData, and for a barrier
-// *messages.Barrier then *messages.BarrierMarker.
+// Scope: it subscribes (core NATS) to the subtask's subjects, with a
+// wildcard over edges or one subscription per edge (WithEdges), and hands
+// each channel's messages on in the order they were sent:
+// *messages.Batch, *messages.EndOfData, and for a barrier *messages.Barrier
+// then *messages.BarrierMarker.
 //
-// deliver and onError are called from the subscription's goroutine (and
-// onError also from the goroutine that watches the connection), never
-// concurrently and never after Close returns. They must return quickly — a
-// send to the subtask's actor — and must not call Close. onError is called
-// once for each channel that fails (gap, duplicate, corrupt message, with a
-// *ChannelError), after which that channel delivers nothing more, and once
-// when the whole receiver fails (lost connection, slow consumer, a message
-// with no channel), after which nothing is delivered.
+// deliver and onError are called from the subscriptions' goroutines (and
+// onError also from the goroutines that watch the connection and the
+// subscriptions), never concurrently and never after Close returns. They
+// must return quickly — a send to the subtask's actor — and must not call
+// Close. onError is called once for each channel that fails (gap,
+// duplicate, corrupt message, with a *ChannelError), after which that
+// channel delivers nothing more, and once when the whole receiver fails
+// (lost connection, slow consumer, a message with no channel), after which
+// nothing is delivered.
 type Receiver struct {
-	nc      *nats.Conn
-	subject string
-	sub     *nats.Subscription
-	connCh  chan nats.Status
-	stop    chan struct{}
-	done    chan struct{} // closed when the watcher has returned
+	nc       *nats.Conn
+	subjects []string
+	subs     []*nats.Subscription
+	connCh   chan nats.Status
+	stop     chan struct{}
+	wg       sync.WaitGroup // the watchers
 
 	mu     sync.Mutex // guards closed and d, and serializes the callbacks
 	closed bool
@@ -36,52 +38,73 @@ type Receiver struct {
 }
 
 // NewReceiver subscribes to the channels to subtask in scope s and returns
-// once the server has confirmed the subscription, so that a sender started
+// once the server has confirmed the subscriptions, so that a sender started
 // after it loses nothing (with a cluster of NATS servers, interest reaches
 // the other servers shortly after). Start the receivers of a pipeline before
-// its senders send.
+// its senders send. Close it when the subtask ends.
 func NewReceiver(nc *nats.Conn, s Scope, subtask int32, deliver func(msg any), onError func(err error), opts ...Option) (*Receiver, error) {
 	o := newOptions(opts)
 	if nc == nil || deliver == nil || onError == nil {
 		return nil, errors.New("natschan: NewReceiver needs a connection, deliver and onError")
 	}
-	subject, err := receiveSubject(o.prefix, s, subtask)
-	if err != nil {
-		return nil, err
+	if o.pendingMsgs == 0 || o.pendingBytes == 0 {
+		return nil, fmt.Errorf("natschan: pending limits of %d messages and %d bytes (0 is not allowed; negative is unlimited)", o.pendingMsgs, o.pendingBytes)
 	}
-	r := &Receiver{nc: nc, subject: subject, stop: make(chan struct{}), done: make(chan struct{}),
-		d: newDemux(s.Attempt, deliver, onError)}
+	var subjects []string
+	if o.edges == nil {
+		subject, err := receiveSubject(o.prefix, s, subtask)
+		if err != nil {
+			return nil, err
+		}
+		subjects = []string{subject}
+	}
+	for _, e := range o.edges {
+		subject, err := Subject(o.prefix, s, e, subtask)
+		if err != nil {
+			return nil, err
+		}
+		subjects = append(subjects, subject)
+	}
+	r := &Receiver{nc: nc, subjects: subjects, stop: make(chan struct{}), d: newDemux(s.Attempt, deliver, onError)}
 	// Listen before looking, so that no change falls between.
 	r.connCh = nc.StatusChanged(nats.DISCONNECTED, nats.RECONNECTING, nats.CLOSED)
 	if st := nc.Status(); st != nats.CONNECTED {
 		nc.RemoveStatusListener(r.connCh)
-		return nil, fmt.Errorf("%w: subscribing to %s: connection %s", ErrDisconnected, subject, st)
+		return nil, fmt.Errorf("%w: subscribing to %s: connection %s", ErrDisconnected, subjects, st)
 	}
-	var subCh <-chan nats.SubStatus
-	r.sub, err = nc.Subscribe(subject, r.handle)
-	if err == nil {
-		subCh = r.sub.StatusChanged(nats.SubscriptionSlowConsumer)
-		err = r.sub.SetPendingLimits(o.pendingMsgs, o.pendingBytes)
-	}
-	if err == nil {
-		err = nc.FlushTimeout(o.flushTimeout)
-	}
-	if err != nil {
-		if r.sub != nil {
-			_ = r.sub.Unsubscribe()
+	var subChs []<-chan nats.SubStatus
+	err := func() error {
+		for _, subject := range subjects {
+			sub, err := nc.Subscribe(subject, r.handle)
+			if err != nil {
+				return err
+			}
+			r.subs = append(r.subs, sub)
+			subChs = append(subChs, sub.StatusChanged(nats.SubscriptionSlowConsumer))
+			if err := sub.SetPendingLimits(o.pendingMsgs, o.pendingBytes); err != nil {
+				return err
+			}
 		}
+		return nc.FlushTimeout(o.flushTimeout)
+	}()
+	if err != nil {
+		r.unsubscribe()
 		nc.RemoveStatusListener(r.connCh)
 		if errors.Is(err, nats.ErrBadSubject) {
-			return nil, fmt.Errorf("natschan: subscribing to %s: %w", subject, err)
+			return nil, fmt.Errorf("natschan: subscribing to %s: %w", subjects, err)
 		}
-		return nil, fmt.Errorf("%w: subscribing to %s: %w", ErrDisconnected, subject, err)
+		return nil, fmt.Errorf("%w: subscribing to %s: %w", ErrDisconnected, subjects, err)
 	}
-	go r.watch(r.connCh, subCh)
+	r.wg.Add(1 + len(subChs))
+	go r.watchConn(r.connCh)
+	for i, ch := range subChs {
+		go r.watchSub(subjects[i], ch)
+	}
 	return r, nil
 }
 
-// Subject is the subscription's subject.
-func (r *Receiver) Subject() string { return r.subject }
+// Subjects are the subscriptions' subjects.
+func (r *Receiver) Subjects() []string { return r.subjects }
 
 // Dropped is how many messages were dropped for carrying another attempt.
 func (r *Receiver) Dropped() int64 { return r.d.dropped.Load() }
@@ -95,27 +118,37 @@ func (r *Receiver) handle(m *nats.Msg) {
 	r.d.handle(m.Subject, m.Header, m.Data)
 }
 
-// watch fails the receiver when the connection is lost or the subscription
-// drops messages; it returns on Close.
-func (r *Receiver) watch(connCh <-chan nats.Status, subCh <-chan nats.SubStatus) {
-	defer close(r.done)
+// watchConn fails the receiver when the connection is lost: core NATS does
+// not resend what was published while it was away. It returns on Close.
+func (r *Receiver) watchConn(ch <-chan nats.Status) {
+	defer r.wg.Done()
 	for {
 		select {
 		case <-r.stop:
 			return
-		case st, ok := <-connCh:
+		case st, ok := <-ch:
 			if !ok {
-				connCh = nil
-				continue
+				return // removed: Close follows
 			}
-			r.fail(fmt.Errorf("%w: %s: connection %s", ErrDisconnected, r.subject, st))
-		case st, ok := <-subCh:
+			r.fail(fmt.Errorf("%w: %s: connection %s", ErrDisconnected, r.subjects, st))
+		}
+	}
+}
+
+// watchSub fails the receiver when a subscription drops messages for
+// going over its pending limits. It returns on Close.
+func (r *Receiver) watchSub(subject string, ch <-chan nats.SubStatus) {
+	defer r.wg.Done()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case st, ok := <-ch:
 			if !ok {
-				subCh = nil // the subscription closed; Close follows
-				continue
+				return // the subscription closed: Close follows
 			}
 			if st == nats.SubscriptionSlowConsumer {
-				r.fail(fmt.Errorf("%w: %s: %w, messages dropped", ErrGap, r.subject, nats.ErrSlowConsumer))
+				r.fail(fmt.Errorf("%w: %s: %w, messages dropped", ErrGap, subject, nats.ErrSlowConsumer))
 			}
 		}
 	}
@@ -142,10 +175,17 @@ func (r *Receiver) Close() error {
 	r.closed = true
 	r.mu.Unlock()
 	close(r.stop)
-	<-r.done
+	r.wg.Wait()
 	r.nc.RemoveStatusListener(r.connCh)
-	if err := r.sub.Unsubscribe(); err != nil && !errors.Is(err, nats.ErrConnectionClosed) && !errors.Is(err, nats.ErrBadSubscription) {
-		return fmt.Errorf("natschan: unsubscribing from %s: %w", r.subject, err)
+	return r.unsubscribe()
+}
+
+func (r *Receiver) unsubscribe() error {
+	var errs []error
+	for _, sub := range r.subs {
+		if err := sub.Unsubscribe(); err != nil && !errors.Is(err, nats.ErrConnectionClosed) && !errors.Is(err, nats.ErrBadSubscription) {
+			errs = append(errs, fmt.Errorf("natschan: unsubscribing from %s: %w", sub.Subject, err))
+		}
 	}
-	return nil
+	return errors.Join(errs...)
 }

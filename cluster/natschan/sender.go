@@ -17,10 +17,11 @@ import (
 // subtask's actor; the caller numbers the batches and respects credits, as
 // on a local channel.
 //
-// A Send returns once the message is in the connection's outbound buffer;
-// nats.go's flusher writes it to the server at once (every publish wakes
-// it), so no flush is needed for latency, and messages of one connection
-// reach a subscriber in order. A Send does not wait for the receiver. After
+// A Send returns once the message is in the connection's outbound buffer
+// (nats.go writes a full buffer to the socket in the Send itself); its
+// flusher writes the rest to the server at once (every publish wakes it), so
+// no flush is needed for latency, and messages of one connection reach a
+// subscriber in order. A Send does not wait for the receiver. After
 // a Send fails (connection closed, reconnected or lost; a publish error) the
 // channel may have lost messages: every later Send returns the same error,
 // and the caller fails its pipeline over.

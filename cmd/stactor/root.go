@@ -44,6 +44,16 @@ func newSettings() *settings {
 	v.SetDefault("checkpoint.storage.max-retained", 3)
 	v.SetDefault("watchdog.no-progress-timeout", "10m")
 	v.SetDefault("task.cancel-timeout", "10s")
+	v.SetDefault("slot-allocate-strategy", "SLOT_RATIO")
+	v.SetDefault("job-schedule-strategy", "REJECT")
+	v.SetDefault("dynamic-slot", true)
+	v.SetDefault("slot-num", 2)
+	v.SetDefault("slot.cpu", 0.25)
+	v.SetDefault("slot.memory", 128)
+	v.SetDefault("history-job-expire-minutes", 1440)
+	v.SetDefault("consul-check-ttl", "3s")
+	v.SetDefault("consul-session-ttl", "10s")
+	v.SetDefault("consul-lock-delay", "1s")
 	return &settings{v: v}
 }
 
@@ -143,6 +153,7 @@ func newRootCmd() *cobra.Command {
 	root.PersistentFlags().String("log-level", "warn", "log level: debug, info, warn, error")
 	_ = s.v.BindPFlag("log.level", root.PersistentFlags().Lookup("log-level"))
 	root.AddCommand(newRunCmd(s), newCheckpointsCmd(s), newVersionCmd())
+	root.AddCommand(clusterCommands(s)...)
 	return root
 }
 

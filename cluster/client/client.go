@@ -1,0 +1,158 @@
+// Package client is how the CLI talks to a cluster: it finds the leader
+// through Consul and sends the leader's CoordinatorService protobuf
+// messages over protoactor remote. A request that fails because the leader
+// changed is sent again to the new leader.
+package client
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/remote"
+	"github.com/hashicorp/consul/api"
+
+	"github.com/stactor/stactor/cluster/consul"
+	"github.com/stactor/stactor/messages"
+)
+
+// Client is a connection to a cluster.
+type Client struct {
+	sys     *actor.ActorSystem
+	rem     *remote.Remote
+	consul  *api.Client
+	cluster string
+}
+
+// Dial prepares a client of cluster whose Consul agent is at consulAddr.
+func Dial(consulAddr, cluster string) (*Client, error) {
+	cfg := api.DefaultConfig()
+	cfg.Address = consulAddr
+	c, err := api.NewClient(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("consul at %s: %w", consulAddr, err)
+	}
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}))
+	r := remote.NewRemote(sys, remote.Configure("127.0.0.1", 0))
+	if err := start(r); err != nil {
+		return nil, err
+	}
+	return &Client{sys: sys, rem: r, consul: c, cluster: cluster}, nil
+}
+
+func start(r *remote.Remote) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("starting remote: %v", p)
+		}
+	}()
+	r.Start()
+	return nil
+}
+
+// Close releases the client.
+func (c *Client) Close() {
+	c.rem.Shutdown(false)
+	c.sys.Shutdown()
+}
+
+// Consul is the client's Consul API client.
+func (c *Client) Consul() *api.Client { return c.consul }
+
+// Leader is the current leader's node id and address.
+func (c *Client) Leader(ctx context.Context) (string, string, error) {
+	id, addr, _, err := consul.CurrentLeader(ctx, c.consul, c.cluster)
+	if err != nil {
+		return "", "", fmt.Errorf("finding the leader of cluster %q: %w", c.cluster, err)
+	}
+	return id, addr, nil
+}
+
+// Request sends msg to the leader's coordinator and waits up to timeout for
+// the answer; when the leader is unreachable or changes meanwhile, it asks
+// the new leader, until ctx ends.
+func (c *Client) Request(ctx context.Context, msg any, timeout time.Duration) (any, error) {
+	var last error
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return nil, fmt.Errorf("%w (last error: %v)", ctx.Err(), last)
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+		_, addr, err := c.Leader(ctx)
+		if err != nil {
+			last = err
+			continue
+		}
+		res, err := c.sys.Root.RequestFuture(actor.NewPID(addr, "coordinator"), msg, timeout).Result()
+		if err != nil {
+			last = fmt.Errorf("leader at %s: %w", addr, err)
+			continue
+		}
+		if _, dead := res.(*actor.DeadLetterResponse); dead {
+			last = fmt.Errorf("leader at %s has no coordinator (yet)", addr)
+			continue
+		}
+		return res, nil
+	}
+}
+
+// Submit submits a job.
+func (c *Client) Submit(ctx context.Context, m *messages.SubmitJob) error {
+	res, err := c.Request(ctx, m, 30*time.Second)
+	if err != nil {
+		return err
+	}
+	if r, ok := res.(*messages.SubmitJobReply); ok && r.Error != "" {
+		return fmt.Errorf("%s", r.Error)
+	}
+	return nil
+}
+
+// Status asks for a job's status.
+func (c *Client) Status(ctx context.Context, id string) (*messages.JobStatus, error) {
+	res, err := c.Request(ctx, &messages.GetJobStatus{JobId: id}, 5*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	st, ok := res.(*messages.JobStatus)
+	if !ok {
+		return nil, fmt.Errorf("unexpected answer %T", res)
+	}
+	return st, nil
+}
+
+// List lists the leader's jobs.
+func (c *Client) List(ctx context.Context) ([]*messages.JobStatus, error) {
+	res, err := c.Request(ctx, &messages.ListJobs{}, 10*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	l, ok := res.(*messages.JobList)
+	if !ok {
+		return nil, fmt.Errorf("unexpected answer %T", res)
+	}
+	return l.Jobs, nil
+}
+
+// Send sends a one-way message (cancel, savepoint) to the leader.
+func (c *Client) Send(ctx context.Context, msg any) error {
+	_, addr, err := c.Leader(ctx)
+	if err != nil {
+		return err
+	}
+	c.sys.Root.Send(actor.NewPID(addr, "coordinator"), msg)
+	return nil
+}
+
+// Members lists the cluster's nodes as Consul sees them.
+func (c *Client) Members(ctx context.Context) ([]consul.Member, error) {
+	return consul.Members(ctx, c.consul, c.cluster)
+}

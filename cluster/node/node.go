@@ -1,0 +1,335 @@
+// Package node is a cluster node: `stactor node` (DESIGN §8). A node is a
+// protoactor actor system with remote; it registers in Consul with its
+// roles, resources and tags and passes a TTL check; a worker runs a
+// TaskExecutionService; a master campaigns for the cluster's leader lock
+// and, while it leads, runs the ResourceManager and the CoordinatorService,
+// feeds the ResourceManager the workers that Consul says are healthy,
+// keeps the job registry in Consul KV, and on taking over resumes every job
+// that was running from its latest checkpoint. Rows between nodes travel
+// over NATS; checkpoints go to the NATS JetStream object store.
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/hashicorp/consul/api"
+	"github.com/nats-io/nats.go"
+	"github.com/rs/zerolog"
+
+	"github.com/stactor/stactor/actors/resource"
+	"github.com/stactor/stactor/cluster/consul"
+	"github.com/stactor/stactor/engine"
+	"github.com/stactor/stactor/messages"
+	"github.com/stactor/stactor/resources"
+	"github.com/stactor/stactor/storage/jetstream"
+)
+
+// Config is a node's configuration (flags, stactor.yaml, STACTOR_*).
+type Config struct {
+	ID       string
+	Cluster  string
+	Roles    []string // "master", "worker"
+	Bind     string   // protoactor remote host:port (port 0: any)
+	Consul   string   // Consul HTTP address
+	NATS     string   // NATS URL
+	Tags     map[string]string
+	CPU      float64
+	MemoryMB int64
+	HTTP     string
+	// FixedSlots > 0 turns dynamic slots off (slot-num).
+	FixedSlots int
+	Resources  resource.Options
+	// HistoryExpire is how long ended jobs stay in the registry
+	// (history-job-expire-minutes).
+	HistoryExpire time.Duration
+	// Consul timings: the node's TTL check, the leader session's TTL and
+	// lock delay (short, so a dead leader is replaced in seconds).
+	CheckTTL, SessionTTL, LockDelay time.Duration
+	Engine                          engine.Config
+}
+
+// Node is a running node.
+type Node struct {
+	cfg    Config
+	log    zerolog.Logger
+	sys    *actor.ActorSystem
+	nc     *nats.Conn
+	client *api.Client
+	reg    *consul.Registration
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // the leader loop
+
+	mu     sync.Mutex // guards master
+	master *engine.Master
+}
+
+// Has tells whether the node has a role.
+func (c Config) Has(role string) bool { return slices.Contains(c.Roles, role) }
+
+// Start starts a node: NATS, checkpoint storage, the actor system, the
+// worker, the Consul registration, and (for a master) the leader campaign.
+func Start(ctx context.Context, cfg Config) (*Node, error) {
+	if !cfg.Has("master") && !cfg.Has("worker") {
+		return nil, fmt.Errorf("--roles must name master, worker or both (got %q)", strings.Join(cfg.Roles, ","))
+	}
+	if cfg.ID == "" {
+		host, _ := os.Hostname()
+		cfg.ID = fmt.Sprintf("%s-%d", host, os.Getpid())
+	}
+	n := &Node{cfg: cfg, log: cfg.Engine.Log.With().Str("node", cfg.ID).Logger()}
+	nc, err := nats.Connect(cfg.NATS, nats.Name("stactor-"+cfg.ID), nats.MaxReconnects(-1))
+	if err != nil {
+		return nil, fmt.Errorf("connecting to NATS at %s: %w", cfg.NATS, err)
+	}
+	n.nc = nc
+	store, err := jetstream.New(ctx, nc, "stactor_"+cfg.Cluster)
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("checkpoint storage on NATS JetStream (is JetStream enabled on %s?): %w", cfg.NATS, err)
+	}
+	cfg.Engine.Store = store
+	cfg.Engine.Task.NATS = nc
+	cfg.Engine.Task.Prefix = "stactor." + cfg.Cluster
+	cfg.Engine.Remote = cfg.Bind
+	n.cfg = cfg
+	sys, err := engine.NewSystem(cfg.Engine)
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	n.sys = sys
+	if cfg.Has("worker") {
+		if _, err := engine.SpawnWorker(sys, cfg.Engine); err != nil {
+			n.Stop()
+			return nil, err
+		}
+	}
+	ccfg := api.DefaultConfig()
+	ccfg.Address = cfg.Consul
+	client, err := api.NewClient(ccfg)
+	if err != nil {
+		n.Stop()
+		return nil, fmt.Errorf("consul at %s: %w", cfg.Consul, err)
+	}
+	n.client = client
+	reg, err := consul.Register(ctx, client, consul.Node{ID: cfg.ID, Cluster: cfg.Cluster, Address: sys.Address(), Roles: cfg.Roles,
+		CPU: cfg.CPU, MemoryMB: cfg.MemoryMB, Tags: cfg.Tags, HTTP: cfg.HTTP}, n.opts()...)
+	if err != nil {
+		n.Stop()
+		return nil, fmt.Errorf("registering in Consul at %s: %w", cfg.Consul, err)
+	}
+	n.reg = reg
+	lctx, cancel := context.WithCancel(context.Background())
+	n.cancel = cancel
+	if cfg.Has("master") {
+		n.wg.Add(1)
+		go n.lead(lctx)
+	}
+	n.log.Info().Str("address", sys.Address()).Strs("roles", cfg.Roles).Msg("node started")
+	return n, nil
+}
+
+func (n *Node) opts() []consul.Option {
+	o := []consul.Option{consul.WithLogger(n.log)}
+	if n.cfg.CheckTTL > 0 {
+		o = append(o, consul.WithTTL(n.cfg.CheckTTL))
+	}
+	if n.cfg.SessionTTL > 0 {
+		o = append(o, consul.WithSessionTTL(n.cfg.SessionTTL))
+	}
+	if n.cfg.LockDelay > 0 {
+		o = append(o, consul.WithLockDelay(n.cfg.LockDelay))
+	}
+	return o
+}
+
+// Address is the node's actor system address.
+func (n *Node) Address() string { return n.sys.Address() }
+
+// Stop leaves the cluster: resign, deregister, stop the actors.
+func (n *Node) Stop() {
+	if n.cancel != nil {
+		n.cancel()
+		n.wg.Wait()
+	}
+	if n.reg != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = n.reg.Deregister(ctx)
+		cancel()
+	}
+	if n.sys != nil {
+		n.sys.Shutdown()
+	}
+	if n.nc != nil {
+		n.nc.Close()
+	}
+}
+
+// lead campaigns for leadership again and again until the node stops.
+func (n *Node) lead(ctx context.Context) {
+	defer n.wg.Done()
+	for ctx.Err() == nil {
+		l, err := consul.Campaign(ctx, n.client, n.cfg.Cluster, n.cfg.ID, n.reg.CheckID(), n.opts()...)
+		if err != nil {
+			if ctx.Err() == nil {
+				n.log.Warn().Err(err).Msg("campaign for leadership failed; retrying")
+				select {
+				case <-time.After(time.Second):
+				case <-ctx.Done():
+				}
+			}
+			continue
+		}
+		n.serve(ctx, l)
+	}
+}
+
+// serve runs the master's actors while l holds the lock.
+func (n *Node) serve(ctx context.Context, l *consul.Leader) {
+	n.log.Info().Uint64("term", l.Term()).Msg("acquired leadership")
+	reg := &registry{jobs: consul.NewJobRegistry(n.client, n.cfg.Cluster), term: l.Term()}
+	m, err := engine.SpawnMaster(n.sys, n.cfg.Engine, n.cfg.Resources, reg)
+	if err != nil {
+		n.log.Error().Err(err).Msg("starting the master")
+		_ = l.Resign(context.Background())
+		return
+	}
+	n.mu.Lock()
+	n.master = m
+	n.mu.Unlock()
+	wctx, stopWatch := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); n.feedWorkers(wctx, m) }()
+	n.resume(ctx, m, reg)
+	select {
+	case <-l.Lost():
+		n.log.Warn().Msg("lost leadership")
+	case <-ctx.Done():
+		rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = l.Resign(rctx)
+		cancel()
+	}
+	stopWatch()
+	wg.Wait()
+	m.Stop(n.sys)
+	n.mu.Lock()
+	n.master = nil
+	n.mu.Unlock()
+}
+
+// feedWorkers tells the ResourceManager which workers are healthy, as
+// Consul's membership changes.
+func (n *Node) feedWorkers(ctx context.Context, m *engine.Master) {
+	known := map[string]bool{}
+	for members := range consul.Watch(ctx, n.client, n.cfg.Cluster) {
+		seen := map[string]bool{}
+		for _, mb := range members {
+			if !slices.Contains(mb.Roles, "worker") || !mb.Healthy {
+				continue
+			}
+			seen[mb.ID] = true
+			w := resources.Worker{ID: mb.ID, Address: mb.Address, Tags: mb.Tags,
+				Profile: resources.Profile{CPU: mb.CPU, MemoryMB: mb.MemoryMB}, FixedSlots: n.cfg.FixedSlots}
+			n.sys.Root.Send(m.Resources, &resource.WorkerUp{Worker: w})
+			if !known[mb.ID] {
+				n.log.Info().Str("worker", mb.ID).Str("address", mb.Address).Msg("worker joined")
+			}
+		}
+		for id := range known {
+			if !seen[id] {
+				n.log.Warn().Str("worker", id).Msg("worker left or failed")
+				n.sys.Root.Send(m.Resources, &resource.WorkerDown{ID: id})
+			}
+		}
+		known = seen
+	}
+}
+
+// resume restarts, from their latest checkpoints, the jobs the registry
+// says were running under an earlier leader.
+func (n *Node) resume(ctx context.Context, m *engine.Master, reg *registry) {
+	recs, err := reg.jobs.ListJobs(ctx)
+	if err != nil {
+		n.log.Warn().Err(err).Msg("reading the job registry")
+		return
+	}
+	if n.cfg.HistoryExpire > 0 {
+		if _, err := reg.jobs.ExpireHistory(ctx, n.cfg.HistoryExpire); err != nil {
+			n.log.Warn().Err(err).Msg("expiring job history")
+		}
+	}
+	for _, r := range recs {
+		if r.Ended() {
+			continue
+		}
+		reg.mu.Lock()
+		if reg.index == nil {
+			reg.index = map[string]uint64{}
+		}
+		reg.index[r.ID] = r.Index
+		reg.mu.Unlock()
+		n.log.Info().Str("job", r.ID).Msg("resuming job from its latest checkpoint")
+		res, err := n.sys.Root.RequestFuture(m.Coordinator, &messages.SubmitJob{JobId: r.ID, File: r.File, Config: r.Config,
+			Vars: r.Vars, Name: r.Name, Restore: true}, 30*time.Second).Result()
+		if err != nil {
+			n.log.Warn().Err(err).Str("job", r.ID).Msg("resuming job")
+			continue
+		}
+		if rep, ok := res.(*messages.SubmitJobReply); ok && rep.Error != "" {
+			n.log.Warn().Str("job", r.ID).Str("error", rep.Error).Msg("resuming job")
+		}
+	}
+}
+
+// registry is the coordinator's job registry in Consul KV.
+type registry struct {
+	jobs *consul.JobRegistry
+	term uint64
+	mu   sync.Mutex // guards index
+	// index is each job's last ModifyIndex, for check-and-set: a stale
+	// leader cannot overwrite a newer leader's record.
+	index map[string]uint64
+}
+
+// Save writes the job's record (check-and-set on its last index).
+func (r *registry) Save(spec *messages.JobSpec, st *messages.JobStatus) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.index == nil {
+		r.index = map[string]uint64{}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	idx, known := r.index[spec.JobId]
+	if !known {
+		if cur, err := r.jobs.GetJob(ctx, spec.JobId); err == nil {
+			idx = cur.Index
+		} else if !errors.Is(err, consul.ErrNotFound) {
+			return err
+		}
+	}
+	rec := consul.JobRecord{ID: spec.JobId, Name: st.Name, File: spec.File, Config: spec.Config, Vars: spec.Vars,
+		State: st.State, Error: st.Error, Term: r.term, Index: idx,
+		SubmitTime: time.UnixMilli(st.StartUnixMs)}
+	if st.EndUnixMs > 0 {
+		rec.EndTime = time.UnixMilli(st.EndUnixMs)
+	}
+	for _, p := range st.Pipelines {
+		rec.Pipelines = append(rec.Pipelines, consul.PipelineRecord{ID: p.Id, State: p.State, Attempt: p.Attempt})
+	}
+	newIdx, err := r.jobs.PutJob(ctx, rec)
+	if err != nil {
+		return err
+	}
+	r.index[spec.JobId] = newIdx
+	return nil
+}

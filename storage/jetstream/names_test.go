@@ -1,0 +1,116 @@
+package jetstream
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stactor/stactor/storage"
+)
+
+// validToken: what a KV key token and a subject token may hold.
+func validToken(e string) bool {
+	if e == "" {
+		return false
+	}
+	for i := 0; i < len(e); i++ {
+		if c := e[i]; !plain(c) && c != '=' {
+			return false
+		}
+	}
+	return true
+}
+
+func TestNamesRoundTrip(t *testing.T) {
+	for _, s := range []string{"a", "A-b_c", "x.y", ".", "..", "/", "a/b", "=", "=2E", "%", "日本", "\x00", "a\\b", "*", ">", "a b"} {
+		e, err := escapeName(s)
+		must(t, err)
+		if !validToken(e) {
+			t.Fatalf("escape(%q) = %q is not one token", s, e)
+		}
+		if got, ok := unescapeName(e); !ok || got != s {
+			t.Fatalf("unescape(escape(%q)) = %q, %v", s, got, ok)
+		}
+	}
+	for _, e := range []string{"", "=2e", "=2", "a=", "=41", "a.b", "=ZZ"} {
+		if got, ok := unescapeName(e); ok {
+			t.Fatalf("unescape(%q) = %q accepted a name escape never makes", e, got)
+		}
+	}
+	if _, err := escapeName(strings.Repeat("/", 100)); !errors.Is(err, storage.ErrInvalid) {
+		t.Fatalf("overlong name: %v", err)
+	}
+}
+
+func TestRegisterRoundTrip(t *testing.T) {
+	for _, r := range []*register{
+		newRegister(),
+		{attempt: 3, ckptAttempt: 2, id: 1 << 40, completed: []int64{0, 1, 7, 1 << 40}},
+	} {
+		got, err := decodeRegister(r.encode())
+		must(t, err)
+		if got.attempt != r.attempt || got.ckptAttempt != r.ckptAttempt || got.id != r.id || !slices.Equal(got.completed, r.completed) {
+			t.Fatalf("decode(encode(%+v)) = %+v", r, got)
+		}
+	}
+}
+
+func FuzzEscapeName(f *testing.F) {
+	for _, s := range []string{"a", "..", "a/b", "=", "x.y", "\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		e, err := escapeName(s)
+		if err != nil {
+			return
+		}
+		if !validToken(e) {
+			t.Fatalf("escape(%q) = %q is not one token", s, e)
+		}
+		if got, ok := unescapeName(e); !ok || got != s {
+			t.Fatalf("unescape(escape(%q)) = %q, %v", s, got, ok)
+		}
+	})
+}
+
+func FuzzParseHandle(f *testing.F) {
+	for _, s := range []string{"pipeline-1/state/12/0-task-1-0", "pipeline-1/state/12/../../x", "../x", "pipeline-01/state/1/0-a"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		h, err := parseHandle(s)
+		if err != nil {
+			return
+		}
+		if h.String() != s {
+			t.Fatalf("parseHandle(%q) re-formats as %q", s, h.String())
+		}
+		if m, ok := parseMarker(h.pipeline, strings.TrimPrefix(stateMarker("j", h), registerKey("j", h.pipeline)+".")); !ok || m.h != h {
+			t.Fatalf("the marker of %q parses as %+v, %v", s, m, ok)
+		}
+	})
+}
+
+func FuzzDecodeRegister(f *testing.F) {
+	f.Add((&register{attempt: 1, ckptAttempt: 0, id: 9, completed: []int64{3, 9}}).encode())
+	f.Add(newRegister().encode())
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := decodeRegister(b)
+		if err != nil {
+			if !errors.Is(err, storage.ErrCorrupt) {
+				t.Fatalf("error %v does not wrap ErrCorrupt", err)
+			}
+			return
+		}
+		for i := 1; i < len(r.completed); i++ {
+			if r.completed[i] <= r.completed[i-1] {
+				t.Fatalf("completed %v is not strictly ascending", r.completed)
+			}
+		}
+		again, err := decodeRegister(r.encode())
+		if err != nil || !slices.Equal(again.completed, r.completed) {
+			t.Fatalf("re-encoding %+v: %+v, %v", r, again, err)
+		}
+	})
+}
