@@ -16,4 +16,5 @@ import (
 	_ "github.com/stactor/stactor/connectors/replace"
 	_ "github.com/stactor/stactor/connectors/rowkindextractor"
 	_ "github.com/stactor/stactor/connectors/split"
+	_ "github.com/stactor/stactor/connectors/sql"
 )
