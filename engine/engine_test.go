@@ -35,9 +35,13 @@ func start(t *testing.T, batchSize int) *engine.Engine {
 	return e
 }
 
+func submitMsg(id, job string) *messages.SubmitJob {
+	return &messages.SubmitJob{JobId: id, File: id + ".conf", Config: []byte(job)}
+}
+
 func submit(t *testing.T, e *engine.Engine, id, job string) {
 	t.Helper()
-	if err := e.Submit(&messages.SubmitJob{JobId: id, File: id + ".conf", Config: []byte(job)}); err != nil {
+	if err := e.Submit(submitMsg(id, job)); err != nil {
 		t.Fatalf("submit: %v", err)
 	}
 }
@@ -299,7 +303,7 @@ func checkpoints(t *testing.T, store *localfile.Store, job string) []*messages.C
 	return cps
 }
 
-func startWith(t *testing.T, batchSize int, tune func(*engine.Config)) (*engine.Engine, *localfile.Store) {
+func startWith(t testing.TB, batchSize int, tune func(*engine.Config)) (*engine.Engine, *localfile.Store) {
 	t.Helper()
 	cfg := engine.DefaultConfig()
 	cfg.Task.BatchSize = batchSize
