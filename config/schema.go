@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/stactor/stactor/config/hocon"
 	"github.com/stactor/stactor/row"
@@ -17,6 +18,10 @@ var SchemaOption = Option{Key: "schema", Type: TypeObject, Doc: "the table's sch
 //	  fields { id = bigint, name = string, c_row = { a = int } }
 //	  # or: columns = [ { name = id, type = bigint, nullable = false } ]
 //	  primaryKey { name = pk, columnNames = [id] }   # optional
+//	  constraintKeys = [                              # optional
+//	    { constraintName = uk, constraintType = UNIQUE_KEY,
+//	      constraintColumns = [ { columnName = name, sortType = ASC } ] }
+//	  ]
 //	}
 //
 // Mistakes are *Error values at the position of the offending key.
@@ -89,7 +94,89 @@ func ParseSchema(v *hocon.Value, defaultTable, where string) (*row.Schema, error
 			}
 		}
 	}
+	if ck := v.Get("constraintKeys"); ck != nil && ck.Kind != hocon.Null {
+		keys, err := constraintKeys(ck, s, errAt)
+		if err != nil {
+			return nil, err
+		}
+		s.ConstraintKeys = keys
+	}
 	return s, nil
+}
+
+// constraintTypes are SeaTunnel's ConstraintKey.ConstraintType values.
+var constraintTypes = []string{"INDEX_KEY", "UNIQUE_KEY", "FOREIGN_KEY", "VECTOR_INDEX_KEY"}
+
+// constraintKeys reads schema.constraintKeys as SeaTunnel's
+// TableSchemaOptions.ConstraintKeyOptions: constraintName, constraintType
+// and constraintColumns of { columnName, sortType (ASC by default) }.
+// Enum values are case-insensitive, as SeaTunnel's enum options.
+func constraintKeys(v *hocon.Value, s *row.Schema, errAt func(hocon.Pos, string, string, ...any) error) ([]row.ConstraintKey, error) {
+	const key = "schema.constraintKeys"
+	if v.Kind != hocon.Array {
+		return nil, errAt(v.Pos, key, "expected a list of { constraintName = ..., constraintType = ..., constraintColumns = [...] }")
+	}
+	str := func(o *hocon.Value, k, at string) (*hocon.Value, error) {
+		x := o.Get(k)
+		if x == nil || x.Kind == hocon.Null || x.Kind == hocon.Object || x.Kind == hocon.Array {
+			return nil, errAt(o.Pos, at+"."+k, "missing: expected a string")
+		}
+		return x, nil
+	}
+	enum := func(x *hocon.Value, at string, values ...string) (string, error) {
+		for _, e := range values {
+			if strings.EqualFold(e, strings.TrimSpace(x.String())) {
+				return e, nil
+			}
+		}
+		return "", errAt(x.Pos, at, "expected one of %s, got %q", strings.Join(values, ", "), x.String())
+	}
+	var keys []row.ConstraintKey
+	for i, it := range v.Items {
+		at := fmt.Sprintf("%s[%d]", key, i)
+		if it.Kind != hocon.Object {
+			return nil, errAt(it.Pos, at, "expected { constraintName = ..., constraintType = ..., constraintColumns = [...] }")
+		}
+		name, err := str(it, "constraintName", at)
+		if err != nil {
+			return nil, err
+		}
+		tv, err := str(it, "constraintType", at)
+		if err != nil {
+			return nil, err
+		}
+		typ, err := enum(tv, at+".constraintType", constraintTypes...)
+		if err != nil {
+			return nil, err
+		}
+		k := row.ConstraintKey{Name: name.String(), Type: typ}
+		cols := it.Get("constraintColumns")
+		if cols == nil || cols.Kind != hocon.Array {
+			return nil, errAt(it.Pos, at+".constraintColumns", "missing: expected a list of { columnName = ..., sortType = ASC }")
+		}
+		for j, c := range cols.Items {
+			cat := fmt.Sprintf("%s.constraintColumns[%d]", at, j)
+			if c.Kind != hocon.Object {
+				return nil, errAt(c.Pos, cat, "expected { columnName = ..., sortType = ASC }")
+			}
+			cn, err := str(c, "columnName", cat)
+			if err != nil {
+				return nil, err
+			}
+			if s.Index(cn.String()) < 0 {
+				return nil, errAt(cn.Pos, cat+".columnName", "column %q is not a field", cn.String())
+			}
+			sort := "ASC"
+			if st := c.Get("sortType"); st != nil && st.Kind != hocon.Null {
+				if sort, err = enum(st, cat+".sortType", "ASC", "DESC"); err != nil {
+					return nil, err
+				}
+			}
+			k.Columns = append(k.Columns, row.ConstraintColumn{Name: cn.String(), Sort: sort})
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
 }
 
 func fieldType(v *hocon.Value, key, where string) (*row.Type, error) {

@@ -108,9 +108,20 @@ func TestParseSchemaColumns(t *testing.T) {
     { name = tags, type = "array<string>", nullable = true }
   ]
   primaryKey { name = pk, columnNames = [id] }
+  constraintKeys = [
+    { constraintName = uk, constraintType = UNIQUE_KEY, constraintColumns = [ { columnName = amount, sortType = DESC }, { columnName = id } ] }
+    { constraintName = ix, constraintType = index_key, constraintColumns = [ { columnName = tags, sortType = asc } ] }
+  ]
 }`)
 	if err != nil {
 		t.Fatal(err)
+	}
+	wantKeys := []row.ConstraintKey{
+		{Name: "uk", Type: "UNIQUE_KEY", Columns: []row.ConstraintColumn{{Name: "amount", Sort: "DESC"}, {Name: "id", Sort: "ASC"}}},
+		{Name: "ix", Type: "INDEX_KEY", Columns: []row.ConstraintColumn{{Name: "tags", Sort: "ASC"}}},
+	}
+	if !reflect.DeepEqual(s.ConstraintKeys, wantKeys) {
+		t.Errorf("constraint keys %v, want %v", s.ConstraintKeys, wantKeys)
 	}
 	want := []row.Field{
 		{Name: "id", Type: row.BigInt, Nullable: false, Comment: "the key"},
@@ -154,6 +165,9 @@ func TestParseSchemaErrors(t *testing.T) {
 		{"column without type", "{ columns = [\n  { name = a, type = int }\n  { name = b }\n] }", 3, "schema.columns[1]", []string{"name = ..., type = ..."}},
 		{"column bad type", "{ columns = [\n  { name = a,\n    type = \"decimal(0, 0)\" }\n] }", 3, "schema.columns[0].type", []string{"out of range"}},
 		{"duplicate column", "{ columns = [\n  { name = a, type = int }\n  { name = a, type = string }\n] }", 3, "schema.columns[1]", []string{`"a" appears twice`}},
+		{"constraint key column not a field", "{\n  fields { a = int }\n  constraintKeys = [{ constraintName = k, constraintType = UNIQUE_KEY,\n    constraintColumns = [{ columnName = b }] }]\n}", 4, "schema.constraintKeys[0].constraintColumns[0].columnName", []string{`column "b" is not a field`}},
+		{"constraint key type", "{\n  fields { a = int }\n  constraintKeys = [{ constraintName = k,\n    constraintType = UNIQUE, constraintColumns = [] }]\n}", 4, "schema.constraintKeys[0].constraintType", []string{"expected one of INDEX_KEY, UNIQUE_KEY"}},
+		{"constraint key without name", "{\n  fields { a = int }\n  constraintKeys = [\n    { constraintType = UNIQUE_KEY, constraintColumns = [] }]\n}", 4, "schema.constraintKeys[0].constraintName", []string{"missing"}},
 		{"primary key not a field", "{\n  fields { a = int }\n  primaryKey { name = pk, columnNames = [a,\n    b] }\n}", 4, "schema.primaryKey", []string{`column "b" is not a field`}},
 	}
 	for _, tt := range tests {

@@ -53,11 +53,14 @@ func RegisterSource(f SourceFactory) {
 	registry.sources[key(f.Name)] = f
 }
 
-// RegisterTransform makes a transform known by its name.
+// RegisterTransform makes a transform known by its name. The registered
+// factory also takes the multi-table options every SeaTunnel transform has
+// (MultiTableOptions): its Create sees the options that apply to the input
+// table, and a table that none apply to passes through.
 func RegisterTransform(f TransformFactory) {
 	registry.Lock()
 	defer registry.Unlock()
-	registry.transforms[key(f.Name)] = f
+	registry.transforms[key(f.Name)] = withMultiTable(f)
 }
 
 // RegisterSink makes a sink known by its name.

@@ -91,3 +91,16 @@ type SinkWithAggregatedCommitter interface {
 type StaleAborter interface {
 	AbortStale(ctx CommitContext) error
 }
+
+// SaveModeHandler is a Sink that prepares its target before the job writes
+// anything, as SeaTunnel's SupportSaveMode sinks do with schema_save_mode
+// and data_save_mode (create or recreate the table, drop its data, refuse
+// to write over data). The JobMaster calls HandleSaveMode on the plan-time
+// instance, once per job, before it deploys the first attempt of any
+// pipeline; never when the job is restored from a checkpoint (the target
+// then holds output the restored job has committed) and never on a
+// pipeline's failover. It runs in the JobMaster actor, so it should be
+// quick. An error fails the job before anything runs.
+type SaveModeHandler interface {
+	HandleSaveMode() error
+}

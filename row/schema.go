@@ -20,7 +20,54 @@ type Schema struct {
 	TableID    string // e.g. "fake", "db.table"
 	Fields     []Field
 	PrimaryKey []string
-	index      map[string]int
+	// ConstraintKeys are the table's unique and index keys: catalog
+	// metadata that plugins read at plan time (Assert's
+	// constraint_key_rule). Rows do not depend on them, and the batch
+	// codec does not carry them.
+	ConstraintKeys []ConstraintKey
+	index          map[string]int
+}
+
+// ConstraintKey is SeaTunnel's ConstraintKey: a named key of a type
+// (INDEX_KEY, UNIQUE_KEY, FOREIGN_KEY, VECTOR_INDEX_KEY) over columns.
+type ConstraintKey struct {
+	Name    string
+	Type    string
+	Columns []ConstraintColumn
+}
+
+// ConstraintColumn is a column of a constraint key and its order, ASC or
+// DESC.
+type ConstraintColumn struct {
+	Name string
+	Sort string
+}
+
+// String renders the key as SeaTunnel's ConstraintKey.toString does, for
+// messages.
+func (k ConstraintKey) String() string {
+	cols := make([]string, len(k.Columns))
+	for i, c := range k.Columns {
+		cols[i] = fmt.Sprintf("ConstraintKey.ConstraintKeyColumn(columnName=%s, sortType=%s)", c.Name, c.Sort)
+	}
+	return fmt.Sprintf("ConstraintKey(constraintType=%s, constraintName=%s, columnNames=[%s])", k.Type, k.Name, strings.Join(cols, ", "))
+}
+
+// KeptConstraintKeys are s's constraint keys whose columns all are fields
+// of out: what a transform that drops fields keeps (as SeaTunnel's
+// FilterFieldTransform).
+func (s *Schema) KeptConstraintKeys(out *Schema) []ConstraintKey {
+	var kept []ConstraintKey
+keys:
+	for _, k := range s.ConstraintKeys {
+		for _, c := range k.Columns {
+			if out.Index(c.Name) < 0 {
+				continue keys
+			}
+		}
+		kept = append(kept, k)
+	}
+	return kept
 }
 
 // NewSchema builds a schema. Field names must be unique.

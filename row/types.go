@@ -231,6 +231,14 @@ var typeAliases = map[string]*Type{
 // ParseType reads a type as written in a SeaTunnel schema: a primitive name,
 // decimal(p, s), array<T>, map<K, V> or row<name T, ...>. Names are
 // case-insensitive. A plain "decimal" is decimal(38, 18), SeaTunnel's default.
+//
+// A row may also be written inline as SeaTunnel writes it inside a type
+// string, a HOCON object of name = type (SeaTunnelDataTypeConvertorUtil
+// parses it with ConfigFactory.parseString): {a = int, b = string}, with
+// ':' for '=', fields separated by commas or newlines, names and types
+// quoted or not, and nested rows as {...}; e.g.
+// "map<string, {c_int = int\nc_row = {x = bigint}}>". String renders it as
+// row<...>.
 func ParseType(s string) (*Type, error) {
 	p := typeParser{src: s}
 	t, err := p.parse()
@@ -322,6 +330,9 @@ func (p *typeParser) number() (int, error) {
 }
 
 func (p *typeParser) parse() (*Type, error) {
+	if p.peek('{') {
+		return p.inlineRow()
+	}
 	name := strings.ToLower(p.word())
 	switch name {
 	case "":
@@ -413,4 +424,95 @@ func (p *typeParser) parse() (*Type, error) {
 		return t, nil
 	}
 	return nil, fmt.Errorf("unknown type name %q", name)
+}
+
+// inlineRow reads {name = type, ...}: see ParseType.
+func (p *typeParser) inlineRow() (*Type, error) {
+	p.pos++ // {
+	var fields []Field
+	for {
+		for p.peek(',') { // HOCON allows extra commas between fields
+			p.pos++
+		}
+		if p.peek('}') {
+			p.pos++
+			return RowOf(fields...), nil
+		}
+		if p.pos >= len(p.src) {
+			return nil, fmt.Errorf("expected '}' at end")
+		}
+		name, ok := p.fieldName()
+		if !ok {
+			return nil, fmt.Errorf("expected a field name at offset %d", p.pos)
+		}
+		switch {
+		case p.peek('=') || p.peek(':'):
+			p.pos++
+		case p.peek('{'): // HOCON's name { ... }
+		default:
+			return nil, fmt.Errorf("expected '=' after field %q at offset %d", name, p.pos)
+		}
+		t, err := p.inlineFieldType()
+		if err != nil {
+			return nil, err
+		}
+		fields = append(fields, Field{Name: name, Type: t})
+		// A field ends at a comma, a newline or the closing brace.
+		end := p.pos
+		p.space()
+		switch {
+		case p.pos < len(p.src) && (p.src[p.pos] == ',' || p.src[p.pos] == '}'):
+		case strings.ContainsRune(p.src[p.lastText(end):p.pos], '\n'):
+		case p.pos >= len(p.src):
+			return nil, fmt.Errorf("expected '}' at end")
+		default:
+			return nil, fmt.Errorf("expected ',', a newline or '}' after field %q at offset %d", name, p.pos)
+		}
+	}
+}
+
+// lastText is where the whitespace before offset end begins (a type may
+// have looked past it for a '(' already).
+func (p *typeParser) lastText(end int) int {
+	for end > 0 && strings.IndexByte(" \t\r\n", p.src[end-1]) >= 0 {
+		end--
+	}
+	return end
+}
+
+// inlineFieldType reads a field's type in an inline row: a type, or a
+// type in double quotes (with HOCON's backslash escapes).
+func (p *typeParser) inlineFieldType() (*Type, error) {
+	if !p.peek('"') {
+		return p.parse()
+	}
+	start := p.pos
+	var b strings.Builder
+	for i := p.pos + 1; i < len(p.src); i++ {
+		c := p.src[i]
+		switch {
+		case c == '"':
+			p.pos = i + 1
+			t, err := ParseType(b.String())
+			if err != nil {
+				return nil, fmt.Errorf("at offset %d: %w", start, err)
+			}
+			return t, nil
+		case c == '\\' && i+1 < len(p.src):
+			i++
+			switch e := p.src[i]; e {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			case 'r':
+				b.WriteByte('\r')
+			default:
+				b.WriteByte(e)
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return nil, fmt.Errorf("unterminated quoted type at offset %d", start)
 }

@@ -12,16 +12,16 @@ import (
 // catalogRule is SeaTunnel's AssertCatalogTableRule, checked at plan time
 // against the input table's schema.
 //
-// stactor's row.Schema carries fields (name, type, nullable, comment) and
-// primary key columns, but no primary key name, constraint keys, column
+// stactor's row.Schema carries fields (name, type, nullable, comment),
+// primary key columns and constraint keys, but no primary key name, column
 // lengths, default values or catalog name. Rules on those are parsed and
 // checked where the schema can answer: a primary key name and a catalog
-// name are not compared, and a constraint_key_rule fails as SeaTunnel's
-// does for a table without constraint keys.
+// name are not compared.
 type catalogRule struct {
 	at         *hocon.Value
 	pk         *pkRule
-	constraint *hocon.Value // constraint_key_rule, checked for shape only
+	constraint *hocon.Value // constraint_key_rule
+	keys       []row.ConstraintKey
 	columns    []columnRule
 	columnsAt  *hocon.Value
 	tableID    *tableIDRule
@@ -88,7 +88,8 @@ func (p *parser) catalogRule(v *hocon.Value, key string) (*catalogRule, error) {
 		}
 		for i, it := range list {
 			ik := fmt.Sprintf("%s[%d]", k, i)
-			if _, err := str(it, "constraint_key_name", ik); err != nil {
+			name, err := str(it, "constraint_key_name", ik)
+			if err != nil {
 				return nil, err
 			}
 			typ, err := str(it, "constraint_key_type", ik)
@@ -108,15 +109,24 @@ func (p *parser) catalogRule(v *hocon.Value, key string) (*catalogRule, error) {
 			if err != nil {
 				return nil, err
 			}
+			want := row.ConstraintKey{Name: name, Type: typ}
 			for j, col := range cl {
 				jk := fmt.Sprintf("%s.constraint_key_columns[%d]", ik, j)
-				if _, err := str(col, "constraint_key_column_name", jk); err != nil {
+				cn, err := str(col, "constraint_key_column_name", jk)
+				if err != nil {
 					return nil, err
 				}
-				if st := col.Get("constraint_key_sort_type"); st != nil && st.String() != "ASC" && st.String() != "DESC" {
-					return nil, p.errAt(st, jk+".constraint_key_sort_type", "expected ASC or DESC, got %s", st.String())
+				// ColumnSortType.valueOf(getString(...)): required, exact.
+				st, err := str(col, "constraint_key_sort_type", jk)
+				if err != nil {
+					return nil, err
 				}
+				if st != "ASC" && st != "DESC" {
+					return nil, p.errAt(col.Get("constraint_key_sort_type"), jk+".constraint_key_sort_type", "expected ASC or DESC, got %s", st)
+				}
+				want.Columns = append(want.Columns, row.ConstraintColumn{Name: cn, Sort: st})
 			}
+			c.keys = append(c.keys, want)
 		}
 		c.constraint = ck
 	}
@@ -187,7 +197,22 @@ func (p *parser) checkCatalog(c *catalogRule, s *row.Schema) error {
 		}
 	}
 	if c.constraint != nil {
-		return p.errAt(c.constraint, key+".constraint_key_rule", "table %s: constraintKeys is null (stactor schemas carry no constraint keys)", s.TableID)
+		// AssertConstraintKeyRule.checkRule: keys equal as multisets.
+		if len(s.ConstraintKeys) == 0 {
+			return p.errAt(c.constraint, key+".constraint_key_rule", "table %s: constraintKeys is null", s.TableID)
+		}
+		actual := make([]string, len(s.ConstraintKeys))
+		for i, k := range s.ConstraintKeys {
+			actual[i] = k.String()
+		}
+		want := make([]string, len(c.keys))
+		for i, k := range c.keys {
+			want[i] = k.String()
+		}
+		if len(want) > 0 && !sameSet(actual, want) {
+			return p.errAt(c.constraint, key+".constraint_key_rule", "table %s: constraintKeys: [%s] is not equal to [%s]",
+				s.TableID, strings.Join(actual, ", "), strings.Join(want, ", "))
+		}
 	}
 	if c.columns != nil {
 		// render each side with the attributes the rule compares

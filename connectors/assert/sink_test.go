@@ -197,6 +197,8 @@ func TestPlanErrors(t *testing.T) {
 		{"empty", "rules {\n}", 1, "Assert rule config is empty"},
 		{"pk", "rules { catalog_table_rule {\n primary_key_rule = { primary_key_name = pk, primary_key_columns = [id] } } }", 2, "primaryKey is null"},
 		{"columns", "rules { catalog_table_rule {\n column_rule = [{ name = id, type = bigint }, { name = name, type = string }, { name = age, type = bigint }] } }", 2, "columns: [id bigint, name string, age int] is not equal to [id bigint, name string, age bigint]"},
+		{"no constraint keys", "rules { catalog_table_rule {\n constraint_key_rule = [{ constraint_key_name = uk, constraint_key_type = UNIQUE_KEY, constraint_key_columns = [{ constraint_key_column_name = name, constraint_key_sort_type = ASC }] }] } }", 2, "table fake: constraintKeys is null"},
+		{"sort type required", "rules { catalog_table_rule { constraint_key_rule = [{ constraint_key_name = uk, constraint_key_type = UNIQUE_KEY,\n constraint_key_columns = [{ constraint_key_column_name = name }] }] } }", 2, "missing: expected a string"},
 		{"table path", "rules { tables_configs = [\n { table_path = \"other\", row_rules = [{ rule_type = MIN_ROW, rule_value = 1 }] }] }", 2, `table_path "other" is not an input`},
 	}
 	for _, c := range cases {
@@ -216,6 +218,20 @@ func TestPlanErrors(t *testing.T) {
 func TestCatalogRulePasses(t *testing.T) {
 	s := people.WithTableID("db.people")
 	s.PrimaryKey = []string{"id"}
+	s.ConstraintKeys = []row.ConstraintKey{
+		{Name: "uk", Type: "UNIQUE_KEY", Columns: []row.ConstraintColumn{{Name: "name", Sort: "ASC"}}},
+		{Name: "ix", Type: "INDEX_KEY", Columns: []row.ConstraintColumn{{Name: "age", Sort: "DESC"}, {Name: "id", Sort: "ASC"}}},
+	}
+	keys := `constraint_key_rule = [
+    { constraint_key_name = ix, constraint_key_type = INDEX_KEY, constraint_key_columns = [
+      { constraint_key_column_name = age, constraint_key_sort_type = DESC }, { constraint_key_column_name = id, constraint_key_sort_type = ASC } ] }
+    { constraint_key_name = uk, constraint_key_type = UNIQUE_KEY, constraint_key_columns = [{ constraint_key_column_name = name, constraint_key_sort_type = ASC }] }
+  ]`
+	mustSink(t, `rules { catalog_table_rule { `+keys+` } }`, s)
+	_, err := newSink(t, `rules { catalog_table_rule { `+strings.Replace(keys, "DESC", "ASC", 1)+` } }`, s)
+	if err == nil || !strings.Contains(err.Error(), "constraintKeys: [") || !strings.Contains(err.Error(), "is not equal to") {
+		t.Errorf("a different sort type passed: %v", err)
+	}
 	mustSink(t, `rules { catalog_table_rule {
   primary_key_rule = { primary_key_name = "primary key", primary_key_columns = ["id"] }
   column_rule = [{ name = age, type = int }, { name = "id", type = bigint }, { name = name, type = string, nullable = false }]

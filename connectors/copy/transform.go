@@ -83,6 +83,7 @@ func create(cfg *config.PluginConfig, input *row.Schema) (connectors.Transform, 
 		return nil, cfg.Errorf("fields", "%v", err)
 	}
 	schema.PrimaryKey = input.PrimaryKey
+	schema.ConstraintKeys = input.ConstraintKeys
 	return &copier{schema: schema, source: source}, nil
 }
 

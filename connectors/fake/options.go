@@ -62,6 +62,7 @@ var options = func() []config.Option {
 	opts := []config.Option{
 		{Key: "tables_configs", Type: config.TypeList, Doc: "several tables, each a block of FakeSource options with its own schema"},
 		config.SchemaOption,
+		{Key: "table-names", Type: config.TypeStrings, Doc: "several tables with the same schema and options, one per name (db.table)"},
 		{Key: "rows", Type: config.TypeList, Doc: "fixed rows { kind = INSERT, fields = [ ... ] } emitted by every split instead of random data"},
 		{Key: "row.num", Type: config.TypeInt, Default: int64(5), Doc: "rows generated per parallel subtask"},
 		{Key: "split.num", Type: config.TypeInt, Default: int64(1), Doc: "splits per parallel subtask"},
@@ -275,26 +276,66 @@ func parseTables(cfg *config.PluginConfig) ([]*tableConfig, error) {
 			if entry.Get("tables_configs") != nil {
 				return nil, cfg.ErrorAt(entry.Get("tables_configs"), prefix+"tables_configs", "nested tables_configs is not supported")
 			}
-			t, err := parseTable(&optReader{cfg: cfg, body: entry, prefix: prefix})
+			ts, err := parseNamedTables(&optReader{cfg: cfg, body: entry, prefix: prefix})
 			if err != nil {
 				return nil, err
 			}
-			if seen[t.schema.TableID] {
-				return nil, cfg.ErrorAt(entry, prefix+"schema", "table %q appears twice: table names must be unique", t.schema.TableID)
+			for _, t := range ts {
+				if seen[t.schema.TableID] {
+					return nil, cfg.ErrorAt(entry, prefix+"schema", "table %q appears twice: table names must be unique", t.schema.TableID)
+				}
+				seen[t.schema.TableID] = true
 			}
-			seen[t.schema.TableID] = true
-			tables = append(tables, t)
+			tables = append(tables, ts...)
 		}
 		return tables, nil
 	}
 	if cfg.Raw("schema") == nil {
 		return nil, cfg.Errorf("schema", "missing; FakeSource needs a schema { fields { ... } } or tables_configs [ ... ]")
 	}
-	t, err := parseTable(&optReader{cfg: cfg, body: cfg.Body})
+	return parseNamedTables(&optReader{cfg: cfg, body: cfg.Body})
+}
+
+// parseNamedTables reads one block of table options. With table-names it
+// is one table per name, each with the block's schema and options (and so
+// the same kind of rows, row.num each), as SeaTunnel's FakeSource made one
+// table per TableIdentifier of table-names (FakeConfig.tableIdentifiers;
+// later SeaTunnel versions only have tables_configs).
+func parseNamedTables(r *optReader) ([]*tableConfig, error) {
+	t, err := parseTable(r)
 	if err != nil {
 		return nil, err
 	}
-	return []*tableConfig{t}, nil
+	nv := r.get("table-names")
+	if nv == nil || nv.Kind == hocon.Null {
+		return []*tableConfig{t}, nil
+	}
+	items := []*hocon.Value{nv}
+	if nv.Kind == hocon.Array {
+		items = nv.Items
+	}
+	if len(items) == 0 {
+		return nil, r.cfg.ErrorAt(nv, r.prefix+"table-names", "must list at least one table")
+	}
+	var out []*tableConfig
+	seen := map[string]bool{}
+	for i, it := range items {
+		name := strings.TrimSpace(it.String())
+		if it.Kind == hocon.Object || it.Kind == hocon.Array || name == "" {
+			return nil, r.cfg.ErrorAt(it, r.prefix+"table-names", "item %d: expected a table name such as \"db.table\"", i+1)
+		}
+		if seen[name] {
+			return nil, r.cfg.ErrorAt(it, r.prefix+"table-names", "table %q appears twice: table names must be unique", name)
+		}
+		seen[name] = true
+		c := *t
+		c.schema = t.schema.WithTableID(name)
+		if t.custom != nil {
+			c.custom = t.custom.WithColumns(c.schema, t.custom.Cols)
+		}
+		out = append(out, &c)
+	}
+	return out, nil
 }
 
 func parseTable(r *optReader) (*tableConfig, error) {
@@ -303,7 +344,7 @@ func parseTable(r *optReader) (*tableConfig, error) {
 		r.fail(nil, "schema", "missing; each table needs a schema { fields { ... } }")
 		return nil, r.err
 	}
-	schema, err := config.ParseSchema(literal.InlineSchema(sv), DefaultTable, r.cfg.Where)
+	schema, err := config.ParseSchema(sv, DefaultTable, r.cfg.Where)
 	if err != nil {
 		if ce, ok := err.(*config.Error); ok && r.prefix != "" {
 			ce.Key = r.prefix + ce.Key

@@ -419,6 +419,40 @@ tables_configs = [
 	}
 }
 
+// TestTableNames: table-names makes one table per name with the block's
+// schema and options (fixed rows too), as SeaTunnel's FakeConfig did.
+func TestTableNames(t *testing.T) {
+	body := `
+row.num = 3
+table-names = ["test.table1", "test.table2"]
+schema { fields { id = int } }
+rows = [{ kind = INSERT, fields = [7] }]`
+	src := newSource(t, body, connectors.Batch)
+	ts := src.Tables()
+	if len(ts) != 2 || ts[0].String() != "test.table1(id int)" || ts[1].String() != "test.table2(id int)" {
+		t.Fatalf("tables %v", ts)
+	}
+	ctx := newEnumCtx(1, 0)
+	en, _ := src.CreateEnumerator(ctx, nil)
+	en.Run()
+	rc := &readerCtx{bounded: connectors.Bounded}
+	rd := testReader(src, rc)
+	rd.AddSplits(ctx.assigned[0])
+	rd.HandleNoMoreSplits()
+	out := &collector{size: 5}
+	drain(t, rd, rc, out, 1000)
+	count := map[string]int{}
+	for _, b := range out.batches {
+		count[b.Schema.TableID] += b.Len()
+		if b.Value(0, 0) != int64(7) {
+			t.Errorf("%s: row %v", b.Schema.TableID, b.Row(0))
+		}
+	}
+	if count["test.table1"] != 1 || count["test.table2"] != 1 {
+		t.Fatalf("rows per table %v", count)
+	}
+}
+
 func TestOptionErrors(t *testing.T) {
 	cases := []struct {
 		name, body, key, msg string
@@ -436,6 +470,8 @@ func TestOptionErrors(t *testing.T) {
 		{"split.num zero", "schema { fields { a = int } }\nsplit.num = 0", "split.num", "between 1", 2},
 		{"tables_configs entry", "tables_configs = [\n { schema { fields { a = int } } },\n { row.num = x, schema { fields { a = int } } }\n]", "tables_configs[1].row.num", "expected an integer", 3},
 		{"duplicate table", "tables_configs = [\n { schema { fields { a = int } } },\n { schema { fields { a = int } } }\n]", "tables_configs[1].schema", "appears twice", 3},
+		{"duplicate table name", "schema { fields { a = int } }\ntable-names = [a.b, a.b]", "table-names", "appears twice", 2},
+		{"empty table-names", "schema { fields { a = int } }\ntable-names = []", "table-names", "at least one", 2},
 		{"mode", "schema { fields { a = int } }\nstring.fake.mode = random", "string.fake.mode", "expected one of", 2},
 	}
 	for _, c := range cases {

@@ -72,7 +72,30 @@ func create(cfg *config.PluginConfig, input *row.Schema) (connectors.Transform, 
 		return nil, cfg.Errorf(key, "%v", err)
 	}
 	schema.PrimaryKey = keptKey(input.PrimaryKey, schema)
+	schema.ConstraintKeys = mappedKeys(input, schema, index)
 	return &mapper{schema: schema, index: index}, nil
+}
+
+// mappedKeys are the input's constraint keys over the output's names, as
+// SeaTunnel's FieldMapperTransform maps them: each key column becomes the
+// output fields it is mapped to, and a key none of whose columns is mapped
+// is dropped.
+func mappedKeys(input, out *row.Schema, index []int) []row.ConstraintKey {
+	var keys []row.ConstraintKey
+	for _, k := range input.ConstraintKeys {
+		var cols []row.ConstraintColumn
+		for _, c := range k.Columns {
+			for o, j := range index {
+				if input.Fields[j].Name == c.Name {
+					cols = append(cols, row.ConstraintColumn{Name: out.Fields[o].Name, Sort: c.Sort})
+				}
+			}
+		}
+		if len(cols) > 0 {
+			keys = append(keys, row.ConstraintKey{Name: k.Name, Type: k.Type, Columns: cols})
+		}
+	}
+	return keys
 }
 
 // keptKey is the primary key when all its column names are output names.

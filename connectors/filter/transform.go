@@ -84,6 +84,7 @@ func create(cfg *config.PluginConfig, input *row.Schema) (connectors.Transform, 
 		return nil, cfg.Errorf(key, "%v", err)
 	}
 	schema.PrimaryKey = keptKey(input.PrimaryKey, schema)
+	schema.ConstraintKeys = input.KeptConstraintKeys(schema)
 	return &filter{schema: schema, index: index}, nil
 }
 

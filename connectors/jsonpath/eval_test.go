@@ -192,6 +192,27 @@ func TestJSONParse(t *testing.T) {
 		{`"\u0001"`, `"\u0001"`},
 		{`[]`, `[]`},
 		{`{}`, `{}`},
+		// json-smart's permissive mode:
+		{`{data:{c_string: this is a string,c_boolean: true,c_integer: 42,c_date:'2023-10-29',c_time:"16:12:43.459"}}`,
+			`{"data":{"c_string":"this is a string","c_boolean":true,"c_integer":42,"c_date":"2023-10-29","c_time":"16:12:43.459"}}`},
+		{`{a: 2023-10-29, b: 16:12, c: 1 2, d: -x, e : NaN , f: nulls}`, `{"a":"2023-10-29","b":"16:12","c":"1 2","d":"-x","e":"NaN","f":"nulls"}`},
+		{``, `""`},
+		{`   `, `""`},
+		{`[1,]`, `[1]`},
+		{`[,1,,2,]`, `[1,2]`},
+		{`{,"a":1,,}`, `{"a":1}`},
+		{`["a" "b"]`, `["a","b"]`},
+		{`[1 2]`, `["1 2"]`},
+		{`{"a":1}x`, `{"a":1}`},
+		{`tru`, `"tru"`},
+		{`01x`, `"01x"`},
+		{`007`, `7`},
+		{`00000000000000000000007`, `7`},
+		{`-`, `0`},
+		{`1.`, `1.0`},
+		{`"\q\x41"`, `"A"`},
+		{"\"a\x01\"", "\"a\\u0001\""}, // raw control characters stay without escapes
+		{"\"\\n\x01\"", "\"\\n\""},    // and are dropped with them
 	}
 	for _, c := range cases {
 		v, err := parseJSON(c.in)
@@ -203,7 +224,7 @@ func TestJSONParse(t *testing.T) {
 			t.Errorf("%s\n got  %s\n want %s", c.in, got, c.out)
 		}
 	}
-	for _, bad := range []string{``, `   `, `{invalid`, `{"a" 1}`, `[1,]`, `[1 2]`, `{"a":1}x`, `tru`, `"abc`, `01x`, `-`, `1.`, `"\q"`, `{"a":}`, strings.Repeat("[", 500)} {
+	for _, bad := range []string{`{invalid`, `{"a" 1}`, `{"a":"x" "b":2}`, `"abc`, `{"a":}`, `{"a":`, `[1`, `1e+`, `-.`, `"\u12"`, `{]`, strings.Repeat("[", 500)} {
 		if v, err := parseJSON(bad); err == nil {
 			t.Errorf("%q parsed as %s", bad, jsonText(v))
 		}

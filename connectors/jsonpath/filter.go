@@ -184,7 +184,7 @@ func (p *pathParser) operand() (operand, error) {
 		return p.regex()
 	case c == '[' || c == '{':
 		jp := jsonParser{s: p.s, i: p.i}
-		v, err := jp.value(0)
+		v, err := jp.value(0, stopTop) // starts with [ or {: ends at its bracket
 		if err != nil {
 			return operand{}, p.fail("bad JSON literal: %v", err)
 		}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -96,6 +97,26 @@ func parseNumber(lit string) (number, error) {
 	return floatNumber(f), nil
 }
 
+// parseInteger reads an integer literal (digits after an optional '-') as
+// json-smart's parseNumber: a long, or a BigInteger when it has more than
+// 19 digits or does not fit a long. A lone "-" is 0.
+func parseInteger(lit string) number {
+	max := 19
+	if strings.HasPrefix(lit, "-") {
+		max++
+	}
+	if len(lit) <= max {
+		if i, err := strconv.ParseInt(lit, 10, 64); err == nil {
+			return intNumber(i)
+		}
+		if lit == "-" {
+			return intNumber(0)
+		}
+	}
+	f, _ := strconv.ParseFloat(lit, 64)
+	return number{kind: numBig, f: f, lit: lit}
+}
+
 func isDigits(s string) bool {
 	if s == "" {
 		return false
@@ -117,6 +138,9 @@ func (n number) text() string {
 		return row.JavaFloat(n.f, 64)
 	case numBig:
 		digits := strings.TrimLeft(strings.TrimPrefix(n.lit, "-"), "0")
+		if digits == "" { // leading zeros past 19 digits: a BigInteger 0
+			return "0"
+		}
 		if strings.HasPrefix(n.lit, "-") {
 			return "-" + digits
 		}
@@ -177,24 +201,23 @@ func bigDecimalString(lit string) string {
 // maxDepth bounds nesting, as json-smart's LIMIT_JSON_DEPTH does.
 const maxDepth = 400
 
-// parseJSON reads a JSON document. Beyond strict JSON it accepts, as
-// json-smart's permissive mode does, single-quoted strings and raw control
-// characters inside strings.
+// parseJSON reads a JSON document as Jayway's default provider does:
+// json-smart's JSONParser in MODE_PERMISSIVE, whose reading this follows
+// (JSONParserBase, JSONParserMemory). Beyond strict JSON it accepts:
+//   - unquoted text wherever a key or value may stand, read up to the next
+//     character that may end it (':' for a key; ',' and '}' in an object,
+//     ',' and ']' in an array; nothing at the top) and trimmed: {a: b c}
+//     is {"a":"b c"}, and a bare true, false, null or NaN is that value;
+//   - a number followed by more text before that end is text (2023-10-29);
+//   - single-quoted strings; escapes json-smart does not know drop the
+//     character; \xHH; raw control characters;
+//   - leading zeros, extra commas ([1,,2,] is [1,2]), values not separated
+//     by commas in an array, and anything after the first value.
+//
+// A missing ':' or a value cut short by the end of the text is an error.
 func parseJSON(s string) (any, error) {
 	p := jsonParser{s: s}
-	p.space()
-	if p.i == len(s) {
-		return nil, errors.New("invalid JSON: empty text")
-	}
-	v, err := p.value(0)
-	if err != nil {
-		return nil, err
-	}
-	p.space()
-	if p.i != len(s) {
-		return nil, p.fail("unexpected %q after the JSON value", p.s[p.i])
-	}
-	return v, nil
+	return p.value(0, stopTop)
 }
 
 type jsonParser struct {
@@ -202,80 +225,163 @@ type jsonParser struct {
 	i int
 }
 
+// stop says which characters end unquoted text in a context (json-smart's
+// stopX, stopKey, stopValue and stopArray); the end of the text always does.
+type stop uint8
+
+const (
+	stopTop   stop = iota // the whole document: only the end
+	stopKey               // an object key: ':'
+	stopValue             // an object value: ',' '}'
+	stopArray             // an array item: ',' ']'
+)
+
+func (st stop) has(c byte) bool {
+	switch st {
+	case stopKey:
+		return c == ':'
+	case stopValue:
+		return c == ',' || c == '}'
+	case stopArray:
+		return c == ',' || c == ']'
+	}
+	return false
+}
+
 func (p *jsonParser) fail(format string, args ...any) error {
 	return fmt.Errorf("invalid JSON at offset %d: %s", p.i, fmt.Sprintf(format, args...))
 }
 
-func (p *jsonParser) space() {
-	for p.i < len(p.s) {
-		switch p.s[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
+// blank is json-smart's loop whitespace; skipSpace (spaceAll) skips every
+// character up to ' '.
+func blank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func (p *jsonParser) skipBlank() {
+	for p.i < len(p.s) && blank(p.s[p.i]) {
+		p.i++
 	}
 }
 
-func (p *jsonParser) value(depth int) (any, error) {
-	if depth > maxDepth {
-		return nil, p.fail("nested deeper than %d", maxDepth)
+func (p *jsonParser) skipSpace() {
+	for p.i < len(p.s) && p.s[p.i] <= ' ' {
+		p.i++
 	}
+}
+
+func (p *jsonParser) value(depth int, st stop) (any, error) {
+	p.skipBlank()
 	if p.i >= len(p.s) {
+		if st == stopTop {
+			return "", nil // json-smart reads an empty text as ""
+		}
 		return nil, p.fail("unexpected end")
 	}
 	switch c := p.s[p.i]; {
+	case c == ':' || c == '}' || c == ']':
+		return nil, p.fail("unexpected %q", c)
 	case c == '{':
-		return p.object(depth)
+		return p.object(depth + 1)
 	case c == '[':
-		return p.array(depth)
+		return p.array(depth + 1)
 	case c == '"' || c == '\'':
 		return p.str()
 	case c == '-' || c >= '0' && c <= '9':
-		return p.number()
-	case strings.HasPrefix(p.s[p.i:], "true"):
-		p.i += 4
-		return true, nil
-	case strings.HasPrefix(p.s[p.i:], "false"):
-		p.i += 5
-		return false, nil
-	case strings.HasPrefix(p.s[p.i:], "null"):
-		p.i += 4
+		return p.number(st)
+	}
+	switch t := p.text(p.i, st); t {
+	case "null":
 		return nil, nil
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	case "NaN":
+		return floatNumber(math.NaN()), nil
 	default:
-		return nil, p.fail("unexpected %q", c)
+		return t, nil
 	}
 }
 
-func (p *jsonParser) object(depth int) (any, error) {
-	p.i++ // {
-	o := newObject()
-	p.space()
-	if p.i < len(p.s) && p.s[p.i] == '}' {
+// text reads unquoted text from start up to st's end, trimmed.
+func (p *jsonParser) text(start int, st stop) string {
+	for p.i < len(p.s) && !st.has(p.s[p.i]) {
 		p.i++
-		return o, nil
+	}
+	return trimText(p.s[start:p.i])
+}
+
+// trimText trims as json-smart's extractStringTrim: Java whitespace at
+// both ends, but never the last character left.
+func trimText(s string) string {
+	for {
+		r, n := utf8.DecodeRuneInString(s)
+		if n == len(s) || !javaWhitespace(r) {
+			break
+		}
+		s = s[n:]
 	}
 	for {
-		p.space()
-		if p.i >= len(p.s) || (p.s[p.i] != '"' && p.s[p.i] != '\'') {
-			return nil, p.fail("expected a quoted key")
+		r, n := utf8.DecodeLastRuneInString(s)
+		if n == len(s) || !javaWhitespace(r) {
+			break
 		}
-		k, err := p.str()
-		if err != nil {
-			return nil, err
+		s = s[:len(s)-n]
+	}
+	return s
+}
+
+// javaWhitespace is Java's Character.isWhitespace.
+func javaWhitespace(r rune) bool {
+	switch {
+	case r >= '\t' && r <= '\r', r >= 0x1c && r <= 0x1f:
+		return true
+	case r == 0xa0 || r == 0x2007 || r == 0x202f:
+		return false
+	}
+	return unicode.In(r, unicode.Zs, unicode.Zl, unicode.Zp)
+}
+
+func (p *jsonParser) object(depth int) (any, error) {
+	if depth > maxDepth {
+		return nil, p.fail("nested deeper than %d", maxDepth)
+	}
+	p.i++ // {
+	o := newObject()
+	for {
+		p.skipBlank()
+		if p.i >= len(p.s) {
+			return nil, p.fail("unterminated object")
 		}
-		p.space()
+		var key string
+		switch c := p.s[p.i]; c {
+		case ':', ']', '[', '{':
+			return nil, p.fail("unexpected %q in object", c)
+		case '}':
+			p.i++
+			return o, nil
+		case ',': // extra commas are accepted
+			p.i++
+			continue
+		case '"', '\'':
+			k, err := p.str()
+			if err != nil {
+				return nil, err
+			}
+			key = k.(string)
+		default:
+			key = p.text(p.i, stopKey)
+		}
+		p.skipSpace()
 		if p.i >= len(p.s) || p.s[p.i] != ':' {
-			return nil, p.fail("expected ':' after key %q", k)
+			return nil, p.fail("expected ':' after key %q", key)
 		}
 		p.i++
-		p.space()
-		v, err := p.value(depth + 1)
+		v, err := p.value(depth, stopValue)
 		if err != nil {
 			return nil, err
 		}
-		o.set(k.(string), v)
-		p.space()
+		o.set(key, v)
+		p.skipSpace()
 		if p.i >= len(p.s) {
 			return nil, p.fail("unterminated object")
 		}
@@ -292,62 +398,61 @@ func (p *jsonParser) object(depth int) (any, error) {
 }
 
 func (p *jsonParser) array(depth int) (any, error) {
+	if depth > maxDepth {
+		return nil, p.fail("nested deeper than %d", maxDepth)
+	}
 	p.i++ // [
 	out := make([]any, 0, 4)
-	p.space()
-	if p.i < len(p.s) && p.s[p.i] == ']' {
-		p.i++
-		return out, nil
-	}
 	for {
-		p.space()
-		v, err := p.value(depth + 1)
+		p.skipBlank()
+		if p.i >= len(p.s) {
+			return nil, p.fail("unterminated array")
+		}
+		switch c := p.s[p.i]; c {
+		case ']':
+			p.i++
+			return out, nil
+		case ':', '}':
+			return nil, p.fail("unexpected %q in array", c)
+		case ',': // extra commas are accepted
+			p.i++
+			continue
+		}
+		v, err := p.value(depth, stopArray)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, v)
-		p.space()
-		if p.i >= len(p.s) {
-			return nil, p.fail("unterminated array")
-		}
-		switch p.s[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
-			return out, nil
-		default:
-			return nil, p.fail("expected ',' or ']' in array")
-		}
 	}
 }
 
+// str reads a quoted string. As json-smart, text without a backslash up to
+// the closing quote is taken as it is; otherwise escapes are read one by
+// one, and raw control characters (and DEL) are dropped.
 func (p *jsonParser) str() (any, error) {
 	quote := p.s[p.i]
 	p.i++
-	start := p.i
-	// Fast path: no escapes.
-	for p.i < len(p.s) && p.s[p.i] != quote && p.s[p.i] != '\\' {
-		p.i++
+	end := strings.IndexByte(p.s[p.i:], quote)
+	if end < 0 {
+		return nil, p.fail("unterminated string")
 	}
-	if p.i < len(p.s) && p.s[p.i] == quote {
-		p.i++
-		return p.s[start : p.i-1], nil
+	if raw := p.s[p.i : p.i+end]; strings.IndexByte(raw, '\\') < 0 {
+		p.i += end + 1
+		return raw, nil
 	}
 	var b strings.Builder
-	b.WriteString(p.s[start:p.i])
 	for p.i < len(p.s) {
 		c := p.s[p.i]
+		p.i++
 		switch {
 		case c == quote:
-			p.i++
 			return b.String(), nil
+		case c < 0x20 || c == 0x7f:
+			continue
 		case c != '\\':
 			b.WriteByte(c)
-			p.i++
 			continue
 		}
-		p.i++
 		if p.i >= len(p.s) {
 			break
 		}
@@ -366,15 +471,21 @@ func (p *jsonParser) str() (any, error) {
 			b.WriteByte('\r')
 		case 't':
 			b.WriteByte('\t')
+		case 'x':
+			r, ok := p.hex(2)
+			if !ok {
+				return nil, p.fail(`bad \x escape`)
+			}
+			b.WriteRune(r)
 		case 'u':
-			r, ok := p.hex4()
+			r, ok := p.hex(4)
 			if !ok {
 				return nil, p.fail(`bad \u escape`)
 			}
 			if utf16.IsSurrogate(r) && strings.HasPrefix(p.s[p.i:], `\u`) {
 				save := p.i
 				p.i += 2
-				if r2, ok := p.hex4(); ok {
+				if r2, ok := p.hex(4); ok {
 					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
 						b.WriteRune(d)
 						continue
@@ -384,56 +495,69 @@ func (p *jsonParser) str() (any, error) {
 			}
 			b.WriteRune(r)
 		default:
-			return nil, p.fail("bad escape \\%c", e)
+			// json-smart drops an unknown escape with its character.
 		}
 	}
 	return nil, p.fail("unterminated string")
 }
 
-func (p *jsonParser) hex4() (rune, bool) {
-	if p.i+4 > len(p.s) {
+func (p *jsonParser) hex(n int) (rune, bool) {
+	if p.i+n > len(p.s) {
 		return 0, false
 	}
-	n, err := strconv.ParseUint(p.s[p.i:p.i+4], 16, 32)
+	v, err := strconv.ParseUint(p.s[p.i:p.i+n], 16, 32)
 	if err != nil {
 		return 0, false
 	}
-	p.i += 4
-	return rune(n), true
+	p.i += n
+	return rune(v), true
 }
 
-func (p *jsonParser) number() (any, error) {
+// number reads what starts with a digit or '-' as json-smart's readNumber
+// does: a number when it ends where st ends a value, else unquoted text.
+func (p *jsonParser) number(st stop) (any, error) {
 	start := p.i
-	if p.s[p.i] == '-' {
-		p.i++
-	}
-	digits := func() int {
-		n := 0
+	digits := func() {
 		for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
 			p.i++
-			n++
 		}
-		return n
 	}
-	if digits() == 0 {
-		return nil, p.fail("bad number")
+	// ends reports whether, after spaces, the value ends here; if not, the
+	// whole value is text.
+	ends := func() bool {
+		end := p.i
+		p.skipSpace()
+		if p.i < len(p.s) && !st.has(p.s[p.i]) {
+			return false
+		}
+		p.i = end
+		return true
 	}
+	p.i++
+	digits()
+	isFloat := false
 	if p.i < len(p.s) && p.s[p.i] == '.' {
 		p.i++
-		if digits() == 0 {
-			return nil, p.fail("bad number")
-		}
+		digits()
+		isFloat = true
 	}
 	if p.i < len(p.s) && (p.s[p.i] == 'e' || p.s[p.i] == 'E') {
 		p.i++
-		if p.i < len(p.s) && (p.s[p.i] == '+' || p.s[p.i] == '-') {
-			p.i++
+		if p.i >= len(p.s) || !(p.s[p.i] == '+' || p.s[p.i] == '-' || p.s[p.i] >= '0' && p.s[p.i] <= '9') {
+			return p.text(start, st), nil
 		}
-		if digits() == 0 {
-			return nil, p.fail("bad number")
-		}
+		p.i++
+		digits()
+		isFloat = true
 	}
-	n, err := parseNumber(p.s[start:p.i])
+	if !ends() {
+		return p.text(start, st), nil
+	}
+	lit := p.s[start:p.i]
+	if !isFloat {
+		return parseInteger(lit), nil
+	}
+	n, err := parseNumber(lit)
 	if err != nil {
 		return nil, p.fail("%v", err)
 	}

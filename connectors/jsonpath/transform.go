@@ -114,6 +114,7 @@ func create(cfg *config.PluginConfig, input *row.Schema) (connectors.Transform, 
 		return nil, cfg.Errorf("columns", "%v", err)
 	}
 	t.schema.PrimaryKey = input.PrimaryKey
+	t.schema.ConstraintKeys = input.ConstraintKeys
 	return t, nil
 }
 

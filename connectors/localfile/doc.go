@@ -27,5 +27,6 @@
 // written: as SeaTunnel's file sinks, every row is written as it is. With
 // is_enable_transaction = false files are written straight to their final
 // names as rows arrive, which is not exactly-once: a replay after a
-// failover writes rows again.
+// failover writes rows again. schema_save_mode and data_save_mode are
+// applied to the path once before the job runs (HandleSaveMode).
 package localfile

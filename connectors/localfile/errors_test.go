@@ -62,7 +62,7 @@ func TestSinkConfigErrors(t *testing.T) {
 		{"path = " + q(dir) + "\npartition_by = [id, s]", "sink_columns", "no column left"},
 		{"path = " + q(dir) + "\nfile_format_type = parquet\ncompress_codec = lzo", "compress_codec", "not supported for parquet"},
 		{"path = " + q(dir) + "\nfile_format_type = text\ncompress_codec = snappy", "compress_codec", "not supported for text"},
-		{"path = " + q(dir) + "\ndata_save_mode = DROP_DATA", "data_save_mode", "not supported"},
+		{"path = " + q(dir) + "\ndata_save_mode = DROP_ALL", "data_save_mode", "expected one of"},
 		{"path = " + q(dir) + "\nbatch_size = 0", "batch_size", "must be positive"},
 	} {
 		cfg, err := plugin(t, "sink LocalFile", SinkFactory.Options, tc.body)

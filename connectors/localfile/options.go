@@ -89,8 +89,8 @@ var sinkOptions = []config.Option{
 	optTimeFormat,
 	{Key: "enable_header_write", Type: config.TypeBool, Default: false, Doc: "write the field names as the first line of csv and text files"},
 	{Key: "csv_string_quote_mode", Type: config.TypeEnum, Enum: []string{"ALL", "MINIMAL", "NONE"}, Default: "MINIMAL", Doc: "which csv strings are quoted"},
-	{Key: "data_save_mode", Type: config.TypeEnum, Enum: []string{"APPEND_DATA", "DROP_DATA", "ERROR_WHEN_DATA_EXISTS"}, Default: "APPEND_DATA", Doc: "only APPEND_DATA is supported"},
-	{Key: "schema_save_mode", Type: config.TypeEnum, Enum: []string{"CREATE_SCHEMA_WHEN_NOT_EXIST", "RECREATE_SCHEMA", "ERROR_WHEN_SCHEMA_NOT_EXIST", "IGNORE"}, Default: "CREATE_SCHEMA_WHEN_NOT_EXIST", Doc: "only CREATE_SCHEMA_WHEN_NOT_EXIST and IGNORE are supported"},
+	{Key: "data_save_mode", Type: config.TypeEnum, Enum: []string{"APPEND_DATA", "DROP_DATA", "ERROR_WHEN_DATA_EXISTS"}, Default: "APPEND_DATA", Doc: "before the job: keep the files, delete them all (DROP_DATA), or fail if there are any"},
+	{Key: "schema_save_mode", Type: config.TypeEnum, Enum: []string{"CREATE_SCHEMA_WHEN_NOT_EXIST", "RECREATE_SCHEMA", "ERROR_WHEN_SCHEMA_NOT_EXIST", "IGNORE"}, Default: "CREATE_SCHEMA_WHEN_NOT_EXIST", Doc: "before the job: create the path if missing, delete and create it (RECREATE_SCHEMA), fail if missing, or nothing"},
 }
 
 // encodingOf checks the encoding option: UTF-8 or ISO-8859-1 (latin1).

@@ -42,6 +42,9 @@ type sinkConfig struct {
 	partNames []string
 	partExpr  string // "" for SeaTunnel's default k0=v0/k1=v1
 
+	// schema_save_mode and data_save_mode, applied by HandleSaveMode
+	schemaSaveMode, dataSaveMode string
+
 	transactional bool
 	batchSize     int64
 	singleFile    bool
@@ -88,13 +91,7 @@ func newSinkConfig(cfg *config.PluginConfig, inputs []*row.Schema) (*sinkConfig,
 	if strings.TrimSpace(cfg.String("path")) == "" {
 		return nil, cfg.Errorf("path", "must not be empty")
 	}
-	if m := cfg.String("data_save_mode"); m != "APPEND_DATA" {
-		return nil, cfg.Errorf("data_save_mode", "%s is not supported: stactor's LocalFile only appends (APPEND_DATA)", m)
-	}
-	switch m := cfg.String("schema_save_mode"); m {
-	case "RECREATE_SCHEMA", "ERROR_WHEN_SCHEMA_NOT_EXIST":
-		return nil, cfg.Errorf("schema_save_mode", "%s is not supported (CREATE_SCHEMA_WHEN_NOT_EXIST or IGNORE)", m)
-	}
+	sc.schemaSaveMode, sc.dataSaveMode = cfg.String("schema_save_mode"), cfg.String("data_save_mode")
 
 	// Columns, as FileSinkConfig: sink_columns (all by default, matched
 	// case-insensitively), partition fields among them, and dropped from

@@ -1,5 +1,7 @@
-// Package replace is SeaTunnel's Replace transform: in the string field
-// replace_field it replaces every occurrence of pattern by replacement —
+// Package replace is SeaTunnel's Replace transform: in each string field of
+// replace_fields (or the single replace_field; setting both is an error, as
+// in SeaTunnel's ReplaceTransform) it replaces every occurrence of pattern
+// by replacement —
 // literally (Java's String.replace), or as a regular expression when
 // is_regex is set (String.replaceAll, or replaceFirst with replace_first).
 // The field keeps its place, name and type; a null stays null.
@@ -11,8 +13,8 @@
 // backslash escapes the next character; a bad reference is a plan-time
 // error at the replacement (Java would only fail on the first match).
 //
-// Only the replaced column is rebuilt; the others are shared with the input
-// batch, and so is the null vector of the replaced one.
+// Only the replaced columns are rebuilt; the others are shared with the
+// input batch, and so are the null vectors of the replaced ones.
 package replace
 
 import (
@@ -30,7 +32,8 @@ func init() { connectors.RegisterTransform(Factory) }
 var Factory = connectors.TransformFactory{
 	Name: "Replace",
 	Options: []config.Option{
-		{Key: "replace_field", Type: config.TypeString, Required: true, Doc: "the string field to change"},
+		{Key: "replace_fields", Type: config.TypeStrings, Fallbacks: []string{"replace_field"}, Required: true,
+			Doc: "the string fields to change (replace_field: one field)"},
 		{Key: "pattern", Type: config.TypeString, Required: true, Doc: "the text (or regular expression) to replace"},
 		{Key: "replacement", Type: config.TypeString, Required: true, Doc: "what replaces each match"},
 		{Key: "is_regex", Type: config.TypeBool, Default: false, Doc: "pattern is a regular expression"},
@@ -41,7 +44,7 @@ var Factory = connectors.TransformFactory{
 
 type replacer struct {
 	schema *row.Schema
-	field  int
+	fields []int // the replaced columns
 	// replace is the per-value function: literal, regex all or regex first.
 	replace func(string) string
 }
@@ -49,16 +52,28 @@ type replacer struct {
 var _ connectors.Transform = (*replacer)(nil)
 
 func create(cfg *config.PluginConfig, input *row.Schema) (connectors.Transform, error) {
-	name := cfg.String("replace_field")
-	j := input.Index(name)
-	if j < 0 {
-		return nil, cfg.Errorf("replace_field", "field %q is not in table %s (fields: %s)", name, input.TableID, strings.Join(input.Names(), ", "))
+	key := "replace_fields"
+	if cfg.Lookup(key) == nil {
+		key = "replace_field"
+	} else if cfg.Lookup("replace_field") != nil {
+		return nil, cfg.Errorf("replace_field", "set either replace_field or replace_fields, not both")
 	}
-	if t := input.Fields[j].Type; t.ID != row.TypeString {
-		return nil, cfg.Errorf("replace_field", "field %q is %s; Replace works on string fields only", name, t)
+	names := cfg.Strings("replace_fields")
+	if len(names) == 0 {
+		return nil, cfg.Errorf(key, "must name at least one field")
+	}
+	r := &replacer{schema: input}
+	for _, name := range names {
+		j := input.Index(name)
+		if j < 0 {
+			return nil, cfg.Errorf(key, "field %q is not in table %s (fields: %s)", name, input.TableID, strings.Join(input.Names(), ", "))
+		}
+		if t := input.Fields[j].Type; t.ID != row.TypeString {
+			return nil, cfg.Errorf(key, "field %q is %s; Replace works on string fields only", name, t)
+		}
+		r.fields = append(r.fields, j)
 	}
 	pattern, replacement := cfg.String("pattern"), cfg.String("replacement")
-	r := &replacer{schema: input, field: j}
 	if !cfg.Bool("is_regex") {
 		r.replace = func(s string) string { return strings.ReplaceAll(s, pattern, replacement) }
 		return r, nil
@@ -85,15 +100,17 @@ func (r *replacer) Process(b *row.Batch) (*row.Batch, error) {
 	if b == nil || b.Len() == 0 {
 		return nil, nil
 	}
-	in := b.Cols[r.field]
-	out := &row.Column{Type: in.Type, Nulls: in.Nulls, Strs: make([]string, len(in.Strs))}
-	for i, s := range in.Strs {
-		if !in.IsNull(i) {
-			out.Strs[i] = r.replace(s)
-		}
-	}
 	cols := make([]*row.Column, len(b.Cols))
 	copy(cols, b.Cols)
-	cols[r.field] = out
+	for _, j := range r.fields {
+		in := cols[j] // a field listed twice is replaced twice, as in SeaTunnel
+		out := &row.Column{Type: in.Type, Nulls: in.Nulls, Strs: make([]string, len(in.Strs))}
+		for i, s := range in.Strs {
+			if !in.IsNull(i) {
+				out.Strs[i] = r.replace(s)
+			}
+		}
+		cols[j] = out
+	}
 	return b.WithColumns(r.schema, cols), nil
 }

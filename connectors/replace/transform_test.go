@@ -128,6 +128,9 @@ func TestReplaceErrors(t *testing.T) {
 		{"no such name", base + "pattern = a\nreplacement = \"${n}\"\nis_regex = true", "t.conf:3:15", "no group with name {n}"},
 		{"empty name", base + "pattern = a\nreplacement = \"${}\"\nis_regex = true", "t.conf:3:15", "0 length name"},
 		{"unclosed name", base + "pattern = a\nreplacement = \"${n\"\nis_regex = true", "t.conf:3:15", "missing trailing '}'"},
+		{"both keys", "replace_field = name\nreplace_fields = [name]\npattern = a\nreplacement = b", "t.conf:1:17", "set either replace_field or replace_fields, not both"},
+		{"empty list", "replace_fields = []\npattern = a\nreplacement = b", "t.conf:1:18", `"replace_fields": must name at least one field`},
+		{"unknown field in list", "replace_fields = [name, nope]\npattern = a\nreplacement = b", "t.conf:1:18", `field "nope" is not in table fake`},
 		{"digit name", base + "pattern = a\nreplacement = \"${1n}\"\nis_regex = true", "t.conf:3:15", "starts with digit"},
 	}
 	for _, c := range cases {
@@ -147,5 +150,47 @@ func TestReplaceErrors(t *testing.T) {
 				t.Errorf("error %q, want at %s containing %q", err, c.at, c.msg)
 			}
 		})
+	}
+}
+
+// TestReplaceFields: replace_fields replaces each listed field (a field
+// listed twice twice, as SeaTunnel's transformRow does) and shares the rest.
+func TestReplaceFields(t *testing.T) {
+	in := row.MustSchema("t",
+		row.Field{Name: "name", Type: row.String},
+		row.Field{Name: "title", Type: row.String},
+		row.Field{Name: "card", Type: row.Int},
+	)
+	root, err := hocon.Parse([]byte(`replace_fields = [name, title, title], pattern = "a", replacement = "aa"`), hocon.Options{File: "t.conf"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := config.Validate("t.conf", "transform Replace", "Replace", root.Pos, root, Factory.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Factory.Create(cfg, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bl := row.NewBuilder(in, 2)
+	for _, r := range [][]any{{"Ada", "a", int32(1)}, {nil, "ba", int32(2)}} {
+		if err := bl.AppendRow(row.Insert, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := bl.Build()
+	out, err := tr.Process(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]any{{"Adaa", "aaaa", int64(1)}, {nil, "baaaa", int64(2)}}
+	for i := range want {
+		if got := out.Row(i); !reflect.DeepEqual(got, want[i]) {
+			t.Errorf("row %d = %v, want %v", i, got, want[i])
+		}
+	}
+	if out.Cols[2] != b.Cols[2] {
+		t.Error("untouched column was copied")
 	}
 }

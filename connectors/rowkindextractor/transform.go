@@ -52,6 +52,7 @@ func create(cfg *config.PluginConfig, input *row.Schema) (connectors.Transform, 
 		return nil, cfg.Errorf("custom_field_name", "%v", err)
 	}
 	schema.PrimaryKey = input.PrimaryKey
+	schema.ConstraintKeys = input.ConstraintKeys
 	e := &extractor{schema: schema}
 	for k := range e.names {
 		if cfg.String("transform_type") == "FULL" {

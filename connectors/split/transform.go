@@ -96,6 +96,7 @@ func create(cfg *config.PluginConfig, input *row.Schema) (connectors.Transform, 
 		return nil, cfg.Errorf("output_fields", "%v", err)
 	}
 	schema.PrimaryKey = input.PrimaryKey
+	schema.ConstraintKeys = input.ConstraintKeys
 	return &splitter{schema: schema, field: j, sep: sep, n: len(outs), slot: slot}, nil
 }
 

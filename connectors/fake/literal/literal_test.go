@@ -124,21 +124,6 @@ func TestParseType(t *testing.T) {
 	}
 }
 
-func TestInlineSchema(t *testing.T) {
-	schema := value(t, `{ fields { m = "map<string, {a = int}>", r = { x = "array<{y = int}>" } } }`)
-	before := schema.String()
-	got := InlineSchema(schema)
-	if schema.String() != before {
-		t.Fatal("InlineSchema modified its input")
-	}
-	if m := got.Get("fields").Get("m").Text; m != "map<string, row<a : int>>" {
-		t.Fatalf("rewritten %q", m)
-	}
-	if x := got.Get("fields").Get("r").Get("x").Text; x != "array<row<y : int>>" {
-		t.Fatalf("rewritten nested %q", x)
-	}
-}
-
 // FuzzConvert: no input makes Convert panic, whatever the type.
 func FuzzConvert(f *testing.F) {
 	for _, s := range []string{`1`, `"x"`, `[1, [2]]`, `{ a = { b = 1 } }`, `null`, `"bWlJWmo="`, `1e400`} {
