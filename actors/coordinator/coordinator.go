@@ -128,7 +128,10 @@ func unknown(id string) *messages.JobStatus {
 }
 
 func (s *Service) submit(ctx actor.Context, m *messages.SubmitJob) *messages.SubmitJobReply {
-	if _, dup := s.jobs[m.JobId]; dup {
+	// A job that ended (a savepoint, a failure) may be restored under its
+	// id; any other submit of a known id is refused.
+	old, dup := s.jobs[m.JobId]
+	if dup && (!m.Restore || old.final == nil) {
 		return &messages.SubmitJobReply{JobId: m.JobId, Error: fmt.Sprintf("job %s exists already", m.JobId)}
 	}
 	spec := &messages.JobSpec{JobId: m.JobId, File: m.File, Config: m.Config, Vars: m.Vars, Name: m.Name}
@@ -143,7 +146,9 @@ func (s *Service) submit(ctx actor.Context, m *messages.SubmitJob) *messages.Sub
 		return &messages.SubmitJobReply{JobId: m.JobId, Error: err.Error()}
 	}
 	s.jobs[m.JobId] = &job{pid: pid}
-	s.order = append(s.order, m.JobId)
+	if !dup {
+		s.order = append(s.order, m.JobId)
+	}
 	s.specs[m.JobId] = spec
 	s.save(m.JobId, &messages.JobStatus{JobId: m.JobId, Name: p.Job.Name, State: state.JobRunning, StartUnixMs: time.Now().UnixMilli()})
 	s.log.Debug().Str("job", m.JobId).Str("state", state.JobCreated).Msg("job submitted")

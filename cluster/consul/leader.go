@@ -31,16 +31,16 @@ type leaderValue struct {
 // must stop acting as one at once: anything it still writes carries an old
 // Term and is refused by fenced stores.
 type Leader struct {
-	client  *api.Client
-	key     string
-	nodeID  string
-	term    uint64
-	sess    *session
-	log     zerolog.Logger
-	lost    chan struct{}
-	lostMu  sync.Once
-	watched chan struct{} // closed when watch has returned
-	unhook  func() bool   // stops the ctx.AfterFunc that resigns
+	client   *api.Client
+	key      string
+	nodeID   string
+	term     uint64
+	sess     *session
+	log      zerolog.Logger
+	lost     chan struct{}
+	lostOnce sync.Once
+	watched  chan struct{} // closed when watch has returned
+	unhook   func() bool   // stops the ctx.AfterFunc that resigns
 
 	resignOnce sync.Once
 	resignErr  error // set inside resignOnce
@@ -230,7 +230,7 @@ func (l *Leader) watch(index uint64) {
 	}
 }
 
-func (l *Leader) markLost() { l.lostMu.Do(func() { close(l.lost) }) }
+func (l *Leader) markLost() { l.lostOnce.Do(func() { close(l.lost) }) }
 
 // Term is the fencing token of this leadership: the ModifyIndex of the
 // leader key when this node acquired it. A later leader always has a larger

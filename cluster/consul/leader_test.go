@@ -79,12 +79,12 @@ func TestLeaderFailsOverWhenItsNodeDies(t *testing.T) {
 	}
 	na, nb := testNode(cluster, "a"), testNode(cluster, "b")
 	nb.Address = "127.0.0.1:7002"
-	regs := map[string]*consul.Registration{"a": register(t, na), "b": register(t, nb)} // default TTL, 5s
+	regs := map[string]*consul.Registration{na.ID: register(t, na), nb.ID: register(t, nb)} // default TTL, 5s
 
 	ctx := testCtx(t, time.Minute)
 	results := make(chan campaignResult, 2)
-	campaign(ctx, regs["a"], results)
-	campaign(ctx, regs["b"], results)
+	campaign(ctx, regs[na.ID], results)
+	campaign(ctx, regs[nb.ID], results)
 	first := win(t, results, 10*time.Second)
 	noWin(t, results, time.Second)
 	checkLeader(t, cluster, regs[first.id].Node(), first.leader.Term())
@@ -152,7 +152,7 @@ func TestLeaderLosesWhenDeregistered(t *testing.T) {
 	t.Parallel()
 	cluster := newCluster(t)
 	r := register(t, testNode(cluster, "a"))
-	l, err := consul.Campaign(testCtx(t, time.Minute), client, cluster, "a", r.CheckID())
+	l, err := consul.Campaign(testCtx(t, time.Minute), client, cluster, r.Node().ID, r.CheckID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,5 +208,29 @@ func TestCampaignNeedsAPassingCheck(t *testing.T) {
 	_, err := consul.Campaign(testCtx(t, 10*time.Second), client, newCluster(t), "ghost", consul.CheckID("ghost"))
 	if err == nil {
 		t.Fatal("a node without a check campaigned")
+	}
+}
+
+func TestCampaignEndsWhenItsNodeFails(t *testing.T) {
+	need(t)
+	t.Parallel()
+	cluster := newCluster(t)
+	ra := register(t, testNode(cluster, "a"))
+	rb := register(t, testNode(cluster, "b"), consul.WithTTL(time.Second))
+	ctx := testCtx(t, time.Minute)
+	results := make(chan campaignResult, 2)
+	campaign(ctx, ra, results)
+	win(t, results, 10*time.Second)
+	campaign(ctx, rb, results)
+	noWin(t, results, 300*time.Millisecond)
+
+	rb.StopHeartbeat() // b dies while it waits: its session goes with its check
+	select {
+	case res := <-results:
+		if !errors.Is(res.err, consul.ErrSessionInvalidated) {
+			t.Fatalf("campaign of a failed node: %v, %v", res.leader, res.err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the campaign of a failed node goes on")
 	}
 }

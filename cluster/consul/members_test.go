@@ -10,9 +10,12 @@ import (
 	"github.com/stactor/stactor/cluster/consul"
 )
 
+// testNode returns a node of cluster. Service IDs are per agent and every
+// test shares the one agent, so the node ID carries the cluster's name;
+// tests name nodes by the rest (find).
 func testNode(cluster, id string) consul.Node {
 	return consul.Node{
-		ID:       id,
+		ID:       cluster + "-" + id,
 		Cluster:  cluster,
 		Address:  "127.0.0.1:7001",
 		Roles:    []string{"master", "worker"},
@@ -92,8 +95,9 @@ func TestStoppedHeartbeatTurnsCritical(t *testing.T) {
 
 	start := time.Now()
 	r.StopHeartbeat()
-	// The last pass may be up to ttl/3 old; allow a second for the agent.
-	waitMembers(t, cluster, ttl+time.Second, unhealthy("n1"))
+	// Critical ttl after the last pass, which is at most ttl/3 old; allow
+	// for the agent and a loaded machine.
+	waitMembers(t, cluster, ttl+2*time.Second, unhealthy("n1"))
 	t.Logf("critical %s after the heartbeat stopped (ttl %s)", time.Since(start).Round(time.Millisecond), ttl)
 }
 
@@ -115,6 +119,28 @@ func TestDeregisterRemovesMember(t *testing.T) {
 	}
 	if err := r.Deregister(context.Background()); err != nil {
 		t.Fatalf("second deregister: %v", err)
+	}
+}
+
+func TestHeartbeatRegistersAgainWhenTheAgentForgets(t *testing.T) {
+	need(t)
+	t.Parallel()
+	cluster := newCluster(t)
+	n := testNode(cluster, "n1")
+	r := register(t, n, consul.WithTTL(time.Second))
+	// As if the agent restarted: it no longer knows the service.
+	if err := client.Agent().ServiceDeregister(n.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitMembers(t, cluster, 3*time.Second, healthy("n1"))
+
+	// A node the agent has reaped counts as deregistered.
+	r.StopHeartbeat()
+	if err := client.Agent().ServiceDeregister(n.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Deregister(context.Background()); err != nil {
+		t.Fatalf("deregister of a reaped node: %v", err)
 	}
 }
 
@@ -168,7 +194,7 @@ func count1(ms []consul.Member) error { return count(ms, 1) }
 
 func find(ms []consul.Member, id string) (consul.Member, bool) {
 	for _, m := range ms {
-		if m.ID == id {
+		if m.ID == m.Cluster+"-"+id {
 			return m, true
 		}
 	}

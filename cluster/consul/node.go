@@ -16,7 +16,7 @@ import (
 // letters, digits, '_' and '-' (at most 64 metadata entries in all, values
 // up to 512 bytes).
 type Node struct {
-	ID       string            // unique in the cluster; the Consul service ID
+	ID       string            // the Consul service ID: unique among the services of its agent
 	Cluster  string            // the cluster's name; the service is stactor-<Cluster>
 	Address  string            // protoactor remote, host:port
 	Roles    []string          // e.g. "master", "worker"

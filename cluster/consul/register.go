@@ -2,7 +2,9 @@ package consul
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
 
@@ -105,7 +107,8 @@ func (r *Registration) StopHeartbeat() {
 
 // Deregister stops the heartbeat, waits for it, and removes the service
 // (and its check, which invalidates any session tied to it) from the agent.
-// ctx bounds the request. Calling it again after it succeeded does nothing.
+// ctx bounds the request. A node the agent no longer knows counts as
+// deregistered; calling it again after it succeeded does nothing.
 // An error means the agent may still list the node; it will turn critical
 // and be reaped after the deregister-after period.
 func (r *Registration) Deregister(ctx context.Context) error {
@@ -115,7 +118,12 @@ func (r *Registration) Deregister(ctx context.Context) error {
 	if r.dereged {
 		return nil
 	}
-	if err := r.client.Agent().ServiceDeregisterOpts(r.node.ID, (&api.QueryOptions{}).WithContext(ctx)); err != nil {
+	err := r.client.Agent().ServiceDeregisterOpts(r.node.ID, (&api.QueryOptions{}).WithContext(ctx))
+	var status api.StatusError
+	if errors.As(err, &status) && status.Code == http.StatusNotFound {
+		err = nil // already reaped by the agent, after being critical too long
+	}
+	if err != nil {
 		return fmt.Errorf("consul: deregister node %s: %w", r.node.ID, err)
 	}
 	r.dereged = true

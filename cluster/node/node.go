@@ -120,15 +120,23 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("consul at %s: %w", cfg.Consul, err)
 	}
 	n.client = client
-	reg, err := consul.Register(ctx, client, consul.Node{ID: cfg.ID, Cluster: cfg.Cluster, Address: sys.Address(), Roles: cfg.Roles,
+	// The registration's heartbeat lives as long as the node (lctx), not
+	// as long as ctx, which only bounds the start; ctx ending during the
+	// registration request still aborts it.
+	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	n.cancel = cancel
+	stopAbort := context.AfterFunc(ctx, cancel)
+	reg, err := consul.Register(lctx, client, consul.Node{ID: cfg.ID, Cluster: cfg.Cluster, Address: sys.Address(), Roles: cfg.Roles,
 		CPU: cfg.CPU, MemoryMB: cfg.MemoryMB, Tags: cfg.Tags, HTTP: cfg.HTTP}, n.opts()...)
+	if !stopAbort() && err == nil {
+		err = ctx.Err()
+	}
 	if err != nil {
+		n.reg = reg
 		n.Stop()
 		return nil, fmt.Errorf("registering in Consul at %s: %w", cfg.Consul, err)
 	}
 	n.reg = reg
-	lctx, cancel := context.WithCancel(context.Background())
-	n.cancel = cancel
 	if cfg.Has("master") {
 		n.wg.Add(1)
 		go n.lead(lctx)
@@ -177,7 +185,9 @@ func (n *Node) Stop() {
 func (n *Node) lead(ctx context.Context) {
 	defer n.wg.Done()
 	for ctx.Err() == nil {
-		l, err := consul.Campaign(ctx, n.client, n.cfg.Cluster, n.cfg.ID, n.reg.CheckID(), n.opts()...)
+		// The address in the leader key is where clients send requests.
+		opts := append(n.opts(), consul.WithAddress(n.sys.Address()))
+		l, err := consul.Campaign(ctx, n.client, n.cfg.Cluster, n.cfg.ID, n.reg.CheckID(), opts...)
 		if err != nil {
 			if ctx.Err() == nil {
 				n.log.Warn().Err(err).Msg("campaign for leadership failed; retrying")

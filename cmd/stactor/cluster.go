@@ -27,8 +27,12 @@ import (
 func clusterFlags(cmd *cobra.Command, s *settings) {
 	cmd.Flags().String("consul", "127.0.0.1:8500", "Consul agent HTTP address")
 	cmd.Flags().String("cluster", "stactor", "cluster name")
-	_ = s.v.BindPFlag("consul", cmd.Flags().Lookup("consul"))
-	_ = s.v.BindPFlag("cluster", cmd.Flags().Lookup("cluster"))
+	// Every cluster command has these flags under the same keys, and a key
+	// follows the last flag bound to it: bind the running command's.
+	cmd.PreRun = func(cmd *cobra.Command, _ []string) {
+		_ = s.v.BindPFlag("consul", cmd.Flags().Lookup("consul"))
+		_ = s.v.BindPFlag("cluster", cmd.Flags().Lookup("cluster"))
+	}
 }
 
 func dial(s *settings) (*client.Client, error) {
@@ -148,6 +152,9 @@ func waitJob(cmd *cobra.Command, s *settings, c *client.Client, id, file string)
 	defer signal.Stop(sigs)
 	tick := time.NewTicker(min(prog.every(), time.Second))
 	defer tick.Stop()
+	// The status is polled every second, the progress shown every
+	// prog.every() (progress-interval off a terminal).
+	nextShow := time.Now().Add(prog.every())
 	interrupts := 0
 	var st *messages.JobStatus
 	for {
@@ -186,7 +193,10 @@ func waitJob(cmd *cobra.Command, s *settings, c *client.Client, id, file string)
 				}
 				return &exitError{1, fmt.Errorf("job %s %s: %s", id, strings.ToLower(st.State), st.Error)}
 			}
-			prog.show(st)
+			if now := time.Now(); !now.Before(nextShow) {
+				prog.show(st)
+				nextShow = now.Add(prog.every())
+			}
 		}
 	}
 }
