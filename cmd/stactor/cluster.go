@@ -337,13 +337,18 @@ func newSignalCmd(s *settings, use, short string, msg func(id string) any) *cobr
 			}
 			defer c.Close()
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			if err := c.Send(ctx, msg(args[0])); err != nil {
+			err = c.Send(ctx, msg(args[0]))
+			cancel()
+			if err != nil {
 				return err
 			}
-			// Wait for the job to end, so the command's exit says how.
+			// Wait for the job to end, so the command's exit says how. A
+			// savepoint drains what is in flight first, which may take
+			// longer than any one request: only each request is bounded.
 			for {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				st, err := c.Status(ctx, args[0])
+				cancel()
 				if err != nil {
 					return err
 				}

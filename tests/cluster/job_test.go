@@ -1,0 +1,183 @@
+package cluster
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// job is a test job's files: ids 0..rows-1 in input, committed into out.
+type job struct {
+	file string
+	out  string
+	rows int
+}
+
+// newJob writes the input (four CSV files, so the source's two readers
+// have splits to share) and the job file: LocalFile source (parallelism 2)
+// → Filter (3) → LocalFile sink (3), exactly-once, with a Console sink
+// fused with the Filter that sleeps 1 ms a row and prints it. The slowed
+// chain lags the source, so the redistributing edge between them — across
+// nodes, over NATS — holds data in flight that checkpoints record as
+// channel state; the printed rows tell on which node the chain ran. env
+// adds lines to the job's env block.
+func newJob(t *testing.T, dir string, rows int, env ...string) job {
+	t.Helper()
+	in := filepath.Join(dir, "in")
+	if err := os.MkdirAll(in, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for f := 0; f < 4; f++ {
+		var b strings.Builder
+		for i := f; i < rows; i += 4 {
+			fmt.Fprintf(&b, "%d,name-%d\n", i, i)
+		}
+		if err := os.WriteFile(filepath.Join(in, fmt.Sprintf("part-%d.csv", f)), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j := job{file: filepath.Join(dir, "job.conf"), out: filepath.Join(dir, "out"), rows: rows}
+	conf := fmt.Sprintf(`
+env {
+  job.mode = "BATCH"
+  checkpoint.interval = 300
+  job.retry.times = 3
+  job.retry.interval.seconds = 1
+  read_limit.rows_per_second = 2500
+  %s
+}
+source {
+  LocalFile {
+    path = %q
+    file_format_type = "csv"
+    schema = { fields { id = bigint, name = string } }
+    parallelism = 2
+    plugin_output = "in"
+  }
+}
+transform {
+  Filter {
+    plugin_input = "in"
+    plugin_output = "mid"
+    include_fields = [id, name]
+    parallelism = 3
+  }
+}
+sink {
+  LocalFile {
+    plugin_input = "mid"
+    path = %q
+    file_format_type = "csv"
+    parallelism = 3
+  }
+  Console {
+    plugin_input = "mid"
+    log.print.delay.ms = 1
+    parallelism = 3
+  }
+}
+`, strings.Join(env, "\n  "), in, j.out)
+	if err := os.WriteFile(j.file, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+// committed reads every committed output file (not staging: names and
+// directories starting with a dot) and returns the ids in it.
+func (j job) committed(t *testing.T) []int {
+	t.Helper()
+	var ids []int
+	err := filepath.WalkDir(j.out, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			if os.IsNotExist(err) && p == j.out {
+				return filepath.SkipDir // nothing committed yet
+			}
+			return err
+		}
+		if strings.HasPrefix(d.Name(), ".") && p != j.out {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			line := strings.TrimSpace(sc.Text())
+			if line == "" {
+				continue
+			}
+			field, _, _ := strings.Cut(line, ",")
+			id, err := strconv.Atoi(field)
+			if err != nil {
+				return fmt.Errorf("%s: bad line %q", p, line)
+			}
+			ids = append(ids, id)
+		}
+		return sc.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// checkExactlyOnce fails the test unless every id 0..rows-1 is committed
+// exactly once.
+func (j job) checkExactlyOnce(t *testing.T) {
+	t.Helper()
+	lost, dup := j.check(t)
+	if len(lost) > 0 || len(dup) > 0 {
+		t.Fatalf("committed output of %d ids: %d lost (first %v), %d repeated (first %v)", j.rows, len(lost), head(lost), len(dup), head(dup))
+	}
+}
+
+// checkAtMostOnce fails the test if an id is committed twice (a job
+// stopped part way has lost none: the rest is still to come).
+func (j job) checkAtMostOnce(t *testing.T) int {
+	t.Helper()
+	lost, dup := j.check(t)
+	if len(dup) > 0 {
+		t.Fatalf("committed output: %d ids repeated (first %v)", len(dup), head(dup))
+	}
+	return j.rows - len(lost)
+}
+
+func (j job) check(t *testing.T) (lost, dup []int) {
+	t.Helper()
+	seen := make([]int, j.rows)
+	for _, id := range j.committed(t) {
+		if id < 0 || id >= j.rows {
+			t.Fatalf("unexpected id %d in the committed output", id)
+		}
+		seen[id]++
+	}
+	for id, n := range seen {
+		if n == 0 {
+			lost = append(lost, id)
+		}
+		if n > 1 {
+			dup = append(dup, id)
+		}
+	}
+	return lost, dup
+}
+
+func head(xs []int) []int {
+	if len(xs) > 10 {
+		return xs[:10]
+	}
+	return xs
+}
