@@ -5,7 +5,6 @@ package cli
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,30 +14,14 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stactor/stactor/tests/internal/stactorbin"
 )
 
 var binary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "stactor-cli")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "stactor")
-	gomod, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		panic(err)
-	}
-	build := exec.Command("go", "build", "-o", binary, "./cmd/stactor")
-	build.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building stactor:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(stactorbin.Main(m.Run, &binary))
 }
 
 type result struct {

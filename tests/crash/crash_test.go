@@ -19,34 +19,14 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stactor/stactor/tests/internal/stactorbin"
 )
 
 var binary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "stactor-crash")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "stactor")
-	build := exec.Command("go", "build", "-o", binary, "./cmd/stactor")
-	build.Dir = repoRoot()
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building stactor:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-func repoRoot() string {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		panic(err)
-	}
-	return filepath.Dir(strings.TrimSpace(string(out)))
+	os.Exit(stactorbin.Main(m.Run, &binary))
 }
 
 func envInt(name string, def int) int {

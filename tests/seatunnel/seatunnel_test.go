@@ -56,6 +56,7 @@ import (
 
 	"github.com/stactor/stactor/connectors"
 	_ "github.com/stactor/stactor/connectors/all"
+	"github.com/stactor/stactor/tests/internal/stactorbin"
 )
 
 // stactor is the binary built by TestMain.
@@ -69,26 +70,7 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	gomod := strings.TrimSpace(string(out))
-	if err != nil || gomod == "" || gomod == os.DevNull {
-		fmt.Fprintf(os.Stderr, "cannot find the module root (go env GOMOD: %q, %v)\n", gomod, err)
-		return 1
-	}
-	tmp, err := os.MkdirTemp("", "stactor-seatunnel-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(tmp)
-	stactor = filepath.Join(tmp, "stactor")
-	build := exec.Command("go", "build", "-o", stactor, "./cmd/stactor")
-	build.Dir = filepath.Dir(gomod)
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build ./cmd/stactor: %v\n%s", err, out)
-		return 1
-	}
-	return m.Run()
+	return stactorbin.Main(m.Run, &stactor)
 }
 
 // spec is what a job file's directives ask for.
