@@ -1,9 +1,11 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -258,4 +260,189 @@ func TestMembersAndTagFilter(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "no slots") {
 		t.Fatalf("a job no worker matches: exit %d, want 1 and no slots\n%s", r.code, r.stderr)
 	}
+}
+
+// pause SIGSTOPs node id; unpause SIGCONTs it. A paused node is not
+// killed: it is still counted alive, and comes back with its old state.
+func (c *testCluster) pause(id string) {
+	c.t.Helper()
+	c.t.Logf("SIGSTOP node %s", id)
+	if err := c.nodes[id].cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		c.t.Fatalf("SIGSTOP %s: %v", id, err)
+	}
+}
+
+func (c *testCluster) unpause(id string) {
+	c.t.Helper()
+	c.t.Logf("SIGCONT node %s", id)
+	_ = c.nodes[id].cmd.Process.Signal(syscall.SIGCONT)
+}
+
+// contOnCleanup SIGCONTs every node when the test ends, before
+// newCluster's cleanup kills them (cleanups run last registered first).
+func (c *testCluster) contOnCleanup() {
+	c.t.Cleanup(func() {
+		for _, n := range c.nodes {
+			select {
+			case <-n.exited:
+			default:
+				_ = n.cmd.Process.Signal(syscall.SIGCONT)
+			}
+		}
+	})
+}
+
+// pipelines are the pipeline states and attempts of a status.
+func (st status) pipelines() (states []string, attempts []int) {
+	for _, line := range strings.Split(st.text, "\n") {
+		var p, a int
+		var state string
+		if _, err := fmt.Sscanf(line, "pipeline %d: %s (attempt %d)", &p, &state, &a); err == nil {
+			states = append(states, state)
+			attempts = append(attempts, a)
+		}
+	}
+	return states, attempts
+}
+
+// restores counts the restores (from a checkpoint or from the start) node
+// id logged for job.
+func (c *testCluster) restores(id, job string) int {
+	return c.logged(id, job, "restoring pipeline from checkpoint") + c.logged(id, job, "restarting pipeline from the start")
+}
+
+// SIGSTOP a worker (not the leader) that runs part of the job for longer
+// than its Consul check TTL: the leader declares it failed and restores
+// its pipeline elsewhere. SIGCONT it afterwards: the stale worker must not
+// break the job, which finishes with every id committed exactly once.
+func TestWorkerPaused(t *testing.T) {
+	c := newCluster(t)
+	c.contOnCleanup()
+	leader := c.start(3)
+	j := newJob(t, t.TempDir(), 15000)
+	c.submitAsync(j, "worker-paused")
+	var victim string
+	eventually(t, 20*time.Second, "a worker running the sink chain", func() error {
+		for _, id := range c.alive() {
+			if id != leader && c.printed(id) >= 1000 {
+				victim = id
+				return nil
+			}
+		}
+		return fmt.Errorf("no worker but the leader %s has printed rows", leader)
+	})
+	if st, err := c.status("worker-paused"); err != nil || st.state != "RUNNING" {
+		t.Fatalf("the job is not running before the pause: %v\n%s", err, st.text)
+	}
+	restoresBefore := c.restores(leader, "worker-paused")
+	stopped := time.Now()
+	c.pause(victim)
+	eventually(t, 15*time.Second, "the leader declaring the paused worker failed", func() error {
+		if c.logged(leader, "worker left or failed", `"worker":"`+victim+`"`) == 0 {
+			return fmt.Errorf("leader %s has not logged worker %s failed", leader, victim)
+		}
+		return nil
+	})
+	t.Logf("the leader declared %s failed %s after SIGSTOP", victim, time.Since(stopped).Round(100*time.Millisecond))
+	eventually(t, 20*time.Second, "the pipeline restored elsewhere and RUNNING", func() error {
+		if c.restores(leader, "worker-paused") <= restoresBefore {
+			return errors.New("no restore logged yet")
+		}
+		st, err := c.status("worker-paused")
+		if err != nil {
+			return err
+		}
+		if st.state == "FINISHED" {
+			return nil // restored and already done
+		}
+		states, attempts := st.pipelines()
+		restarted := false
+		for i, s := range states {
+			if s != "RUNNING" && s != "FINISHED" {
+				return fmt.Errorf("pipeline %d %s:\n%s", i, s, st.text)
+			}
+			restarted = restarted || attempts[i] >= 1
+		}
+		if !restarted {
+			return fmt.Errorf("no pipeline past attempt 0:\n%s", st.text)
+		}
+		return nil
+	})
+	t.Logf("pipeline RUNNING again %s after SIGSTOP of %s", time.Since(stopped).Round(100*time.Millisecond), victim)
+	c.unpause(victim)
+	st := c.waitState("worker-paused", "FINISHED", 40*time.Second)
+	t.Logf("finished %s after SIGSTOP:\n%s", time.Since(stopped).Round(100*time.Millisecond), st.text)
+	c.logRestores(leader, "worker-paused")
+	j.checkExactlyOnce(t)
+}
+
+// SIGSTOP the leader past its Consul session TTL: a standby takes the
+// leadership and resumes the job. SIGCONT the old leader afterwards: it
+// must step down, and the job finishes exactly once.
+func TestLeaderPaused(t *testing.T) {
+	c := newCluster(t)
+	c.contOnCleanup()
+	leader := c.start(3)
+	j := newJob(t, t.TempDir(), 15000)
+	c.submitAsync(j, "leader-paused")
+	c.waitWritten("leader-paused", 3000)
+	before := c.leaderships()
+	stopped := time.Now()
+	c.pause(leader)
+	// no CLI while the leader is paused: it would wait on the leader
+	var next string
+	eventually(t, 35*time.Second, "a standby taking the leadership", func() error {
+		for id, n := range c.leaderships() {
+			if id != leader && n > before[id] {
+				next = id
+				return nil
+			}
+		}
+		return errors.New(`no standby logged "acquired leadership"`)
+	})
+	t.Logf("node %s took the leadership %s after SIGSTOP of %s", next, time.Since(stopped).Round(100*time.Millisecond), leader)
+	c.unpause(leader)
+	st := c.waitState("leader-paused", "FINISHED", 45*time.Second-time.Since(stopped))
+	t.Logf("finished %s after SIGSTOP:\n%s", time.Since(stopped).Round(100*time.Millisecond), st.text)
+	if l := c.leader(); l != next {
+		t.Fatalf("stactor members marks %q as the leader after SIGCONT, want %s", l, next)
+	}
+	if c.logged(leader, "lost leadership") == 0 {
+		t.Fatalf("the old leader %s did not log losing the leadership after SIGCONT", leader)
+	}
+	if c.logged(next, "leader-paused", "resuming job from its latest checkpoint") == 0 {
+		t.Fatalf("the new leader %s did not log resuming the job", next)
+	}
+	c.logRestores(next, "leader-paused")
+	j.checkExactlyOnce(t)
+}
+
+// With job-schedule-strategy WAIT, a job no worker matches waits for
+// slots instead of failing; a matching worker joining runs it to the end.
+func TestWaitStrategy(t *testing.T) {
+	t.Setenv("STACTOR_JOB_SCHEDULE_STRATEGY", "WAIT") // the nodes inherit it
+	c := newCluster(t)
+	c.start(2)
+	j := newJob(t, t.TempDir(), 3000, `tag_filter { zone = "b" }`)
+	c.submitAsync(j, "wait-b")
+	time.Sleep(4 * time.Second)
+	st, err := c.status("wait-b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.state == "FINISHED" || st.state == "FAILED" || st.state == "CANCELED" || st.read != 0 {
+		t.Fatalf("with no zone=b worker the job should wait, it is %s:\n%s", st.state, st.text)
+	}
+	t.Logf("with no zone=b worker, 4s after submit:\n%s", st.text)
+	if n := c.printed("n1") + c.printed("n2"); n != 0 {
+		t.Fatalf("%d rows printed outside zone b", n)
+	}
+	joined := time.Now()
+	c.startNode("n3", "--roles", "worker", "--tags", "zone=b")
+	st = c.waitState("wait-b", "FINISHED", 40*time.Second)
+	t.Logf("finished %s after the zone=b worker started:\n%s", time.Since(joined).Round(100*time.Millisecond), st.text)
+	if n := c.printed("n3"); n != j.rows {
+		t.Fatalf("n3 (zone=b) printed %d rows, want %d", n, j.rows)
+	}
+	j.checkExactlyOnce(t)
 }
