@@ -100,7 +100,7 @@ checkpoints go to the NATS JetStream object store (JetStream must be on).`,
 			}
 			cfg := node.Config{ID: s.v.GetString("node-id"), Cluster: s.v.GetString("cluster"), Roles: roles,
 				Bind: s.v.GetString("bind"), Consul: s.v.GetString("consul"), NATS: s.v.GetString("nats"), Tags: tags,
-				CPU: s.v.GetFloat64("cpu"), MemoryMB: s.v.GetInt64("memory"), HTTP: s.v.GetString("http"),
+				CPU: s.v.GetFloat64("cpu"), MemoryMB: s.v.GetInt64("memory"),
 				Resources: resource.Options{Strategy: strategy, Wait: wait,
 					Slot: resources.Profile{CPU: s.v.GetFloat64("slot.cpu"), MemoryMB: s.v.GetInt64("slot.memory")}},
 				HistoryExpire: time.Duration(s.v.GetInt("history-job-expire-minutes")) * time.Minute,
@@ -134,10 +134,8 @@ checkpoints go to the NATS JetStream object store (JetStream must be on).`,
 	f.Float64("cpu", 2, "CPU cores this worker offers")
 	f.Int64("memory", 2048, "memory in MiB this worker offers")
 	f.String("bind", "127.0.0.1:0", "host:port of this node's actor system (remote)")
-	f.String("http", "", "HTTP address (advertised)")
 	f.String("node-id", "", "node id (default host-pid)")
-	f.String("data-dir", "", "local data directory")
-	for _, k := range []string{"roles", "nats", "tags", "cpu", "memory", "bind", "http", "node-id", "data-dir"} {
+	for _, k := range []string{"roles", "nats", "tags", "cpu", "memory", "bind", "node-id"} {
 		_ = s.v.BindPFlag(k, f.Lookup(k))
 	}
 	return cmd
