@@ -3,6 +3,7 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -195,6 +196,11 @@ func TestSavepointRestore(t *testing.T) {
 	}
 	if st, err := c.status("sp"); err != nil || st.state != "SAVEPOINT_DONE" {
 		t.Fatalf("after the savepoint: %v\n%s", err, st.text)
+	}
+	// The savepoint is listed from the cluster's checkpoint storage.
+	ls, err := exec.Command(binary, "checkpoints", "sp", "--nats", natsURL, "--cluster", c.name).CombinedOutput()
+	if err != nil || !strings.Contains(string(ls), "SAVEPOINT") {
+		t.Fatalf("stactor checkpoints sp --nats: %v\n%s", err, ls)
 	}
 	part := j.checkAtMostOnce(t)
 	t.Logf("%d of %d ids committed at the savepoint", part, j.rows)
