@@ -29,9 +29,6 @@ func (*EndOfData) GetPriority() int8 { return PriorityLow }
 // Poll is a source subtask's message to itself: read the next batch.
 type Poll struct{}
 
-// Flush is a subtask's timer message: send what its output buffers hold.
-type Flush struct{}
-
 // BarrierMarker is the in-order copy of barrier Id on channel (Edge, From):
 // it follows the batches the sender sent before the barrier (DESIGN §5).
 // Markers need no credit.

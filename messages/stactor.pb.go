@@ -1325,12 +1325,11 @@ func (x *CommitInfo) GetInfo() []byte {
 	return nil
 }
 
-// TaskDrained says a subtask has processed all its input to end of data
-// and prepared its sinks' last commit.
+// TaskDrained says a subtask has processed all its input to end of data;
+// its sinks' last commit is prepared by the final checkpoint's barrier.
 type TaskDrained struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Loc           *TaskLocation          `protobuf:"bytes,1,opt,name=loc,proto3" json:"loc,omitempty"`
-	Commits       []*CommitInfo          `protobuf:"bytes,2,rep,name=commits,proto3" json:"commits,omitempty"`
 	Metrics       *TaskMetrics           `protobuf:"bytes,3,opt,name=metrics,proto3" json:"metrics,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1369,13 +1368,6 @@ func (*TaskDrained) Descriptor() ([]byte, []int) {
 func (x *TaskDrained) GetLoc() *TaskLocation {
 	if x != nil {
 		return x.Loc
-	}
-	return nil
-}
-
-func (x *TaskDrained) GetCommits() []*CommitInfo {
-	if x != nil {
-		return x.Commits
 	}
 	return nil
 }
@@ -2861,11 +2853,10 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"CommitInfo\x12\x16\n" +
 	"\x06vertex\x18\x01 \x01(\x05R\x06vertex\x12\x18\n" +
 	"\asubtask\x18\x02 \x01(\x05R\asubtask\x12\x12\n" +
-	"\x04info\x18\x03 \x01(\fR\x04info\"\xb0\x01\n" +
+	"\x04info\x18\x03 \x01(\fR\x04info\"~\n" +
 	"\vTaskDrained\x120\n" +
-	"\x03loc\x18\x01 \x01(\v2\x1e.stactor.messages.TaskLocationR\x03loc\x126\n" +
-	"\acommits\x18\x02 \x03(\v2\x1c.stactor.messages.CommitInfoR\acommits\x127\n" +
-	"\ametrics\x18\x03 \x01(\v2\x1d.stactor.messages.TaskMetricsR\ametrics\"\v\n" +
+	"\x03loc\x18\x01 \x01(\v2\x1e.stactor.messages.TaskLocationR\x03loc\x127\n" +
+	"\ametrics\x18\x03 \x01(\v2\x1d.stactor.messages.TaskMetricsR\ametricsJ\x04\b\x02\x10\x03\"\v\n" +
 	"\tCloseTask\"\r\n" +
 	"\vStopReading\"\"\n" +
 	"\tSavepoint\x12\x15\n" +
@@ -3050,25 +3041,24 @@ var file_messages_stactor_proto_depIdxs = []int32{
 	10, // 16: stactor.messages.TaskFailed.loc:type_name -> stactor.messages.TaskLocation
 	10, // 17: stactor.messages.TaskMetrics.loc:type_name -> stactor.messages.TaskLocation
 	10, // 18: stactor.messages.TaskDrained.loc:type_name -> stactor.messages.TaskLocation
-	20, // 19: stactor.messages.TaskDrained.commits:type_name -> stactor.messages.CommitInfo
-	19, // 20: stactor.messages.TaskDrained.metrics:type_name -> stactor.messages.TaskMetrics
-	10, // 21: stactor.messages.TaskClosed.loc:type_name -> stactor.messages.TaskLocation
-	0,  // 22: stactor.messages.RegisterReader.reader:type_name -> stactor.messages.Pid
-	28, // 23: stactor.messages.AddSplits.splits:type_name -> stactor.messages.Split
-	10, // 24: stactor.messages.CheckpointAck.loc:type_name -> stactor.messages.TaskLocation
-	20, // 25: stactor.messages.CheckpointAck.commits:type_name -> stactor.messages.CommitInfo
-	37, // 26: stactor.messages.CompletedCheckpoint.tasks:type_name -> stactor.messages.TaskStateRef
-	38, // 27: stactor.messages.CompletedCheckpoint.enumerators:type_name -> stactor.messages.EnumeratorState
-	39, // 28: stactor.messages.CompletedCheckpoint.pending:type_name -> stactor.messages.PendingCommit
-	46, // 29: stactor.messages.CompletedCheckpoint.parallelism:type_name -> stactor.messages.CompletedCheckpoint.ParallelismEntry
-	28, // 30: stactor.messages.VertexState.splits:type_name -> stactor.messages.Split
-	41, // 31: stactor.messages.SubtaskState.vertices:type_name -> stactor.messages.VertexState
-	42, // 32: stactor.messages.SubtaskState.channels:type_name -> stactor.messages.ChannelState
-	33, // [33:33] is the sub-list for method output_type
-	33, // [33:33] is the sub-list for method input_type
-	33, // [33:33] is the sub-list for extension type_name
-	33, // [33:33] is the sub-list for extension extendee
-	0,  // [0:33] is the sub-list for field type_name
+	19, // 19: stactor.messages.TaskDrained.metrics:type_name -> stactor.messages.TaskMetrics
+	10, // 20: stactor.messages.TaskClosed.loc:type_name -> stactor.messages.TaskLocation
+	0,  // 21: stactor.messages.RegisterReader.reader:type_name -> stactor.messages.Pid
+	28, // 22: stactor.messages.AddSplits.splits:type_name -> stactor.messages.Split
+	10, // 23: stactor.messages.CheckpointAck.loc:type_name -> stactor.messages.TaskLocation
+	20, // 24: stactor.messages.CheckpointAck.commits:type_name -> stactor.messages.CommitInfo
+	37, // 25: stactor.messages.CompletedCheckpoint.tasks:type_name -> stactor.messages.TaskStateRef
+	38, // 26: stactor.messages.CompletedCheckpoint.enumerators:type_name -> stactor.messages.EnumeratorState
+	39, // 27: stactor.messages.CompletedCheckpoint.pending:type_name -> stactor.messages.PendingCommit
+	46, // 28: stactor.messages.CompletedCheckpoint.parallelism:type_name -> stactor.messages.CompletedCheckpoint.ParallelismEntry
+	28, // 29: stactor.messages.VertexState.splits:type_name -> stactor.messages.Split
+	41, // 30: stactor.messages.SubtaskState.vertices:type_name -> stactor.messages.VertexState
+	42, // 31: stactor.messages.SubtaskState.channels:type_name -> stactor.messages.ChannelState
+	32, // [32:32] is the sub-list for method output_type
+	32, // [32:32] is the sub-list for method input_type
+	32, // [32:32] is the sub-list for extension type_name
+	32, // [32:32] is the sub-list for extension extendee
+	0,  // [0:32] is the sub-list for field type_name
 }
 
 func init() { file_messages_stactor_proto_init() }

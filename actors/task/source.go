@@ -88,11 +88,9 @@ func (s *sourceRun) Emit(b *row.Batch) {
 	s.polled += b.Len()
 	s.rows += n
 	s.t.metrics.readRows += n
-	{
-		sz := int64(b.ByteSize())
-		s.bytes += sz
-		s.t.metrics.readBytes += sz
-	}
+	sz := int64(b.ByteSize())
+	s.bytes += sz
+	s.t.metrics.readBytes += sz
 	if err := s.t.ops.push(s.t.ops.ops[s.t.chain.Head.ID], b); err != nil {
 		s.err = err
 	}

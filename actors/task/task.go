@@ -10,7 +10,6 @@ import (
 	"github.com/rs/zerolog"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/stactor/stactor/connectors"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/state"
@@ -374,4 +373,3 @@ func (t *Task) closeAll() error {
 }
 
 var _ actor.Actor = (*Task)(nil)
-var _ = connectors.Bounded
