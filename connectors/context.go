@@ -34,9 +34,13 @@ type JobContext struct {
 // attempt (every restore is a new attempt; DESIGN §6 fencing), and the
 // subtask's index among its vertex's Parallelism.
 type TaskInfo struct {
-	JobID        string
-	Pipeline     int
-	Attempt      int
+	JobID    string
+	Pipeline int
+	Attempt  int
+	// Term is the leader's term that started the attempt (0 on one
+	// machine). Attempts are unique per pipeline across terms; the term
+	// goes into transaction and staging names too (DESIGN §6).
+	Term         uint64
 	SubtaskIndex int
 	Parallelism  int
 }

@@ -40,6 +40,7 @@ type CommitContext struct {
 	JobID        string
 	Pipeline     int
 	Attempt      int
+	Term         uint64 // the leader's term that started the attempt
 	CheckpointID int64
 	// Final is set on the pipeline's last checkpoint, taken after every
 	// source ended: nothing will be written after it.

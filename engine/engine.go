@@ -51,7 +51,10 @@ type Config struct {
 	// reachable from other nodes over protoactor remote; Task.NATS then
 	// carries channels between nodes.
 	Remote string
-	Log    zerolog.Logger
+	// Term is the leader's term (its Consul lock index; 0 in local mode).
+	// A master fences every attempt it starts with it (DESIGN §6).
+	Term uint64
+	Log  zerolog.Logger
 }
 
 // DefaultConfig is the engine's defaults with logging off; Store must be
@@ -144,7 +147,7 @@ func SpawnMaster(sys *actor.ActorSystem, cfg Config, rm resource.Options, reg co
 		return nil, fmt.Errorf("starting the resource manager: %w", err)
 	}
 	c, err := sys.Root.SpawnNamed(actor.PropsFromProducer(coordinator.New(r, cfg.Store, jobmaster.Options{Checkpoint: cfg.Checkpoint,
-		NoProgressTimeout: cfg.NoProgressTimeout, CancelTimeout: cfg.CancelTimeout}, reg, cfg.Log)), "coordinator")
+		NoProgressTimeout: cfg.NoProgressTimeout, CancelTimeout: cfg.CancelTimeout, Term: cfg.Term}, reg, cfg.Log)), "coordinator")
 	if err != nil {
 		return nil, fmt.Errorf("starting the coordinator: %w", err)
 	}

@@ -630,6 +630,7 @@ type TaskLocation struct {
 	Attempt       int32                  `protobuf:"varint,3,opt,name=attempt,proto3" json:"attempt,omitempty"`
 	Chain         int32                  `protobuf:"varint,4,opt,name=chain,proto3" json:"chain,omitempty"`
 	Subtask       int32                  `protobuf:"varint,5,opt,name=subtask,proto3" json:"subtask,omitempty"`
+	Term          uint64                 `protobuf:"varint,6,opt,name=term,proto3" json:"term,omitempty"` // the leader's term that started the attempt
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -695,6 +696,13 @@ func (x *TaskLocation) GetChain() int32 {
 func (x *TaskLocation) GetSubtask() int32 {
 	if x != nil {
 		return x.Subtask
+	}
+	return 0
+}
+
+func (x *TaskLocation) GetTerm() uint64 {
+	if x != nil {
+		return x.Term
 	}
 	return 0
 }
@@ -1270,6 +1278,8 @@ type CommitInfo struct {
 	Vertex        int32                  `protobuf:"varint,1,opt,name=vertex,proto3" json:"vertex,omitempty"`
 	Subtask       int32                  `protobuf:"varint,2,opt,name=subtask,proto3" json:"subtask,omitempty"`
 	Info          []byte                 `protobuf:"bytes,3,opt,name=info,proto3" json:"info,omitempty"`
+	Node          string                 `protobuf:"bytes,4,opt,name=node,proto3" json:"node,omitempty"`     // the node whose writer prepared it
+	Worker        *Pid                   `protobuf:"bytes,5,opt,name=worker,proto3" json:"worker,omitempty"` // that node's TaskExecutionService
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1321,6 +1331,20 @@ func (x *CommitInfo) GetSubtask() int32 {
 func (x *CommitInfo) GetInfo() []byte {
 	if x != nil {
 		return x.Info
+	}
+	return nil
+}
+
+func (x *CommitInfo) GetNode() string {
+	if x != nil {
+		return x.Node
+	}
+	return ""
+}
+
+func (x *CommitInfo) GetWorker() *Pid {
+	if x != nil {
+		return x.Worker
 	}
 	return nil
 }
@@ -2317,11 +2341,16 @@ func (x *EnumeratorState) GetState() []byte {
 // PendingCommit is a commit info not yet committed; it stays in every
 // later checkpoint until it is.
 type PendingCommit struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	CheckpointId  int64                  `protobuf:"varint,1,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
-	Vertex        int32                  `protobuf:"varint,2,opt,name=vertex,proto3" json:"vertex,omitempty"`
-	Subtask       int32                  `protobuf:"varint,3,opt,name=subtask,proto3" json:"subtask,omitempty"`
-	Info          []byte                 `protobuf:"bytes,4,opt,name=info,proto3" json:"info,omitempty"`
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	CheckpointId int64                  `protobuf:"varint,1,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	Vertex       int32                  `protobuf:"varint,2,opt,name=vertex,proto3" json:"vertex,omitempty"`
+	Subtask      int32                  `protobuf:"varint,3,opt,name=subtask,proto3" json:"subtask,omitempty"`
+	Info         []byte                 `protobuf:"bytes,4,opt,name=info,proto3" json:"info,omitempty"`
+	// Where the writer ran: a sink whose commit touches the writer's local
+	// disk commits there (DESIGN §8). worker is the node's
+	// TaskExecutionService as it was; node finds it again after a restart.
+	Node          string `protobuf:"bytes,5,opt,name=node,proto3" json:"node,omitempty"`
+	Worker        *Pid   `protobuf:"bytes,6,opt,name=worker,proto3" json:"worker,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2384,6 +2413,184 @@ func (x *PendingCommit) GetInfo() []byte {
 	return nil
 }
 
+func (x *PendingCommit) GetNode() string {
+	if x != nil {
+		return x.Node
+	}
+	return ""
+}
+
+func (x *PendingCommit) GetWorker() *Pid {
+	if x != nil {
+		return x.Worker
+	}
+	return nil
+}
+
+// CommitOnNode asks the TaskExecutionService of the node that wrote to
+// commit (or, with abort_stale, clean up after) one sink vertex's commit
+// infos with the sink's per-writer committer. It answers
+// CommitOnNodeReply.
+type CommitOnNode struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Job           *JobSpec               `protobuf:"bytes,1,opt,name=job,proto3" json:"job,omitempty"`
+	Pipeline      int32                  `protobuf:"varint,2,opt,name=pipeline,proto3" json:"pipeline,omitempty"`
+	Attempt       int32                  `protobuf:"varint,3,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	Term          uint64                 `protobuf:"varint,4,opt,name=term,proto3" json:"term,omitempty"`
+	Vertex        int32                  `protobuf:"varint,5,opt,name=vertex,proto3" json:"vertex,omitempty"`
+	CheckpointId  int64                  `protobuf:"varint,6,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	Final         bool                   `protobuf:"varint,7,opt,name=final,proto3" json:"final,omitempty"`
+	Infos         []*PendingCommit       `protobuf:"bytes,8,rep,name=infos,proto3" json:"infos,omitempty"`
+	AbortStale    bool                   `protobuf:"varint,9,opt,name=abort_stale,json=abortStale,proto3" json:"abort_stale,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CommitOnNode) Reset() {
+	*x = CommitOnNode{}
+	mi := &file_messages_stactor_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommitOnNode) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommitOnNode) ProtoMessage() {}
+
+func (x *CommitOnNode) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommitOnNode.ProtoReflect.Descriptor instead.
+func (*CommitOnNode) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *CommitOnNode) GetJob() *JobSpec {
+	if x != nil {
+		return x.Job
+	}
+	return nil
+}
+
+func (x *CommitOnNode) GetPipeline() int32 {
+	if x != nil {
+		return x.Pipeline
+	}
+	return 0
+}
+
+func (x *CommitOnNode) GetAttempt() int32 {
+	if x != nil {
+		return x.Attempt
+	}
+	return 0
+}
+
+func (x *CommitOnNode) GetTerm() uint64 {
+	if x != nil {
+		return x.Term
+	}
+	return 0
+}
+
+func (x *CommitOnNode) GetVertex() int32 {
+	if x != nil {
+		return x.Vertex
+	}
+	return 0
+}
+
+func (x *CommitOnNode) GetCheckpointId() int64 {
+	if x != nil {
+		return x.CheckpointId
+	}
+	return 0
+}
+
+func (x *CommitOnNode) GetFinal() bool {
+	if x != nil {
+		return x.Final
+	}
+	return false
+}
+
+func (x *CommitOnNode) GetInfos() []*PendingCommit {
+	if x != nil {
+		return x.Infos
+	}
+	return nil
+}
+
+func (x *CommitOnNode) GetAbortStale() bool {
+	if x != nil {
+		return x.AbortStale
+	}
+	return false
+}
+
+type CommitOnNodeReply struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Error         string                 `protobuf:"bytes,1,opt,name=error,proto3" json:"error,omitempty"`
+	Permanent     bool                   `protobuf:"varint,2,opt,name=permanent,proto3" json:"permanent,omitempty"` // retrying cannot help (the job fails)
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CommitOnNodeReply) Reset() {
+	*x = CommitOnNodeReply{}
+	mi := &file_messages_stactor_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommitOnNodeReply) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommitOnNodeReply) ProtoMessage() {}
+
+func (x *CommitOnNodeReply) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommitOnNodeReply.ProtoReflect.Descriptor instead.
+func (*CommitOnNodeReply) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *CommitOnNodeReply) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *CommitOnNodeReply) GetPermanent() bool {
+	if x != nil {
+		return x.Permanent
+	}
+	return false
+}
+
 // CompletedCheckpoint is a completed checkpoint's metadata, written
 // atomically with a checksum by the checkpoint storage.
 type CompletedCheckpoint struct {
@@ -2403,13 +2610,14 @@ type CompletedCheckpoint struct {
 	Parallelism    map[int32]int32        `protobuf:"bytes,13,rep,name=parallelism,proto3" json:"parallelism,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"` // by vertex id, as run
 	ReadRows       int64                  `protobuf:"varint,14,opt,name=read_rows,json=readRows,proto3" json:"read_rows,omitempty"`                                                                  // rows read and written up to this checkpoint,
 	WriteRows      int64                  `protobuf:"varint,15,opt,name=write_rows,json=writeRows,proto3" json:"write_rows,omitempty"`                                                               // across attempts (for the job statistics)
+	Term           uint64                 `protobuf:"varint,16,opt,name=term,proto3" json:"term,omitempty"`                                                                                          // the leader's term that ran the attempt
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
 
 func (x *CompletedCheckpoint) Reset() {
 	*x = CompletedCheckpoint{}
-	mi := &file_messages_stactor_proto_msgTypes[40]
+	mi := &file_messages_stactor_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2421,7 +2629,7 @@ func (x *CompletedCheckpoint) String() string {
 func (*CompletedCheckpoint) ProtoMessage() {}
 
 func (x *CompletedCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[40]
+	mi := &file_messages_stactor_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2434,7 +2642,7 @@ func (x *CompletedCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompletedCheckpoint.ProtoReflect.Descriptor instead.
 func (*CompletedCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{40}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *CompletedCheckpoint) GetJobId() string {
@@ -2542,6 +2750,13 @@ func (x *CompletedCheckpoint) GetWriteRows() int64 {
 	return 0
 }
 
+func (x *CompletedCheckpoint) GetTerm() uint64 {
+	if x != nil {
+		return x.Term
+	}
+	return 0
+}
+
 // VertexState is one vertex's operator state in one subtask.
 type VertexState struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2554,7 +2769,7 @@ type VertexState struct {
 
 func (x *VertexState) Reset() {
 	*x = VertexState{}
-	mi := &file_messages_stactor_proto_msgTypes[41]
+	mi := &file_messages_stactor_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2566,7 +2781,7 @@ func (x *VertexState) String() string {
 func (*VertexState) ProtoMessage() {}
 
 func (x *VertexState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[41]
+	mi := &file_messages_stactor_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2579,7 +2794,7 @@ func (x *VertexState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexState.ProtoReflect.Descriptor instead.
 func (*VertexState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{41}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *VertexState) GetVertex() int32 {
@@ -2618,7 +2833,7 @@ type ChannelState struct {
 
 func (x *ChannelState) Reset() {
 	*x = ChannelState{}
-	mi := &file_messages_stactor_proto_msgTypes[42]
+	mi := &file_messages_stactor_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2630,7 +2845,7 @@ func (x *ChannelState) String() string {
 func (*ChannelState) ProtoMessage() {}
 
 func (x *ChannelState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[42]
+	mi := &file_messages_stactor_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2643,7 +2858,7 @@ func (x *ChannelState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChannelState.ProtoReflect.Descriptor instead.
 func (*ChannelState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{42}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ChannelState) GetEdge() int32 {
@@ -2687,7 +2902,7 @@ type SubtaskState struct {
 
 func (x *SubtaskState) Reset() {
 	*x = SubtaskState{}
-	mi := &file_messages_stactor_proto_msgTypes[43]
+	mi := &file_messages_stactor_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2699,7 +2914,7 @@ func (x *SubtaskState) String() string {
 func (*SubtaskState) ProtoMessage() {}
 
 func (x *SubtaskState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[43]
+	mi := &file_messages_stactor_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2712,7 +2927,7 @@ func (x *SubtaskState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubtaskState.ProtoReflect.Descriptor instead.
 func (*SubtaskState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{43}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *SubtaskState) GetChain() int32 {
@@ -2795,13 +3010,14 @@ const file_messages_stactor_proto_rawDesc = "" +
 	" \x01(\x03R\n" +
 	"writeBytes\x12\x14\n" +
 	"\x05error\x18\v \x01(\tR\x05error\x12>\n" +
-	"\tpipelines\x18\f \x03(\v2 .stactor.messages.PipelineStatusR\tpipelines\"\x8b\x01\n" +
+	"\tpipelines\x18\f \x03(\v2 .stactor.messages.PipelineStatusR\tpipelines\"\x9f\x01\n" +
 	"\fTaskLocation\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x1a\n" +
 	"\bpipeline\x18\x02 \x01(\x05R\bpipeline\x12\x18\n" +
 	"\aattempt\x18\x03 \x01(\x05R\aattempt\x12\x14\n" +
 	"\x05chain\x18\x04 \x01(\x05R\x05chain\x12\x18\n" +
-	"\asubtask\x18\x05 \x01(\x05R\asubtask\"\xd2\x01\n" +
+	"\asubtask\x18\x05 \x01(\x05R\asubtask\x12\x12\n" +
+	"\x04term\x18\x06 \x01(\x04R\x04term\"\xd2\x01\n" +
 	"\aJobSpec\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x12\n" +
 	"\x04file\x18\x02 \x01(\tR\x04file\x12\x16\n" +
@@ -2848,12 +3064,14 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\n" +
 	"read_bytes\x18\x04 \x01(\x03R\treadBytes\x12\x1f\n" +
 	"\vwrite_bytes\x18\x05 \x01(\x03R\n" +
-	"writeBytes\"R\n" +
+	"writeBytes\"\x95\x01\n" +
 	"\n" +
 	"CommitInfo\x12\x16\n" +
 	"\x06vertex\x18\x01 \x01(\x05R\x06vertex\x12\x18\n" +
 	"\asubtask\x18\x02 \x01(\x05R\asubtask\x12\x12\n" +
-	"\x04info\x18\x03 \x01(\fR\x04info\"~\n" +
+	"\x04info\x18\x03 \x01(\fR\x04info\x12\x12\n" +
+	"\x04node\x18\x04 \x01(\tR\x04node\x12-\n" +
+	"\x06worker\x18\x05 \x01(\v2\x15.stactor.messages.PidR\x06worker\"~\n" +
 	"\vTaskDrained\x120\n" +
 	"\x03loc\x18\x01 \x01(\v2\x1e.stactor.messages.TaskLocationR\x03loc\x127\n" +
 	"\ametrics\x18\x03 \x01(\v2\x1d.stactor.messages.TaskMetricsR\ametricsJ\x04\b\x02\x10\x03\"\v\n" +
@@ -2916,12 +3134,28 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\x06handle\x18\x03 \x01(\tR\x06handle\"?\n" +
 	"\x0fEnumeratorState\x12\x16\n" +
 	"\x06vertex\x18\x01 \x01(\x05R\x06vertex\x12\x14\n" +
-	"\x05state\x18\x02 \x01(\fR\x05state\"z\n" +
+	"\x05state\x18\x02 \x01(\fR\x05state\"\xbd\x01\n" +
 	"\rPendingCommit\x12#\n" +
 	"\rcheckpoint_id\x18\x01 \x01(\x03R\fcheckpointId\x12\x16\n" +
 	"\x06vertex\x18\x02 \x01(\x05R\x06vertex\x12\x18\n" +
 	"\asubtask\x18\x03 \x01(\x05R\asubtask\x12\x12\n" +
-	"\x04info\x18\x04 \x01(\fR\x04info\"\xac\x05\n" +
+	"\x04info\x18\x04 \x01(\fR\x04info\x12\x12\n" +
+	"\x04node\x18\x05 \x01(\tR\x04node\x12-\n" +
+	"\x06worker\x18\x06 \x01(\v2\x15.stactor.messages.PidR\x06worker\"\xb0\x02\n" +
+	"\fCommitOnNode\x12+\n" +
+	"\x03job\x18\x01 \x01(\v2\x19.stactor.messages.JobSpecR\x03job\x12\x1a\n" +
+	"\bpipeline\x18\x02 \x01(\x05R\bpipeline\x12\x18\n" +
+	"\aattempt\x18\x03 \x01(\x05R\aattempt\x12\x12\n" +
+	"\x04term\x18\x04 \x01(\x04R\x04term\x12\x16\n" +
+	"\x06vertex\x18\x05 \x01(\x05R\x06vertex\x12#\n" +
+	"\rcheckpoint_id\x18\x06 \x01(\x03R\fcheckpointId\x12\x14\n" +
+	"\x05final\x18\a \x01(\bR\x05final\x125\n" +
+	"\x05infos\x18\b \x03(\v2\x1f.stactor.messages.PendingCommitR\x05infos\x12\x1f\n" +
+	"\vabort_stale\x18\t \x01(\bR\n" +
+	"abortStale\"G\n" +
+	"\x11CommitOnNodeReply\x12\x14\n" +
+	"\x05error\x18\x01 \x01(\tR\x05error\x12\x1c\n" +
+	"\tpermanent\x18\x02 \x01(\bR\tpermanent\"\xc0\x05\n" +
 	"\x13CompletedCheckpoint\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x1a\n" +
 	"\bpipeline\x18\x02 \x01(\x05R\bpipeline\x12\x0e\n" +
@@ -2940,7 +3174,8 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\vparallelism\x18\r \x03(\v26.stactor.messages.CompletedCheckpoint.ParallelismEntryR\vparallelism\x12\x1b\n" +
 	"\tread_rows\x18\x0e \x01(\x03R\breadRows\x12\x1d\n" +
 	"\n" +
-	"write_rows\x18\x0f \x01(\x03R\twriteRows\x1a>\n" +
+	"write_rows\x18\x0f \x01(\x03R\twriteRows\x12\x12\n" +
+	"\x04term\x18\x10 \x01(\x04R\x04term\x1a>\n" +
 	"\x10ParallelismEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x05R\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\"{\n" +
@@ -2971,7 +3206,7 @@ func file_messages_stactor_proto_rawDescGZIP() []byte {
 	return file_messages_stactor_proto_rawDescData
 }
 
-var file_messages_stactor_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
+var file_messages_stactor_proto_msgTypes = make([]protoimpl.MessageInfo, 49)
 var file_messages_stactor_proto_goTypes = []any{
 	(*Pid)(nil),                 // 0: stactor.messages.Pid
 	(*SubmitJob)(nil),           // 1: stactor.messages.SubmitJob
@@ -3013,23 +3248,25 @@ var file_messages_stactor_proto_goTypes = []any{
 	(*TaskStateRef)(nil),        // 37: stactor.messages.TaskStateRef
 	(*EnumeratorState)(nil),     // 38: stactor.messages.EnumeratorState
 	(*PendingCommit)(nil),       // 39: stactor.messages.PendingCommit
-	(*CompletedCheckpoint)(nil), // 40: stactor.messages.CompletedCheckpoint
-	(*VertexState)(nil),         // 41: stactor.messages.VertexState
-	(*ChannelState)(nil),        // 42: stactor.messages.ChannelState
-	(*SubtaskState)(nil),        // 43: stactor.messages.SubtaskState
-	nil,                         // 44: stactor.messages.SubmitJob.VarsEntry
-	nil,                         // 45: stactor.messages.JobSpec.VarsEntry
-	nil,                         // 46: stactor.messages.CompletedCheckpoint.ParallelismEntry
+	(*CommitOnNode)(nil),        // 40: stactor.messages.CommitOnNode
+	(*CommitOnNodeReply)(nil),   // 41: stactor.messages.CommitOnNodeReply
+	(*CompletedCheckpoint)(nil), // 42: stactor.messages.CompletedCheckpoint
+	(*VertexState)(nil),         // 43: stactor.messages.VertexState
+	(*ChannelState)(nil),        // 44: stactor.messages.ChannelState
+	(*SubtaskState)(nil),        // 45: stactor.messages.SubtaskState
+	nil,                         // 46: stactor.messages.SubmitJob.VarsEntry
+	nil,                         // 47: stactor.messages.JobSpec.VarsEntry
+	nil,                         // 48: stactor.messages.CompletedCheckpoint.ParallelismEntry
 }
 var file_messages_stactor_proto_depIdxs = []int32{
-	44, // 0: stactor.messages.SubmitJob.vars:type_name -> stactor.messages.SubmitJob.VarsEntry
+	46, // 0: stactor.messages.SubmitJob.vars:type_name -> stactor.messages.SubmitJob.VarsEntry
 	9,  // 1: stactor.messages.JobList.jobs:type_name -> stactor.messages.JobStatus
 	8,  // 2: stactor.messages.JobStatus.pipelines:type_name -> stactor.messages.PipelineStatus
-	45, // 3: stactor.messages.JobSpec.vars:type_name -> stactor.messages.JobSpec.VarsEntry
+	47, // 3: stactor.messages.JobSpec.vars:type_name -> stactor.messages.JobSpec.VarsEntry
 	10, // 4: stactor.messages.DeployTask.loc:type_name -> stactor.messages.TaskLocation
 	11, // 5: stactor.messages.DeployTask.job:type_name -> stactor.messages.JobSpec
 	0,  // 6: stactor.messages.DeployTask.job_master:type_name -> stactor.messages.Pid
-	40, // 7: stactor.messages.DeployTask.restore:type_name -> stactor.messages.CompletedCheckpoint
+	42, // 7: stactor.messages.DeployTask.restore:type_name -> stactor.messages.CompletedCheckpoint
 	10, // 8: stactor.messages.DeployTaskReply.loc:type_name -> stactor.messages.TaskLocation
 	0,  // 9: stactor.messages.DeployTaskReply.task:type_name -> stactor.messages.Pid
 	0,  // 10: stactor.messages.TaskPid.pid:type_name -> stactor.messages.Pid
@@ -3040,25 +3277,29 @@ var file_messages_stactor_proto_depIdxs = []int32{
 	10, // 15: stactor.messages.TaskStateChanged.loc:type_name -> stactor.messages.TaskLocation
 	10, // 16: stactor.messages.TaskFailed.loc:type_name -> stactor.messages.TaskLocation
 	10, // 17: stactor.messages.TaskMetrics.loc:type_name -> stactor.messages.TaskLocation
-	10, // 18: stactor.messages.TaskDrained.loc:type_name -> stactor.messages.TaskLocation
-	19, // 19: stactor.messages.TaskDrained.metrics:type_name -> stactor.messages.TaskMetrics
-	10, // 20: stactor.messages.TaskClosed.loc:type_name -> stactor.messages.TaskLocation
-	0,  // 21: stactor.messages.RegisterReader.reader:type_name -> stactor.messages.Pid
-	28, // 22: stactor.messages.AddSplits.splits:type_name -> stactor.messages.Split
-	10, // 23: stactor.messages.CheckpointAck.loc:type_name -> stactor.messages.TaskLocation
-	20, // 24: stactor.messages.CheckpointAck.commits:type_name -> stactor.messages.CommitInfo
-	37, // 25: stactor.messages.CompletedCheckpoint.tasks:type_name -> stactor.messages.TaskStateRef
-	38, // 26: stactor.messages.CompletedCheckpoint.enumerators:type_name -> stactor.messages.EnumeratorState
-	39, // 27: stactor.messages.CompletedCheckpoint.pending:type_name -> stactor.messages.PendingCommit
-	46, // 28: stactor.messages.CompletedCheckpoint.parallelism:type_name -> stactor.messages.CompletedCheckpoint.ParallelismEntry
-	28, // 29: stactor.messages.VertexState.splits:type_name -> stactor.messages.Split
-	41, // 30: stactor.messages.SubtaskState.vertices:type_name -> stactor.messages.VertexState
-	42, // 31: stactor.messages.SubtaskState.channels:type_name -> stactor.messages.ChannelState
-	32, // [32:32] is the sub-list for method output_type
-	32, // [32:32] is the sub-list for method input_type
-	32, // [32:32] is the sub-list for extension type_name
-	32, // [32:32] is the sub-list for extension extendee
-	0,  // [0:32] is the sub-list for field type_name
+	0,  // 18: stactor.messages.CommitInfo.worker:type_name -> stactor.messages.Pid
+	10, // 19: stactor.messages.TaskDrained.loc:type_name -> stactor.messages.TaskLocation
+	19, // 20: stactor.messages.TaskDrained.metrics:type_name -> stactor.messages.TaskMetrics
+	10, // 21: stactor.messages.TaskClosed.loc:type_name -> stactor.messages.TaskLocation
+	0,  // 22: stactor.messages.RegisterReader.reader:type_name -> stactor.messages.Pid
+	28, // 23: stactor.messages.AddSplits.splits:type_name -> stactor.messages.Split
+	10, // 24: stactor.messages.CheckpointAck.loc:type_name -> stactor.messages.TaskLocation
+	20, // 25: stactor.messages.CheckpointAck.commits:type_name -> stactor.messages.CommitInfo
+	0,  // 26: stactor.messages.PendingCommit.worker:type_name -> stactor.messages.Pid
+	11, // 27: stactor.messages.CommitOnNode.job:type_name -> stactor.messages.JobSpec
+	39, // 28: stactor.messages.CommitOnNode.infos:type_name -> stactor.messages.PendingCommit
+	37, // 29: stactor.messages.CompletedCheckpoint.tasks:type_name -> stactor.messages.TaskStateRef
+	38, // 30: stactor.messages.CompletedCheckpoint.enumerators:type_name -> stactor.messages.EnumeratorState
+	39, // 31: stactor.messages.CompletedCheckpoint.pending:type_name -> stactor.messages.PendingCommit
+	48, // 32: stactor.messages.CompletedCheckpoint.parallelism:type_name -> stactor.messages.CompletedCheckpoint.ParallelismEntry
+	28, // 33: stactor.messages.VertexState.splits:type_name -> stactor.messages.Split
+	43, // 34: stactor.messages.SubtaskState.vertices:type_name -> stactor.messages.VertexState
+	44, // 35: stactor.messages.SubtaskState.channels:type_name -> stactor.messages.ChannelState
+	36, // [36:36] is the sub-list for method output_type
+	36, // [36:36] is the sub-list for method input_type
+	36, // [36:36] is the sub-list for extension type_name
+	36, // [36:36] is the sub-list for extension extendee
+	0,  // [0:36] is the sub-list for field type_name
 }
 
 func init() { file_messages_stactor_proto_init() }
@@ -3072,7 +3313,7 @@ func file_messages_stactor_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_stactor_proto_rawDesc), len(file_messages_stactor_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   47,
+			NumMessages:   49,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

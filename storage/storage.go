@@ -84,7 +84,15 @@ type Storage interface {
 	// (0 first, then 1, 2 ...), durably, before anything of that attempt
 	// runs; from then on older attempts are fenced. Called by the JobMaster
 	// before it deploys a pipeline, on the first run and on every restore.
-	NextAttempt(job string, pipeline int) (int, error)
+	//
+	// term is the leader's term (its Consul lock index; 0 for one machine)
+	// and is persisted with the attempt. ErrFenced: a newer term has
+	// already started an attempt of the pipeline — the caller is a leader
+	// that was replaced (paused past its session TTL, partitioned) and must
+	// start nothing. Since attempts are only handed out under this fence,
+	// an attempt number identifies its term, and the attempt fences of
+	// WriteState and Complete fence older terms as well.
+	NextAttempt(job string, pipeline int, term uint64) (int, error)
 
 	// NextCheckpointID persists and returns ids that never repeat for the
 	// pipeline, across restores and process restarts: above every stored

@@ -21,6 +21,7 @@ type Committer struct {
 	v        *plan.Vertex
 	jobID    string
 	attempt  int
+	term     uint64
 	cfg      Config
 	log      zerolog.Logger
 	restored bool // abort stale prepared work after the first commit
@@ -37,9 +38,9 @@ type Committer struct {
 // NewCommitter is the props producer of a committer for sink vertex v.
 // restored says the pipeline restarts from a checkpoint: after committing
 // what it carries, prepared work of other attempts is aborted.
-func NewCommitter(v *plan.Vertex, jobID string, attempt int, restored bool, cfg Config, log zerolog.Logger) actor.Producer {
+func NewCommitter(v *plan.Vertex, jobID string, attempt int, term uint64, restored bool, cfg Config, log zerolog.Logger) actor.Producer {
 	return func() actor.Actor {
-		return &Committer{v: v, jobID: jobID, attempt: attempt, restored: restored, cfg: cfg, log: log}
+		return &Committer{v: v, jobID: jobID, attempt: attempt, term: term, restored: restored, cfg: cfg, log: log}
 	}
 }
 
@@ -99,7 +100,7 @@ func (c *Committer) run(ctx actor.Context) {
 }
 
 func (c *Committer) commit(m *commit) error {
-	cc := connectors.CommitContext{JobID: c.jobID, Pipeline: c.v.Pipeline.ID, Attempt: c.attempt, CheckpointID: m.checkpoint, Final: m.final}
+	cc := connectors.CommitContext{JobID: c.jobID, Pipeline: c.v.Pipeline.ID, Attempt: c.attempt, Term: c.term, CheckpointID: m.checkpoint, Final: m.final}
 	infos := append([]*messages.PendingCommit(nil), m.infos...)
 	sort.SliceStable(infos, func(a, b int) bool { return infos[a].Subtask < infos[b].Subtask })
 	raw := make([][]byte, len(infos))

@@ -20,6 +20,7 @@ type Coordinator struct {
 	jobID   string
 	pipe    *plan.Pipeline
 	attempt int
+	term    uint64
 	store   storage.Storage
 	restore *messages.CompletedCheckpoint
 	log     zerolog.Logger
@@ -57,9 +58,9 @@ type inflight struct {
 
 // New is the props producer of a pipeline's coordinator. restore is the
 // checkpoint the attempt starts from (nil: a fresh start).
-func New(cfg Config, jobID string, pipe *plan.Pipeline, attempt int, store storage.Storage, restore *messages.CompletedCheckpoint, log zerolog.Logger) actor.Producer {
+func New(cfg Config, jobID string, pipe *plan.Pipeline, attempt int, term uint64, store storage.Storage, restore *messages.CompletedCheckpoint, log zerolog.Logger) actor.Producer {
 	return func() actor.Actor {
-		return &Coordinator{cfg: cfg, jobID: jobID, pipe: pipe, attempt: attempt, store: store, restore: restore,
+		return &Coordinator{cfg: cfg, jobID: jobID, pipe: pipe, attempt: attempt, term: term, store: store, restore: restore,
 			log:        log.With().Int("pipeline", pipe.ID).Int("attempt", attempt).Logger(),
 			committers: map[int]*actor.PID{}, pending: map[int64][]*messages.PendingCommit{},
 			pendingFinal: map[int64]bool{}, uncommitted: map[int64]map[int]bool{}, restoring: map[int]bool{}}
@@ -103,7 +104,7 @@ func (c *Coordinator) Receive(ctx actor.Context) {
 // commit what the checkpoint carries, then abort stale prepared work.
 func (c *Coordinator) startCommitters(ctx actor.Context) {
 	for _, v := range c.pipe.Sinks() {
-		pid, err := ctx.SpawnNamed(actor.PropsFromProducer(NewCommitter(v, c.jobID, c.attempt, c.restore != nil, c.cfg, c.log)), fmt.Sprintf("committer/%d", v.ID))
+		pid, err := ctx.SpawnNamed(actor.PropsFromProducer(NewCommitter(v, c.jobID, c.attempt, c.term, c.restore != nil, c.cfg, c.log)), fmt.Sprintf("committer/%d", v.ID))
 		if err != nil {
 			c.fail(ctx, fmt.Sprintf("starting the committer of %s: %v", v.Name, err), true)
 			return
@@ -188,7 +189,7 @@ func (c *Coordinator) onAck(ctx actor.Context, a *messages.CheckpointAck) {
 
 func (c *Coordinator) complete(ctx actor.Context) {
 	in := c.inflight
-	cp := &messages.CompletedCheckpoint{JobId: c.jobID, Pipeline: int32(c.pipe.ID), Id: in.id, Attempt: int32(c.attempt),
+	cp := &messages.CompletedCheckpoint{JobId: c.jobID, Pipeline: int32(c.pipe.ID), Id: in.id, Attempt: int32(c.attempt), Term: c.term,
 		Type: in.typ, TriggerUnixMs: in.started.UnixMilli(), Parallelism: map[int32]int32{}}
 	for _, v := range c.pipe.Vertices {
 		cp.Parallelism[int32(v.ID)] = int32(v.Parallelism)

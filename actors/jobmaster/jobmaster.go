@@ -13,6 +13,7 @@
 package jobmaster
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -49,6 +50,9 @@ type Options struct {
 	// Restore starts every pipeline from its latest completed checkpoint
 	// (stactor run --restore).
 	Restore bool
+	// Term is the leader's term (0 in local mode): every attempt this
+	// JobMaster starts is fenced by it (DESIGN §6).
+	Term uint64
 }
 
 // JobMaster is the actor.
@@ -339,7 +343,14 @@ func (j *JobMaster) task(loc *messages.TaskLocation) *taskRun {
 // (DESIGN §6 fencing), then the coordinator, which commits a restore's
 // leftovers before it says Ready.
 func (j *JobMaster) startPipeline(ctx actor.Context, p *pipelineRun, restore bool) {
-	attempt, err := j.store.NextAttempt(j.spec.JobId, p.p.ID)
+	attempt, err := j.store.NextAttempt(j.spec.JobId, p.p.ID, j.opts.Term)
+	if errors.Is(err, storage.ErrFenced) {
+		// A newer leader runs the job: this master was replaced and must
+		// start nothing (DESIGN §6).
+		j.log.Warn().Int("pipeline", p.p.ID).Uint64("term", j.opts.Term).Msg("a newer leader runs this pipeline; not restarting it")
+		j.endPipeline(ctx, p, state.PipelineFailed, fmt.Sprintf("fenced: a newer leader (term above %d) runs this job", j.opts.Term))
+		return
+	}
 	if err != nil {
 		j.endPipeline(ctx, p, state.PipelineFailed, fmt.Sprintf("checkpoint storage: %v", err))
 		return
@@ -369,7 +380,7 @@ func (j *JobMaster) startPipeline(ctx actor.Context, p *pipelineRun, restore boo
 	p.tasks = map[[2]int32]*taskRun{}
 	p.enums = map[int]*actor.PID{}
 	p.cause = ""
-	pid, err := ctx.SpawnNamed(actor.PropsFromProducer(checkpoint.New(j.checkpointConfig(), j.spec.JobId, p.p, attempt, j.store, p.restore, j.log)),
+	pid, err := ctx.SpawnNamed(actor.PropsFromProducer(checkpoint.New(j.checkpointConfig(), j.spec.JobId, p.p, attempt, j.opts.Term, j.store, p.restore, j.log)),
 		fmt.Sprintf("checkpoint/%d/%d", p.p.ID, attempt))
 	if err != nil {
 		j.endPipeline(ctx, p, state.PipelineFailed, fmt.Sprintf("starting the checkpoint coordinator: %v", err))
@@ -422,7 +433,7 @@ func (j *JobMaster) deploy(ctx actor.Context, p *pipelineRun, workers []string) 
 	slot := 0
 	for _, c := range p.p.Chains {
 		for i := 0; i < c.Parallelism; i++ {
-			loc := &messages.TaskLocation{JobId: j.spec.JobId, Pipeline: int32(p.p.ID), Attempt: int32(p.attempt), Chain: int32(c.ID), Subtask: int32(i)}
+			loc := &messages.TaskLocation{JobId: j.spec.JobId, Pipeline: int32(p.p.ID), Attempt: int32(p.attempt), Chain: int32(c.ID), Subtask: int32(i), Term: j.opts.Term}
 			p.tasks[[2]int32{int32(c.ID), int32(i)}] = &taskRun{pipe: p, loc: loc, state: state.TaskCreated}
 			worker := actor.NewPID(workers[slot], "worker")
 			slot++

@@ -53,7 +53,7 @@ func buildOperators(t *Task) (*operators, error) {
 
 func (o *operators) taskInfo(v *plan.Vertex) connectors.TaskInfo {
 	l := o.t.loc
-	return connectors.TaskInfo{JobID: l.JobId, Pipeline: int(l.Pipeline), Attempt: int(l.Attempt), SubtaskIndex: o.t.index, Parallelism: v.Parallelism}
+	return connectors.TaskInfo{JobID: l.JobId, Pipeline: int(l.Pipeline), Attempt: int(l.Attempt), Term: l.Term, SubtaskIndex: o.t.index, Parallelism: v.Parallelism}
 }
 
 // open creates the sink writers.

@@ -171,7 +171,7 @@ func (t *Task) openRemote(edge, to int32) (*natschan.Sender, error) {
 	if t.opts.NATS == nil {
 		return nil, fmt.Errorf("edge %d: subtask %d is on another node, but this node has no NATS connection", edge, to)
 	}
-	s, err := natschan.NewSender(t.opts.NATS, natschan.Scope{Job: t.loc.JobId, Attempt: t.loc.Attempt, Pipeline: t.loc.Pipeline}, edge, to, natschan.WithPrefix(t.opts.Prefix))
+	s, err := natschan.NewSender(t.opts.NATS, natschan.Scope{Job: t.loc.JobId, Term: t.loc.Term, Attempt: t.loc.Attempt, Pipeline: t.loc.Pipeline}, edge, to, natschan.WithPrefix(t.opts.Prefix))
 	if err != nil {
 		return nil, fmt.Errorf("edge %d to subtask %d: %w", edge, to, err)
 	}

@@ -108,7 +108,7 @@ func (s *Service) deploy(ctx actor.Context, m *messages.DeployTask) (*actor.PID,
 		sys, self := ctx.ActorSystem(), actor.NewPID(ctx.Self().Address, ctx.Self().Id+"/"+name)
 		deliver := func(msg any) { sys.Root.Send(self, msg) }
 		fail := func(err error) { sys.Root.Send(self, &task.RemoteFailed{Err: err}) }
-		r, err := natschan.NewReceiver(s.opts.NATS, natschan.Scope{Job: m.Loc.JobId, Attempt: m.Loc.Attempt, Pipeline: m.Loc.Pipeline},
+		r, err := natschan.NewReceiver(s.opts.NATS, natschan.Scope{Job: m.Loc.JobId, Term: m.Loc.Term, Attempt: m.Loc.Attempt, Pipeline: m.Loc.Pipeline},
 			m.Loc.Subtask, deliver, fail, natschan.WithPrefix(s.opts.Prefix), natschan.WithEdges(edges...))
 		if err != nil {
 			return nil, fmt.Errorf("subscribing subtask %s to its channels: %w", name, err)

@@ -17,7 +17,7 @@ import (
 	"github.com/stactor/stactor/row"
 )
 
-var scope = Scope{Job: "job.1 *>", Attempt: 3, Pipeline: 2}
+var scope = Scope{Job: "job.1 *>", Term: 7, Attempt: 3, Pipeline: 2}
 
 func TestRoundTripEveryType(t *testing.T) {
 	s := runServer(t, nil)
@@ -266,8 +266,8 @@ func publish(t *testing.T, nc *nats.Conn, subject string, hdr map[string]string,
 	}
 }
 
-func batchHeader(attempt int32, from int32, seq int64) map[string]string {
-	return map[string]string{HeaderAttempt: strconv.Itoa(int(attempt)), HeaderFrom: strconv.Itoa(int(from)),
+func batchHeader(s Scope, from int32, seq int64) map[string]string {
+	return map[string]string{HeaderAttempt: strconv.Itoa(int(s.Attempt)), HeaderTerm: strconv.FormatUint(s.Term, 10), HeaderFrom: strconv.Itoa(int(from)),
 		HeaderKind: KindBatch, HeaderSeq: strconv.FormatInt(seq, 10)}
 }
 
@@ -284,22 +284,32 @@ func TestOtherAttemptDropped(t *testing.T) {
 	if err := stale.SendBatch(0, 1, 0, b); err != nil {
 		t.Fatal(err)
 	}
-	// A message on our subject that says it is of another attempt, or of none.
+	// So does a replaced leader's, with the same attempt number.
+	oldLeader := scope
+	oldLeader.Term--
+	if err := newSender(t, nc, oldLeader, 0, 0).SendBatch(0, 1, 0, b); err != nil {
+		t.Fatal(err)
+	}
+	// A message on our subject that says it is of another attempt, of
+	// another term, or of none.
 	subject, err := Subject(DefaultPrefix, scope, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	enc := row.AppendBatch(nil, b)
-	publish(t, nc, subject, batchHeader(scope.Attempt+1, 0, 1), enc)
+	next := scope
+	next.Attempt++
+	publish(t, nc, subject, batchHeader(next, 0, 1), enc)
+	publish(t, nc, subject, batchHeader(oldLeader, 0, 1), enc)
 	publish(t, nc, subject, nil, enc)
 	// Then ours: seq 1 is still expected.
-	publish(t, nc, subject, batchHeader(scope.Attempt, 0, 1), enc)
+	publish(t, nc, subject, batchHeader(scope, 0, 1), enc)
 	got := c.waitMsgs(t, 1)
 	if m, ok := got[0].(*messages.Batch); !ok || m.Seq != 1 {
 		t.Fatalf("delivered %s", describe(got[0]))
 	}
-	if r.Dropped() != 2 {
-		t.Errorf("Dropped = %d, want 2", r.Dropped())
+	if r.Dropped() != 3 {
+		t.Errorf("Dropped = %d, want 3", r.Dropped())
 	}
 	if err := nc.Flush(); err != nil {
 		t.Fatal(err)
@@ -328,7 +338,7 @@ func TestGapAndDuplicate(t *testing.T) {
 			subject, _ := Subject(DefaultPrefix, scope, 1, 0)
 			enc := row.AppendBatch(nil, scoreBatch(0, 3, 12))
 			for _, seq := range tc.seqs {
-				publish(t, nc, subject, batchHeader(scope.Attempt, 4, seq), enc)
+				publish(t, nc, subject, batchHeader(scope, 4, seq), enc)
 			}
 			err := c.waitErr(t)
 			var ce *ChannelError
@@ -336,8 +346,8 @@ func TestGapAndDuplicate(t *testing.T) {
 				t.Fatalf("error %v, want a channel error (edge 1, from 4) wrapping %v", err, tc.want)
 			}
 			// The failed channel delivers nothing more; another one does.
-			publish(t, nc, subject, batchHeader(scope.Attempt, 4, tc.seqs[len(tc.seqs)-1]+1), enc)
-			publish(t, nc, subject, batchHeader(scope.Attempt, 5, 1), enc)
+			publish(t, nc, subject, batchHeader(scope, 4, tc.seqs[len(tc.seqs)-1]+1), enc)
+			publish(t, nc, subject, batchHeader(scope, 5, 1), enc)
 			checkFor(t, 5*time.Second, 5*time.Millisecond, func() error {
 				got, _ := c.snapshot()
 				if len(got) == 0 || describe(got[len(got)-1]) != "batch e1 f5 #1 b0 (3 rows)" {
@@ -534,7 +544,7 @@ func TestWithEdges(t *testing.T) {
 	newReceiver(t, connect(t, s), scope, 1, &all)
 	ra := newReceiver(t, connect(t, s), scope, 1, &chainA, WithEdges(0, 2))
 	rb := newReceiver(t, connect(t, s), scope, 1, &chainB, WithEdges(1))
-	if got := strings.Join(ra.Subjects(), " "); got != "stactor.data.job%2E1%20%2A%3E.3.2.0.1 stactor.data.job%2E1%20%2A%3E.3.2.2.1" {
+	if got := strings.Join(ra.Subjects(), " "); got != "stactor.data.job%2E1%20%2A%3E.7.3.2.0.1 stactor.data.job%2E1%20%2A%3E.7.3.2.2.1" {
 		t.Errorf("subjects %s", got)
 	}
 	nc := connect(t, s)

@@ -16,6 +16,7 @@ import (
 // owner calls it from one goroutine at a time.
 type demux struct {
 	attempt string // the scope's attempt, as HeaderAttempt carries it
+	term    string // and its leader's term, as HeaderTerm does
 	deliver func(any)
 	onError func(error)
 	chans   map[chanKey]*inChan
@@ -40,8 +41,8 @@ type inChan struct {
 	partSize int
 }
 
-func newDemux(attempt int32, deliver func(any), onError func(error)) *demux {
-	return &demux{attempt: strconv.FormatInt(int64(attempt), 10), deliver: deliver, onError: onError,
+func newDemux(s Scope, deliver func(any), onError func(error)) *demux {
+	return &demux{attempt: strconv.FormatInt(int64(s.Attempt), 10), term: strconv.FormatUint(s.Term, 10), deliver: deliver, onError: onError,
 		chans: map[chanKey]*inChan{}}
 }
 
@@ -59,9 +60,10 @@ func (d *demux) handle(subject string, h nats.Header, data []byte) {
 	if d.failed {
 		return
 	}
-	if h.Get(HeaderAttempt) != d.attempt {
-		// Another attempt's sender (a paused node that woke up) or not a
-		// channel message at all: it must not count (DESIGN §6 fencing).
+	if h.Get(HeaderAttempt) != d.attempt || h.Get(HeaderTerm) != d.term {
+		// Another attempt's or leader's sender (a paused node that woke
+		// up) or not a channel message at all: it must not count (DESIGN
+		// §6 fencing).
 		d.dropped.Add(1)
 		return
 	}

@@ -18,7 +18,7 @@ type wireMsg struct {
 }
 
 func hdr(kv ...string) map[string]string {
-	m := map[string]string{HeaderAttempt: "3", HeaderFrom: "1"}
+	m := map[string]string{HeaderAttempt: "3", HeaderTerm: "7", HeaderFrom: "1"}
 	for i := 0; i < len(kv); i += 2 {
 		if kv[i+1] == "-" {
 			delete(m, kv[i])
@@ -32,7 +32,7 @@ func hdr(kv ...string) map[string]string {
 func runDemux(t *testing.T, msgs []wireMsg) ([]any, []error) {
 	t.Helper()
 	var c collector
-	d := newDemux(scope.Attempt, c.deliver, c.onError)
+	d := newDemux(scope, c.deliver, c.onError)
 	for _, m := range msgs {
 		subject, err := Subject(DefaultPrefix, scope, m.edge, 0)
 		if err != nil {
@@ -94,6 +94,10 @@ func TestDemuxProtocol(t *testing.T) {
 		{name: "bytes after the batch", msgs: []wireMsg{{hdr: hdr(HeaderKind, KindBatch, HeaderSeq, "1"), data: append(enc[:len(enc):len(enc)], 0)}}, err: ErrCorrupt},
 		{name: "other attempt", msgs: []wireMsg{{hdr: hdr(HeaderAttempt, "2", HeaderKind, KindBatch, HeaderSeq, "1"), data: enc}, batch("1")},
 			want: "batch e0 f1 #1 b0 (100 rows)"},
+		{name: "other term", msgs: []wireMsg{{hdr: hdr(HeaderTerm, "6", HeaderKind, KindBatch, HeaderSeq, "1"), data: enc}, batch("1")},
+			want: "batch e0 f1 #1 b0 (100 rows)"},
+		{name: "no term", msgs: []wireMsg{{hdr: hdr(HeaderTerm, "-", HeaderKind, KindBatch, HeaderSeq, "1"), data: enc}, batch("1")},
+			want: "batch e0 f1 #1 b0 (100 rows)"},
 		{name: "channels are separate", msgs: []wireMsg{batch("1"), {edge: 1, hdr: hdr(HeaderKind, KindBatch, HeaderSeq, "1"), data: enc}, batch("2")},
 			want: "batch e0 f1 #1 b0 (100 rows)\nbatch e1 f1 #1 b0 (100 rows)\nbatch e0 f1 #2 b0 (100 rows)"},
 	} {
@@ -124,7 +128,7 @@ func FuzzDemux(f *testing.F) {
 	f.Add(KindBatch, "-1", "9999999/1", "x", []byte{1, 2, 3})
 	f.Fuzz(func(t *testing.T, kind, seq, part, barrier string, data []byte) {
 		var c collector
-		d := newDemux(scope.Attempt, c.deliver, c.onError)
+		d := newDemux(scope, c.deliver, c.onError)
 		subject, _ := Subject(DefaultPrefix, scope, 0, 0)
 		first := nats.Header{}
 		for k, v := range hdr(HeaderKind, KindBatch, HeaderSeq, "1", HeaderPart, "0/2") {

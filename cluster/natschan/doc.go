@@ -10,7 +10,7 @@
 //
 // A channel (edge, from → subtask) of one attempt of a pipeline publishes on
 //
-//	<prefix>.data.<job>.<attempt>.<pipeline>.<edge>.<subtask>
+//	<prefix>.data.<job>.<term>.<attempt>.<pipeline>.<edge>.<subtask>
 //
 // (prefix "stactor" by default; the job id is escaped into one token, see
 // Subject). A Receiver subscribes to its subtask's subjects of one attempt
@@ -19,6 +19,7 @@
 // receiving its traffic. Every message carries headers:
 //
 //	Stactor-Attempt   the pipeline's attempt; a message of another attempt is dropped
+//	Stactor-Term      the leader's term that started the attempt; likewise
 //	Stactor-From      the sending subtask
 //	Stactor-Kind      batch | end | barrier
 //	Stactor-Seq       batch: its sequence number (1, 2, 3 … per channel);

@@ -65,7 +65,7 @@ func NewReceiver(nc *nats.Conn, s Scope, subtask int32, deliver func(msg any), o
 		}
 		subjects = append(subjects, subject)
 	}
-	r := &Receiver{nc: nc, subjects: subjects, stop: make(chan struct{}), d: newDemux(s.Attempt, deliver, onError)}
+	r := &Receiver{nc: nc, subjects: subjects, stop: make(chan struct{}), d: newDemux(s, deliver, onError)}
 	// Listen before looking, so that no change falls between.
 	r.connCh = nc.StatusChanged(nats.DISCONNECTED, nats.RECONNECTING, nats.CLOSED)
 	if st := nc.Status(); st != nats.CONNECTED {

@@ -29,6 +29,7 @@ type Sender struct {
 	nc         *nats.Conn
 	subject    string
 	attempt    string
+	term       string
 	reconnects uint64 // the connection's reconnect count when opened
 	buf        []byte // the batch encoding, reused
 	msg        nats.Msg
@@ -58,7 +59,7 @@ func NewSender(nc *nats.Conn, s Scope, edge, to int32, opts ...Option) (*Sender,
 	if !nc.HeadersSupported() {
 		return nil, fmt.Errorf("natschan: opening %s: %w", subject, nats.ErrHeadersNotSupported)
 	}
-	return &Sender{nc: nc, subject: subject, attempt: strconv.FormatInt(int64(s.Attempt), 10),
+	return &Sender{nc: nc, subject: subject, attempt: strconv.FormatInt(int64(s.Attempt), 10), term: strconv.FormatUint(s.Term, 10),
 		reconnects: reconnects, flushTimeout: o.flushTimeout, msg: nats.Msg{Subject: subject, Header: nats.Header{}}}, nil
 }
 
@@ -175,6 +176,7 @@ func (s *Sender) header(kind string, from int32, seq int64) {
 	h := s.msg.Header
 	clear(h)
 	h[HeaderAttempt] = []string{s.attempt}
+	h[HeaderTerm] = []string{s.term}
 	h[HeaderFrom] = []string{strconv.FormatInt(int64(from), 10)}
 	h[HeaderKind] = []string{kind}
 	h[HeaderSeq] = []string{strconv.FormatInt(seq, 10)}

@@ -9,18 +9,22 @@ import (
 // DefaultPrefix is the subject prefix when none is configured (DESIGN §8).
 const DefaultPrefix = "stactor"
 
-// Scope is one attempt of one pipeline of a job: the channels of a Sender
-// and a Receiver that talk to each other have the same Scope.
+// Scope is one attempt of one pipeline of a job, started by the leader of
+// one term: the channels of a Sender and a Receiver that talk to each other
+// have the same Scope.
 type Scope struct {
 	Job      string
+	Term     uint64 // the leader's term (0 on one machine)
 	Attempt  int32
 	Pipeline int32
 }
 
 // Subject is the subject of channel edge → subtask in scope s:
-// <prefix>.data.<job>.<attempt>.<pipeline>.<edge>.<subtask>. The job id is
-// escaped into a single token (see EscapeToken), so no job id can add
-// tokens or wildcards.
+// <prefix>.data.<job>.<term>.<attempt>.<pipeline>.<edge>.<subtask>. The job
+// id is escaped into a single token (see EscapeToken), so no job id can add
+// tokens or wildcards. (DESIGN §8 lists the subject without the term; §6
+// asks for the term in every subject, so it is a token of its own before
+// the attempt.)
 func Subject(prefix string, s Scope, edge, subtask int32) (string, error) {
 	base, err := scopeSubject(prefix, s)
 	if err != nil {
@@ -54,7 +58,7 @@ func scopeSubject(prefix string, s Scope) (string, error) {
 	if s.Attempt < 0 || s.Pipeline < 0 {
 		return "", fmt.Errorf("%w: attempt %d, pipeline %d", ErrSubject, s.Attempt, s.Pipeline)
 	}
-	return prefix + ".data." + EscapeToken(s.Job) + "." + strconv.FormatInt(int64(s.Attempt), 10) +
+	return prefix + ".data." + EscapeToken(s.Job) + "." + strconv.FormatUint(s.Term, 10) + "." + strconv.FormatInt(int64(s.Attempt), 10) +
 		"." + strconv.FormatInt(int64(s.Pipeline), 10), nil
 }
 

@@ -15,26 +15,27 @@ func TestSubject(t *testing.T) {
 		to     int32
 		want   string // "" for an error
 	}{
-		{"stactor", Scope{"job-1", 0, 2}, 3, 4, "stactor.data.job-1.0.2.3.4"},
-		{"acme.etl", Scope{"Job_2", 7, 0}, 0, 0, "acme.etl.data.Job_2.7.0.0.0"},
-		{"stactor", Scope{"a.b", 1, 1}, 1, 1, "stactor.data.a%2Eb.1.1.1.1"},
-		{"stactor", Scope{"*", 1, 1}, 1, 1, "stactor.data.%2A.1.1.1.1"},
-		{"stactor", Scope{">", 1, 1}, 1, 1, "stactor.data.%3E.1.1.1.1"},
-		{"stactor", Scope{"a b\tc\r\n", 1, 1}, 1, 1, "stactor.data.a%20b%09c%0D%0A.1.1.1.1"},
-		{"stactor", Scope{"50%", 1, 1}, 1, 1, "stactor.data.50%25.1.1.1.1"},
-		{"stactor", Scope{"jöb", 1, 1}, 1, 1, "stactor.data.j%C3%B6b.1.1.1.1"},
-		{"stactor", Scope{"", 1, 1}, 1, 1, ""},
-		{"stactor", Scope{"j", -1, 1}, 1, 1, ""},
-		{"stactor", Scope{"j", 1, -1}, 1, 1, ""},
-		{"stactor", Scope{"j", 1, 1}, -1, 1, ""},
-		{"stactor", Scope{"j", 1, 1}, 1, -1, ""},
-		{"", Scope{"j", 1, 1}, 1, 1, ""},
-		{"a..b", Scope{"j", 1, 1}, 1, 1, ""},
-		{"a.", Scope{"j", 1, 1}, 1, 1, ""},
-		{"a.*", Scope{"j", 1, 1}, 1, 1, ""},
-		{"a.>", Scope{"j", 1, 1}, 1, 1, ""},
-		{"$SYS", Scope{"j", 1, 1}, 1, 1, ""},
-		{"a b", Scope{"j", 1, 1}, 1, 1, ""},
+		{"stactor", Scope{"job-1", 0, 0, 2}, 3, 4, "stactor.data.job-1.0.0.2.3.4"},
+		{"stactor", Scope{"job-1", 4567, 3, 2}, 3, 4, "stactor.data.job-1.4567.3.2.3.4"},
+		{"acme.etl", Scope{"Job_2", 0, 7, 0}, 0, 0, "acme.etl.data.Job_2.0.7.0.0.0"},
+		{"stactor", Scope{"a.b", 0, 1, 1}, 1, 1, "stactor.data.a%2Eb.0.1.1.1.1"},
+		{"stactor", Scope{"*", 0, 1, 1}, 1, 1, "stactor.data.%2A.0.1.1.1.1"},
+		{"stactor", Scope{">", 0, 1, 1}, 1, 1, "stactor.data.%3E.0.1.1.1.1"},
+		{"stactor", Scope{"a b\tc\r\n", 0, 1, 1}, 1, 1, "stactor.data.a%20b%09c%0D%0A.0.1.1.1.1"},
+		{"stactor", Scope{"50%", 0, 1, 1}, 1, 1, "stactor.data.50%25.0.1.1.1.1"},
+		{"stactor", Scope{"jöb", 0, 1, 1}, 1, 1, "stactor.data.j%C3%B6b.0.1.1.1.1"},
+		{"stactor", Scope{"", 0, 1, 1}, 1, 1, ""},
+		{"stactor", Scope{"j", 0, -1, 1}, 1, 1, ""},
+		{"stactor", Scope{"j", 0, 1, -1}, 1, 1, ""},
+		{"stactor", Scope{"j", 0, 1, 1}, -1, 1, ""},
+		{"stactor", Scope{"j", 0, 1, 1}, 1, -1, ""},
+		{"", Scope{"j", 0, 1, 1}, 1, 1, ""},
+		{"a..b", Scope{"j", 0, 1, 1}, 1, 1, ""},
+		{"a.", Scope{"j", 0, 1, 1}, 1, 1, ""},
+		{"a.*", Scope{"j", 0, 1, 1}, 1, 1, ""},
+		{"a.>", Scope{"j", 0, 1, 1}, 1, 1, ""},
+		{"$SYS", Scope{"j", 0, 1, 1}, 1, 1, ""},
+		{"a b", Scope{"j", 0, 1, 1}, 1, 1, ""},
 	} {
 		got, err := Subject(tc.prefix, tc.scope, tc.edge, tc.to)
 		if tc.want == "" {
@@ -50,7 +51,7 @@ func TestSubject(t *testing.T) {
 			t.Errorf("edgeOf(%q) = %d, %v", got, e, ok)
 		}
 	}
-	if got, err := receiveSubject("p", Scope{"j.k", 1, 2}, 3); err != nil || got != "p.data.j%2Ek.1.2.*.3" {
+	if got, err := receiveSubject("p", Scope{"j.k", 0, 1, 2}, 3); err != nil || got != "p.data.j%2Ek.0.1.2.*.3" {
 		t.Errorf("receiveSubject = %q, %v", got, err)
 	}
 }
@@ -95,7 +96,7 @@ func FuzzEscapeToken(f *testing.F) {
 		}
 		if s != "" {
 			subject, err := Subject(DefaultPrefix, Scope{Job: s, Attempt: 1, Pipeline: 1}, 2, 3)
-			if err != nil || strings.Count(subject, ".") != 6 {
+			if err != nil || strings.Count(subject, ".") != 7 {
 				t.Fatalf("Subject for job %q = %q, %v", s, subject, err)
 			}
 		}

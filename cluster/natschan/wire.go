@@ -9,6 +9,7 @@ import (
 // Header names of a channel message (see the package doc).
 const (
 	HeaderAttempt = "Stactor-Attempt"
+	HeaderTerm    = "Stactor-Term"
 	HeaderFrom    = "Stactor-From"
 	HeaderKind    = "Stactor-Kind"
 	HeaderSeq     = "Stactor-Seq"
@@ -26,7 +27,7 @@ const (
 
 // headerReserve is what a message keeps of max_payload for its headers,
 // which NATS counts in it. Our headers take under 300 bytes: "NATS/1.0",
-// seven short names, numbers of at most 20 digits and a barrier type of at
+// eight short names, numbers of at most 20 digits and a barrier type of at
 // most maxTypeLen bytes.
 const headerReserve = 512
 

@@ -206,7 +206,9 @@ func (n *Node) lead(ctx context.Context) {
 func (n *Node) serve(ctx context.Context, l *consul.Leader) {
 	n.log.Info().Uint64("term", l.Term()).Msg("acquired leadership")
 	reg := &registry{jobs: consul.NewJobRegistry(n.client, n.cfg.Cluster), term: l.Term()}
-	m, err := engine.SpawnMaster(n.sys, n.cfg.Engine, n.cfg.Resources, reg)
+	ecfg := n.cfg.Engine
+	ecfg.Term = l.Term()
+	m, err := engine.SpawnMaster(n.sys, ecfg, n.cfg.Resources, reg)
 	if err != nil {
 		n.log.Error().Err(err).Msg("starting the master")
 		_ = l.Resign(context.Background())

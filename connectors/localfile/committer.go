@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 
 	"github.com/stactor/stactor/connectors"
 )
@@ -99,10 +98,11 @@ func abortInfo(info *commitInfo) error {
 
 // AbortStale deletes what earlier attempts of this job's pipeline staged
 // and never committed (run on restore, after the restored checkpoint's
-// infos were committed). The current attempt's staging and other jobs'
+// infos were committed). The current attempt's staging, a newer attempt's
+// (this committer may be a leftover of a replaced leader) and other jobs'
 // and pipelines' are left alone.
 func (c *committer) AbortStale(ctx connectors.CommitContext) error {
-	dir := filepath.Dir(attemptDir(c.root, ctx.JobID, ctx.Pipeline, ctx.Attempt))
+	dir := pipelineStaging(c.root, ctx.JobID, ctx.Pipeline)
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -111,8 +111,8 @@ func (c *committer) AbortStale(ctx connectors.CommitContext) error {
 		return fmt.Errorf("LocalFile abort of stale staging: %w", err)
 	}
 	for _, e := range entries {
-		a, aerr := strconv.Atoi(e.Name())
-		if aerr != nil || !e.IsDir() || a == ctx.Attempt {
+		a, ok := stagedAttempt(e.Name())
+		if !ok || !e.IsDir() || a >= ctx.Attempt {
 			continue
 		}
 		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {

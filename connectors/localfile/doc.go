@@ -17,7 +17,7 @@
 // Readers parse straight into the batch's typed columns.
 //
 // Sink. A writer stages its files under
-// <path>/.stactor-staging/<job>/<pipeline>/<attempt>/<subtask>/<txn>/ and
+// <path>/.stactor-staging/<job>/<pipeline>/<attempt>-t<term>/<subtask>/<txn>/ and
 // PrepareCommit(n) closes and fsyncs them and returns a commit info of
 // (staging, final) pairs whose final names carry SeaTunnel's transaction id
 // T_<job>_<pipeline>_<subtask>_<n>, so committing again names the same

@@ -27,14 +27,29 @@ func transactionID(job string, pipeline, subtask int, checkpoint int64) string {
 	return fmt.Sprintf("T_%s_%d_%d_%d", pathSafe(job), pipeline, subtask, checkpoint)
 }
 
-// attemptDir is where the writers of one attempt of a pipeline stage.
-func attemptDir(root, job string, pipeline, attempt int) string {
-	return filepath.Join(root, stagingDir, pathSafe(job), strconv.Itoa(pipeline), strconv.Itoa(attempt))
+// attemptDir is where the writers of one attempt of a pipeline stage:
+// <attempt>-t<term>, the leader's term beside the attempt (DESIGN §6
+// fencing names both in every staging name).
+func attemptDir(root, job string, pipeline, attempt int, term uint64) string {
+	return filepath.Join(pipelineStaging(root, job, pipeline), strconv.Itoa(attempt)+"-t"+strconv.FormatUint(term, 10))
+}
+
+// pipelineStaging holds the attempt folders of one pipeline.
+func pipelineStaging(root, job string, pipeline int) string {
+	return filepath.Join(root, stagingDir, pathSafe(job), strconv.Itoa(pipeline))
+}
+
+// stagedAttempt is the attempt of an attempt folder's name (ok false for a
+// name that is not one; "<attempt>" alone was the name before terms).
+func stagedAttempt(name string) (int, bool) {
+	a, _, _ := strings.Cut(name, "-t")
+	n, err := strconv.Atoi(a)
+	return n, err == nil && n >= 0
 }
 
 // txnDir is where one writer stages the files of one transaction.
-func txnDir(root, job string, pipeline, attempt, subtask int, seq int64) string {
-	return filepath.Join(attemptDir(root, job, pipeline, attempt), strconv.Itoa(subtask), strconv.FormatInt(seq, 10))
+func txnDir(root, job string, pipeline, attempt int, term uint64, subtask int, seq int64) string {
+	return filepath.Join(attemptDir(root, job, pipeline, attempt, term), strconv.Itoa(subtask), strconv.FormatInt(seq, 10))
 }
 
 // substitute replaces ${name} by vars[name], leaving unknown variables as

@@ -41,7 +41,7 @@ func TestNothingVisibleBeforeCommit(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{".stactor-staging/job1/1/3/2/1/0.csv"}
+	want := []string{".stactor-staging/job1/1/3-t0/2/1/0.csv"}
 	if got := files(t, dir); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("before commit: %v", got)
 	}
@@ -122,10 +122,21 @@ func TestAbortAndAbortStale(t *testing.T) {
 	prepared(t, k, task(0, 2), 4, numberedRows(t, 3))
 	prepared(t, k, connectors.TaskInfo{JobID: "job2", Pipeline: 1, Attempt: 0}, 2, numberedRows(t, 3))
 	prepared(t, k, connectors.TaskInfo{JobID: "job1", Pipeline: 2, Attempt: 0}, 2, numberedRows(t, 3))
+	// A newer attempt, started by a newer leader: this committer may be a
+	// replaced leader's leftover, so it must not touch it.
+	prepared(t, k, connectors.TaskInfo{JobID: "job1", Pipeline: 1, Attempt: 3, Term: 9}, 5, numberedRows(t, 3))
+	// A folder named as before terms ("<attempt>") is an earlier attempt too.
+	legacy := filepath.Join(dir, ".stactor-staging/job1/1/1/0/1")
+	if err := os.MkdirAll(legacy, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(legacy, "0.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := c.(connectors.StaleAborter).AbortStale(cctx(2, 4)); err != nil {
 		t.Fatal(err)
 	}
-	want := "[.stactor-staging/job1/1/2/0/1/0.txt .stactor-staging/job1/2/0/0/1/0.txt .stactor-staging/job2/1/0/0/1/0.txt]"
+	want := "[.stactor-staging/job1/1/2-t0/0/1/0.txt .stactor-staging/job1/1/3-t9/0/1/0.txt .stactor-staging/job1/2/0-t0/0/1/0.txt .stactor-staging/job2/1/0-t0/0/1/0.txt]"
 	if got := files(t, dir); fmt.Sprint(got) != want {
 		t.Fatalf("after AbortStale:\n got %v\nwant %v", got, want)
 	}
@@ -196,7 +207,7 @@ func TestWriterStateRestoresCounters(t *testing.T) {
 		t.Fatalf("files %v", got)
 	}
 	ci, _ := decodeCommitInfo(i2)
-	if !strings.Contains(ci.Staging, "/.stactor-staging/job1/1/1/0/2") {
+	if !strings.Contains(ci.Staging, "/.stactor-staging/job1/1/1-t0/0/2") {
 		t.Fatalf("staging %s", ci.Staging)
 	}
 }

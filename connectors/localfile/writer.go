@@ -73,7 +73,7 @@ type outFile struct {
 }
 
 func (w *writer) dir() string {
-	return txnDir(w.cfg.root, w.task.JobID, w.task.Pipeline, w.task.Attempt, w.task.SubtaskIndex, w.seq)
+	return txnDir(w.cfg.root, w.task.JobID, w.task.Pipeline, w.task.Attempt, w.task.Term, w.task.SubtaskIndex, w.seq)
 }
 
 // fileName is SeaTunnel's generateFileName: the expression with ${now},

@@ -29,7 +29,7 @@ func BenchmarkWriteState64KiB(b *testing.B) {
 func BenchmarkCheckpoint(b *testing.B) {
 	srv := runServer(b, b.TempDir(), -1)
 	s := openStore(b, connect(b, srv.ClientURL()), newPrefix())
-	a, err := s.NextAttempt("bench", 0)
+	a, err := s.NextAttempt("bench", 0, 0)
 	if err != nil {
 		b.Fatal(err)
 	}

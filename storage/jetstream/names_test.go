@@ -1,6 +1,7 @@
 package jetstream
 
 import (
+	"encoding/binary"
 	"errors"
 	"slices"
 	"strings"
@@ -46,13 +47,26 @@ func TestNamesRoundTrip(t *testing.T) {
 func TestRegisterRoundTrip(t *testing.T) {
 	for _, r := range []*register{
 		newRegister(),
-		{attempt: 3, ckptAttempt: 2, id: 1 << 40, completed: []int64{0, 1, 7, 1 << 40}},
+		{attempt: 3, ckptAttempt: 2, id: 1 << 40, term: 1 << 50, completed: []int64{0, 1, 7, 1 << 40}},
 	} {
 		got, err := decodeRegister(r.encode())
 		must(t, err)
-		if got.attempt != r.attempt || got.ckptAttempt != r.ckptAttempt || got.id != r.id || !slices.Equal(got.completed, r.completed) {
+		if got.attempt != r.attempt || got.ckptAttempt != r.ckptAttempt || got.id != r.id || got.term != r.term || !slices.Equal(got.completed, r.completed) {
 			t.Fatalf("decode(encode(%+v)) = %+v", r, got)
 		}
+	}
+	// A version 1 register (before terms) still reads, with term 0.
+	v1 := []byte{1}
+	v1 = binary.AppendVarint(v1, 4)
+	v1 = binary.AppendVarint(v1, 3)
+	v1 = binary.AppendUvarint(v1, 12)
+	v1 = binary.AppendUvarint(v1, 2)
+	v1 = binary.AppendUvarint(v1, 5)
+	v1 = binary.AppendUvarint(v1, 7)
+	got, err := decodeRegister(frame(v1))
+	must(t, err)
+	if got.attempt != 4 || got.ckptAttempt != 3 || got.id != 12 || got.term != 0 || !slices.Equal(got.completed, []int64{5, 12}) {
+		t.Fatalf("version 1 register decoded as %+v", got)
 	}
 }
 

@@ -22,11 +22,12 @@ import (
 // whose attempt was fenced between its read and its write fails its
 // compare-and-set, reads again and sees the fence.
 //
-// Encoded in a frame (frame.go) as varints: version 1, attempt,
-// ckptAttempt, id, len(completed), then completed as ascending deltas —
-// about two bytes per kept checkpoint.
+// Encoded in a frame (frame.go) as varints: version 2, attempt,
+// ckptAttempt, id, term, len(completed), then completed as ascending
+// deltas — about two bytes per kept checkpoint. Version 1 had no term.
 type register struct {
 	attempt     int64   // last attempt NextAttempt handed out; -1 before the first
+	term        uint64  // highest leader term that started an attempt
 	ckptAttempt int64   // highest attempt of a committed checkpoint; -1 before the first
 	id          int64   // highest checkpoint id handed out, committed or written under
 	completed   []int64 // the committed checkpoints (their metadata counts), ascending
@@ -34,13 +35,14 @@ type register struct {
 
 func newRegister() *register { return &register{attempt: -1, ckptAttempt: -1} }
 
-const registerVersion = 1
+const registerVersion = 2
 
 func (r *register) encode() []byte {
 	b := []byte{registerVersion}
 	b = binary.AppendVarint(b, r.attempt)
 	b = binary.AppendVarint(b, r.ckptAttempt)
 	b = binary.AppendUvarint(b, uint64(r.id))
+	b = binary.AppendUvarint(b, r.term)
 	b = binary.AppendUvarint(b, uint64(len(r.completed)))
 	var prev int64
 	for _, id := range r.completed {
@@ -55,9 +57,10 @@ func decodeRegister(v []byte) (*register, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(b) == 0 || b[0] != registerVersion {
+	if len(b) == 0 || (b[0] != 1 && b[0] != registerVersion) {
 		return nil, corrupt("unknown register version")
 	}
+	version := b[0]
 	b = b[1:]
 	bad := corrupt("undecodable register")
 	varint := func() int64 {
@@ -79,6 +82,9 @@ func decodeRegister(v []byte) (*register, error) {
 		return v
 	}
 	r := &register{attempt: varint(), ckptAttempt: varint(), id: int64(uvarint())}
+	if version >= 2 {
+		r.term = uvarint()
+	}
 	n := uvarint()
 	if err != nil || n > uint64(len(b)) || r.attempt < -1 || r.ckptAttempt < -1 || r.id < 0 {
 		return nil, bad
@@ -192,7 +198,7 @@ func (s *Store) update(ctx context.Context, key string, fn func(*register) error
 
 // NextAttempt implements storage.Storage. The new attempt is also above
 // every attempt a committed checkpoint carries.
-func (s *Store) NextAttempt(jobID string, p int) (int, error) {
+func (s *Store) NextAttempt(jobID string, p int, term uint64) (int, error) {
 	fail := func(err error) (int, error) {
 		return 0, fmt.Errorf("next attempt of job %s pipeline %d: %w", jobID, p, err)
 	}
@@ -207,6 +213,10 @@ func (s *Store) NextAttempt(jobID string, p int) (int, error) {
 	defer cancel()
 	defer s.lock(job, p)()
 	r, err := s.update(ctx, registerKey(job, p), func(r *register) error {
+		if term < r.term {
+			return fmt.Errorf("%w: term %d started an attempt, this leader's term is %d", storage.ErrFenced, r.term, term)
+		}
+		r.term = term
 		next := max(r.attempt, r.ckptAttempt) + 1
 		if next > maxInt32 {
 			return fmt.Errorf("%w: attempts exhausted", storage.ErrInvalid)

@@ -76,7 +76,7 @@ func objects(t *testing.T, s *Store) []string {
 func TestLayout(t *testing.T) {
 	s := newFixture(t).s
 	must(t, s.SaveJob(&messages.JobSpec{JobId: "nightly"}))
-	a, err := s.NextAttempt("nightly", 1)
+	a, err := s.NextAttempt("nightly", 1, 0)
 	must(t, err)
 	id, err := s.NextCheckpointID("nightly", 1)
 	must(t, err)
@@ -382,11 +382,11 @@ func mustHandle(t *testing.T, s string) handle {
 
 func TestCorruptRegisterIsAnError(t *testing.T) {
 	s := newFixture(t).s
-	_, err := s.NextAttempt("j", 0)
+	_, err := s.NextAttempt("j", 0, 0)
 	must(t, err)
 	_, err = s.kv.Put(testCtx(t), registerKey("j", 0), frame([]byte{registerVersion, 0xff}))
 	must(t, err)
-	if _, err := s.NextAttempt("j", 0); !errors.Is(err, storage.ErrCorrupt) {
+	if _, err := s.NextAttempt("j", 0, 0); !errors.Is(err, storage.ErrCorrupt) {
 		t.Fatalf("NextAttempt over a corrupt register: %v", err)
 	}
 	// Fencing must not guess either.
@@ -424,7 +424,7 @@ func TestTwoStores(t *testing.T) {
 		for range 2 { // and two goroutines on each
 			wg.Go(func() {
 				for range per {
-					a, err := s.NextAttempt("j", 0)
+					a, err := s.NextAttempt("j", 0, 0)
 					if err != nil {
 						errs <- err
 						return
@@ -463,13 +463,13 @@ func TestTwoStores(t *testing.T) {
 func TestFenceAcrossStores(t *testing.T) {
 	f := newFixture(t)
 	old, next := f.s, f.another(t)
-	a0, err := old.NextAttempt("j", 0)
+	a0, err := old.NextAttempt("j", 0, 0)
 	must(t, err)
 	id, err := old.NextCheckpointID("j", 0)
 	must(t, err)
 	h, err := old.WriteState("j", 0, a0, id, "t", []byte("x"))
 	must(t, err)
-	a1, err := next.NextAttempt("j", 0)
+	a1, err := next.NextAttempt("j", 0, 0)
 	must(t, err)
 	if err := old.Complete(storagetest.Checkpoint("j", 0, id, a0, h)); !errors.Is(err, storage.ErrFenced) {
 		t.Fatalf("Complete of the replaced attempt: %v", err)
@@ -496,7 +496,7 @@ func TestFencedBetweenWriteAndCommit(t *testing.T) {
 	var a1 int
 	old.testHookBeforeCommit = func() {
 		var err error
-		a1, err = next.NextAttempt("j", 0)
+		a1, err = next.NextAttempt("j", 0, 0)
 		must(t, err)
 		// The new attempt restores now, and must not see checkpoint 2.
 		cp, _, err := next.Latest("j", 0)
@@ -537,7 +537,7 @@ func TestServerRestart(t *testing.T) {
 
 	spec := &messages.JobSpec{JobId: "j", Name: "nightly", Config: []byte("env {}")}
 	must(t, s.SaveJob(spec))
-	a, err := s.NextAttempt("j", 0)
+	a, err := s.NextAttempt("j", 0, 0)
 	must(t, err)
 	big := bytes.Repeat([]byte{1, 2, 3}, 1<<18)
 	var last int64
@@ -584,7 +584,7 @@ func TestServerRestart(t *testing.T) {
 		}
 	}
 	// The counters went on where they were.
-	a2, err := s.NextAttempt("j", 0)
+	a2, err := s.NextAttempt("j", 0, 0)
 	must(t, err)
 	id, err := s.NextCheckpointID("j", 0)
 	must(t, err)
@@ -617,7 +617,7 @@ func TestNewInvalid(t *testing.T) {
 		}
 	}
 	s.Close()
-	if _, err := s.NextAttempt("j", 0); err == nil {
+	if _, err := s.NextAttempt("j", 0, 0); err == nil {
 		t.Fatal("a closed Store handed out an attempt")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -15,6 +16,7 @@ import (
 // big-endian int64.
 const (
 	attemptFile = "attempt" // the last attempt NextAttempt handed out
+	termFile    = "term"    // the highest leader term that started an attempt
 	idsFile     = "ids"     // the highest checkpoint id reserved
 )
 
@@ -63,7 +65,7 @@ func latestAttempt(dir string) (int64, error) {
 // NextAttempt implements storage.Storage. The new attempt is also above
 // every attempt a stored checkpoint carries, should the attempt file have
 // been lost.
-func (s *Store) NextAttempt(jobID string, p int) (int, error) {
+func (s *Store) NextAttempt(jobID string, p int, term uint64) (int, error) {
 	fail := func(err error) (int, error) {
 		return 0, fmt.Errorf("next attempt of job %s pipeline %d: %w", jobID, p, err)
 	}
@@ -79,6 +81,23 @@ func (s *Store) NextAttempt(jobID string, p int) (int, error) {
 		return fail(err)
 	}
 	defer unlock()
+	if term > math.MaxInt64 {
+		return fail(fmt.Errorf("%w: term %d", storage.ErrInvalid, term))
+	}
+	seen, ok, err := readCounter(pl.dir, termFile)
+	if err != nil {
+		return fail(err)
+	}
+	if ok && int64(term) < seen {
+		return fail(fmt.Errorf("%w: term %d started an attempt, this leader's term is %d", storage.ErrFenced, seen, term))
+	}
+	// The term is durable before the attempt: a crash between the two
+	// leaves a fence a little early, never an attempt without its fence.
+	if !ok || int64(term) > seen {
+		if err := writeCounter(pl.dir, termFile, int64(term)); err != nil {
+			return fail(err)
+		}
+	}
 	last, err := latestAttempt(pl.dir)
 	if err != nil {
 		return fail(err)

@@ -4,6 +4,7 @@
 //
 //	<root>/<job>/job.pb                                    the JobSpec
 //	<root>/<job>/pipeline-<p>/attempt                      last attempt handed out
+//	<root>/<job>/pipeline-<p>/term                         highest leader term that started one
 //	<root>/<job>/pipeline-<p>/ids                          checkpoint ids reserved up to
 //	<root>/<job>/pipeline-<p>/lock                         flock'ed by the pipeline lock
 //	<root>/<job>/pipeline-<p>/state/<id>/<attempt>-<name>.pb   state blobs

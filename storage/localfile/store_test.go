@@ -52,7 +52,7 @@ func TestLayout(t *testing.T) {
 	root := t.TempDir()
 	s := open(t, root)
 	must(t, s.SaveJob(&messages.JobSpec{JobId: "nightly"}))
-	a, err := s.NextAttempt("nightly", 1)
+	a, err := s.NextAttempt("nightly", 1, 0)
 	must(t, err)
 	id, err := s.NextCheckpointID("nightly", 1)
 	must(t, err)
@@ -77,6 +77,7 @@ func TestLayout(t *testing.T) {
 		"nightly/pipeline-1/ids",
 		"nightly/pipeline-1/lock",
 		"nightly/pipeline-1/state/1/0-task-2-0.pb",
+		"nightly/pipeline-1/term",
 	}
 	if !slices.Equal(files, want) {
 		t.Fatalf("files:\n%s\nwant:\n%s", strings.Join(files, "\n"), strings.Join(want, "\n"))
@@ -245,10 +246,10 @@ func TestReadStateCorrupt(t *testing.T) {
 func TestCorruptCounterIsAnError(t *testing.T) {
 	root := t.TempDir()
 	s := open(t, root)
-	_, err := s.NextAttempt("j", 0)
+	_, err := s.NextAttempt("j", 0, 0)
 	must(t, err)
 	must(t, os.WriteFile(filepath.Join(root, "j", "pipeline-0", attemptFile), []byte("stactor\x01 garbage"), 0o600))
-	_, err = s.NextAttempt("j", 0)
+	_, err = s.NextAttempt("j", 0, 0)
 	if !errors.Is(err, storage.ErrCorrupt) {
 		t.Fatalf("NextAttempt over a corrupt counter: %v", err)
 	}
@@ -282,7 +283,7 @@ func TestNoEscapeFromRoot(t *testing.T) {
 	hostile := []string{"..", "../..", "../secret", "a/../../..", "/", "/tmp", ".", "./.", "..\\..", "a/b/c", "\x00", strings.Repeat("../", 30)}
 	for i, name := range hostile {
 		must(t, s.SaveJob(&messages.JobSpec{JobId: name}))
-		a, err := s.NextAttempt(name, 0)
+		a, err := s.NextAttempt(name, 0, 0)
 		must(t, err)
 		h, err := s.WriteState(name, 0, a, int64(i), name, []byte("x"))
 		must(t, err)
@@ -332,7 +333,7 @@ func TestTwoProcesses(t *testing.T) {
 	for _, s := range stores {
 		wg.Go(func() {
 			for range per {
-				a, err := s.NextAttempt("j", 0)
+				a, err := s.NextAttempt("j", 0, 0)
 				if err != nil {
 					errs <- err
 					return
@@ -367,13 +368,13 @@ func TestTwoProcesses(t *testing.T) {
 func TestFenceAcrossStores(t *testing.T) {
 	root := t.TempDir()
 	old, next := open(t, root), open(t, root)
-	a0, err := old.NextAttempt("j", 0)
+	a0, err := old.NextAttempt("j", 0, 0)
 	must(t, err)
 	id, err := old.NextCheckpointID("j", 0)
 	must(t, err)
 	h, err := old.WriteState("j", 0, a0, id, "t", []byte("x"))
 	must(t, err)
-	a1, err := next.NextAttempt("j", 0)
+	a1, err := next.NextAttempt("j", 0, 0)
 	must(t, err)
 	if err := old.Complete(storagetest.Checkpoint("j", 0, id, a0, h)); !errors.Is(err, storage.ErrFenced) {
 		t.Fatalf("Complete of the replaced attempt: %v", err)

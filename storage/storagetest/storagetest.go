@@ -36,6 +36,7 @@ func Run(t *testing.T, f Factory) {
 		{"CompleteLatestList", testCompleteLatestList},
 		{"CompleteNeedsItsStates", testCompleteNeedsItsStates},
 		{"FencedByNextAttempt", testFencedByNextAttempt},
+		{"FencedByTerm", testFencedByTerm},
 		{"FencedByNewerCheckpoint", testFencedByNewerCheckpoint},
 		{"AttemptsSurviveRestart", testAttemptsSurviveRestart},
 		{"IDsNeverRepeat", testIDsNeverRepeat},
@@ -189,7 +190,7 @@ func testFencedByNextAttempt(t *testing.T, open func() storage.Storage) {
 	s := open()
 	const job = "job-4"
 	for want := 0; want < 3; want++ {
-		a, err := s.NextAttempt(job, 0)
+		a, err := s.NextAttempt(job, 0, 0)
 		must(t, err)
 		if a != want {
 			t.Fatalf("NextAttempt = %d, want %d", a, want)
@@ -214,6 +215,43 @@ func testFencedByNextAttempt(t *testing.T, open func() storage.Storage) {
 	}
 }
 
+// testFencedByTerm: a leader that was replaced (a lower term) can start no
+// attempt, so neither it nor anything it deployed writes anything that
+// counts (DESIGN §6).
+func testFencedByTerm(t *testing.T, open func() storage.Storage) {
+	s := open()
+	const job = "job-term"
+	next := func(term uint64, want int) {
+		t.Helper()
+		a, err := s.NextAttempt(job, 0, term)
+		must(t, err)
+		if a != want {
+			t.Fatalf("NextAttempt(term %d) = %d, want %d", term, a, want)
+		}
+	}
+	next(5, 0)
+	next(5, 1) // the same leader restores the pipeline
+	next(9, 2) // a new leader takes over
+	// The old leader wakes up and tries to fail the pipeline over.
+	_, err := s.NextAttempt(job, 0, 5)
+	wantErr(t, err, storage.ErrFenced)
+	// What it still runs (attempt 1) writes nothing that counts.
+	_, err = s.WriteState(job, 0, 1, 3, "task-0-0", []byte("old"))
+	wantErr(t, err, storage.ErrFenced)
+	wantErr(t, s.Complete(Checkpoint(job, 0, 3, 1)), storage.ErrFenced)
+	// Terms are per pipeline, and survive a restart.
+	s = open()
+	a, err := s.NextAttempt(job, 1, 1)
+	must(t, err)
+	if a != 0 {
+		t.Fatalf("pipeline 1's first attempt = %d", a)
+	}
+	_, err = s.NextAttempt(job, 0, 8)
+	wantErr(t, err, storage.ErrFenced)
+	next(9, 3) // the refused calls handed out nothing
+	next(12, 4)
+}
+
 func testFencedByNewerCheckpoint(t *testing.T, open func() storage.Storage) {
 	s := open()
 	const job = "job-5"
@@ -222,7 +260,7 @@ func testFencedByNewerCheckpoint(t *testing.T, open func() storage.Storage) {
 	must(t, s.Complete(Checkpoint(job, 0, 10, 3)))
 	wantErr(t, s.Complete(Checkpoint(job, 0, 11, 2)), storage.ErrFenced)
 	must(t, s.Complete(Checkpoint(job, 0, 11, 3)))
-	a, err := s.NextAttempt(job, 0)
+	a, err := s.NextAttempt(job, 0, 0)
 	must(t, err)
 	if a <= 3 {
 		t.Fatalf("NextAttempt = %d after a checkpoint of attempt 3", a)
@@ -232,7 +270,7 @@ func testFencedByNewerCheckpoint(t *testing.T, open func() storage.Storage) {
 func testAttemptsSurviveRestart(t *testing.T, open func() storage.Storage) {
 	const job = "job-6"
 	for want := 0; want < 4; want++ {
-		a, err := open().NextAttempt(job, 2)
+		a, err := open().NextAttempt(job, 2, 0)
 		must(t, err)
 		if a != want {
 			t.Fatalf("NextAttempt after %d restarts = %d", want, a)
@@ -246,7 +284,7 @@ func testIDsNeverRepeat(t *testing.T, open func() storage.Storage) {
 	var last int64
 	for restart := 0; restart < 4; restart++ {
 		s := open()
-		if _, err := s.NextAttempt(job, 0); err != nil {
+		if _, err := s.NextAttempt(job, 0, 0); err != nil {
 			t.Fatal(err)
 		}
 		// Several goroutines take ids at once, as coordinators of a
@@ -449,7 +487,7 @@ func testConcurrentPipelines(t *testing.T, open func() storage.Storage) {
 	var wg sync.WaitGroup
 	for p := range pipelines {
 		wg.Go(func() {
-			attempt, err := s.NextAttempt(job, p)
+			attempt, err := s.NextAttempt(job, p, 0)
 			if err != nil {
 				errs <- err
 				return
@@ -531,7 +569,7 @@ func testJobs(t *testing.T, open func() storage.Storage) {
 	wantErr(t, err, storage.ErrNotFound)
 	spec := &messages.JobSpec{JobId: "j-1", File: "jobs/a.conf", Config: []byte("env { job.mode = BATCH }"), Vars: map[string]string{"dt": "2024-01-01"}, Name: "nightly"}
 	must(t, s.SaveJob(spec))
-	_, err = s.NextAttempt("j-2", 0)
+	_, err = s.NextAttempt("j-2", 0, 0)
 	must(t, err)
 	s = open()
 	got, err := s.LoadJob("j-1")
@@ -601,7 +639,7 @@ func testInvalidArguments(t *testing.T, open func() storage.Storage) {
 	wantErr(t, err, storage.ErrInvalid)
 	_, err = s.WriteState("j", 0, -1, 1, "x", nil)
 	wantErr(t, err, storage.ErrInvalid)
-	_, err = s.NextAttempt("", 0)
+	_, err = s.NextAttempt("", 0, 0)
 	wantErr(t, err, storage.ErrInvalid)
 	wantErr(t, s.Complete(nil), storage.ErrInvalid)
 	wantErr(t, s.Complete(Checkpoint("j", 0, -1, 0)), storage.ErrInvalid)
