@@ -12,8 +12,10 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/stactor/stactor/actors/resource"
 	"github.com/stactor/stactor/engine"
 	"github.com/stactor/stactor/messages"
+	"github.com/stactor/stactor/resources"
 	"github.com/stactor/stactor/state"
 	"github.com/stactor/stactor/storage/localfile"
 )
@@ -507,4 +509,57 @@ sink { EngineTestSink { key = "tags" } }`)
 	if st.State != state.JobFailed || !strings.Contains(st.Error, "no slots") || !strings.Contains(st.Error, "zone:nowhere") {
 		t.Fatalf("state %s: %s", st.State, st.Error)
 	}
+}
+
+// With job-schedule-strategy WAIT a job whose tag_filter matches no worker
+// is PENDING (not failed, not RUNNING) until a matching worker joins, then
+// runs to the end.
+func TestWaitStrategyJobPendingUntilWorkerJoins(t *testing.T) {
+	cfg := engine.DefaultConfig()
+	cfg.Task.BatchSize = 16
+	store, err := localfile.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Store = store
+	sys, err := engine.NewSystem(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sys.Shutdown)
+	w, err := engine.SpawnWorker(sys, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := engine.SpawnMaster(sys, cfg, resource.Options{Strategy: resources.SlotRatio, Wait: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &engine.Engine{System: sys, Coordinator: m.Coordinator, Worker: w, Resources: m.Resources}
+	e.AddWorker(resources.Worker{ID: "a", Address: sys.Address(), FixedSlots: 4, Tags: map[string]string{"zone": "a"}})
+	submit(t, e, "pending", `
+env { tag_filter { zone = "b" } }
+source { EngineTestSource { rows = 100 } }
+sink { EngineTestSink { key = "pending" } }`)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st, err := e.Status("pending")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.State == state.JobPending {
+			break
+		}
+		if state.JobEnded(st.State) || time.Now().After(deadline) {
+			t.Fatalf("state %s (%s), want PENDING", st.State, st.Error)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	e.AddWorker(resources.Worker{ID: "b", Address: sys.Address(), FixedSlots: 4, Tags: map[string]string{"zone": "b"}})
+	st := wait(t, e, "pending")
+	if st.State != state.JobFinished {
+		t.Fatalf("state %s: %s", st.State, st.Error)
+	}
+	_, committed := got.get("pending")
+	checkExactlyOnce(t, "committed", committed, 100)
 }

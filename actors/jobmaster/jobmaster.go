@@ -159,8 +159,18 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 		if p := j.pipeline(m.Pipeline, m.Attempt); p != nil {
 			j.requestSlots(ctx, p)
 		}
+	case *resource.Queued:
+		// The job waits for slots (job-schedule-strategy WAIT): it is
+		// PENDING, as SeaTunnel shows it, until they are granted.
+		if p := j.owned(m.Owner); p != nil && j.state == state.JobRunning {
+			j.log.Info().Int("pipeline", p.p.ID).Str("cause", m.Cause).Msg("job pending: waiting for slots")
+			j.state = state.JobPending
+		}
 	case *resource.Granted:
 		if p := j.owned(m.Owner); p != nil {
+			if j.state == state.JobPending {
+				j.state = state.JobRunning
+			}
 			j.deploy(ctx, p, m.Addresses)
 		}
 	case *resource.Refused:

@@ -55,6 +55,14 @@ type Refused struct {
 	Cause string
 }
 
+// Queued tells an owner that its Request waits in the pending queue
+// (job-schedule-strategy WAIT): Cause says what is missing. A Granted
+// follows when slots free up or a matching worker joins.
+type Queued struct {
+	Owner string
+	Cause string
+}
+
 // Release returns every slot of Owner (and drops a queued request).
 type Release struct{ Owner string }
 
@@ -149,6 +157,7 @@ func (m *Manager) serve(ctx actor.Context, r *Request, first bool) bool {
 	if first {
 		m.log.Info().Str("owner", r.Owner).Int("slots", r.N).Msg("waiting for slots (job-schedule-strategy WAIT)")
 		m.waiting = append(m.waiting, r)
+		ctx.Send(r.ReplyTo, &Queued{Owner: r.Owner, Cause: err.Error()})
 	}
 	return false
 }
