@@ -1,6 +1,10 @@
 package connectors
 
-import "github.com/stactor/stactor/row"
+import (
+	"errors"
+
+	"github.com/stactor/stactor/row"
+)
 
 // Sink is a configured sink, made by its factory at plan time.
 //
@@ -48,11 +52,14 @@ type CommitContext struct {
 }
 
 // Committer commits the infos of individual writers. It runs in the
-// committer actor of the node that wrote (DESIGN §8).
+// sink's committer actor, where the JobMaster is, one call at a time; a
+// sink that is a WriterNodeCommitter has it run on the node whose writer
+// prepared the infos instead (DESIGN §8).
 type Committer interface {
 	// Commit makes the infos visible. It must be idempotent: after a crash
 	// the same infos are committed again. An error is retried with backoff;
-	// the infos stay in every later checkpoint until Commit succeeds.
+	// the infos stay in every later checkpoint until Commit succeeds. An
+	// error that is permanent (IsPermanent) fails the job instead.
 	Commit(ctx CommitContext, infos [][]byte) error
 	// Abort discards prepared work that will never be committed.
 	Abort(ctx CommitContext, infos [][]byte) error
@@ -84,6 +91,24 @@ type SinkWithAggregatedCommitter interface {
 	CreateAggregatedCommitter() (AggregatedCommitter, error)
 }
 
+// WriterNodeCommitter is a SinkWithCommitter whose commit touches the
+// local disk of the node that wrote (LocalFile without a shared
+// filesystem). When CommitsOnWriterNode is true, the engine commits each
+// checkpoint's infos on the node whose writer prepared them: the
+// committer actor sends that node's TaskExecutionService the infos and
+// the job's spec, and the node builds the sink's Committer from the spec
+// and runs Commit there (infos written on the committer actor's own node
+// are committed in place). A checkpoint counts as committed only when
+// every node's part is. On restore, AbortStale runs on every node that
+// may hold staged work: the committer actor's own, every worker in the
+// cluster, and every node named by the restored infos. Sinks without this
+// interface, or returning false, commit where the JobMaster runs. Asked
+// once, when the committer actor starts.
+type WriterNodeCommitter interface {
+	SinkWithCommitter
+	CommitsOnWriterNode() bool
+}
+
 // StaleAborter is a committer (either kind) that can find prepared work of
 // its own. On restore, after the restored checkpoint's infos are committed,
 // the engine calls AbortStale so work prepared by later attempts, or after
@@ -105,3 +130,19 @@ type StaleAborter interface {
 type SaveModeHandler interface {
 	HandleSaveMode() error
 }
+
+// IsPermanent tells whether a commit error says that retrying cannot help:
+// it has, or wraps, an error with a method Permanent() bool that returns
+// true (as Assert's failures and Permanent's do).
+func IsPermanent(err error) bool {
+	var p interface{ Permanent() bool }
+	return errors.As(err, &p) && p.Permanent()
+}
+
+// Permanent marks err as one that retrying cannot mend (IsPermanent).
+func Permanent(err error) error { return permanentError{err} }
+
+type permanentError struct{ error }
+
+func (permanentError) Permanent() bool { return true }
+func (e permanentError) Unwrap() error { return e.error }

@@ -39,13 +39,11 @@ func startNATS(t *testing.T) *nats.Conn {
 	return nc
 }
 
-// Two nodes in one process: the master's engine and a worker-only actor
-// system, talking over protoactor remote, with channels between them over
-// NATS. Subtasks are spread over both workers, so the redistributing edge
-// crosses nodes; a failure mid-way is restored from a checkpoint and the
-// committed output holds every row once.
-func TestTwoNodesOverRemoteAndNATS(t *testing.T) {
-	nc := startNATS(t)
+// clusterConfig is the engine config of a node that shares the process
+// with others: remote on a free port, channels over nc, checkpoints in a
+// folder of the test.
+func clusterConfig(t *testing.T, nc *nats.Conn) engine.Config {
+	t.Helper()
 	store, err := localfile.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -56,19 +54,43 @@ func TestTwoNodesOverRemoteAndNATS(t *testing.T) {
 	cfg.Task.Prefix = fmt.Sprintf("t%d", time.Now().UnixNano())
 	cfg.Store = store
 	cfg.Remote = "127.0.0.1:0"
-	master, err := engine.Start(cfg)
+	return cfg
+}
+
+// startTwoNodes starts the master's engine (config a, worker "a") and a
+// worker-only node (config b, worker "b"), each worker with slots slots;
+// both stop when the test ends.
+func startTwoNodes(t *testing.T, a, b engine.Config, slots int) (*engine.Engine, *engine.Worker) {
+	t.Helper()
+	master, err := engine.Start(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer master.Stop()
-	w, err := engine.StartWorker(cfg)
+	t.Cleanup(master.Stop)
+	w, err := engine.StartWorker(b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.Stop()
+	t.Cleanup(func() {
+		if !w.System.IsStopped() {
+			w.Stop()
+		}
+	})
 	master.RemoveWorker("local")
-	master.AddWorker(resources.Worker{ID: "a", Address: master.System.Address(), FixedSlots: 3})
-	master.AddWorker(resources.Worker{ID: "b", Address: w.System.Address(), FixedSlots: 3})
+	master.AddWorker(resources.Worker{ID: "a", Address: master.System.Address(), FixedSlots: slots})
+	master.AddWorker(resources.Worker{ID: "b", Address: w.System.Address(), FixedSlots: slots})
+	return master, w
+}
+
+// Two nodes in one process: the master's engine and a worker-only actor
+// system, talking over protoactor remote, with channels between them over
+// NATS. Subtasks are spread over both workers, so the redistributing edge
+// crosses nodes; a failure mid-way is restored from a checkpoint and the
+// committed output holds every row once.
+func TestTwoNodesOverRemoteAndNATS(t *testing.T) {
+	nc := startNATS(t)
+	cfg := clusterConfig(t, nc)
+	master, _ := startTwoNodes(t, cfg, cfg, 3)
 
 	submit(t, master, "two-nodes", `
 env { checkpoint.interval = 40, job.retry.times = 2, job.retry.interval.seconds = 0, read_limit.rows_per_second = 3000 }
@@ -91,29 +113,9 @@ sink { EngineTestSink { key = "two-nodes", parallelism = 3 } }`)
 // Losing a worker fails its pipelines over onto the workers left.
 func TestWorkerLostFailsOverToRemainingWorker(t *testing.T) {
 	nc := startNATS(t)
-	store, err := localfile.New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := engine.DefaultConfig()
-	cfg.Task.BatchSize = 16
-	cfg.Task.NATS = nc
-	cfg.Task.Prefix = fmt.Sprintf("t%d", time.Now().UnixNano())
-	cfg.Store = store
-	cfg.Remote = "127.0.0.1:0"
+	cfg := clusterConfig(t, nc)
 	cfg.CancelTimeout = 500 * time.Millisecond
-	master, err := engine.Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer master.Stop()
-	w, err := engine.StartWorker(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	master.RemoveWorker("local")
-	master.AddWorker(resources.Worker{ID: "a", Address: master.System.Address(), FixedSlots: 10})
-	master.AddWorker(resources.Worker{ID: "b", Address: w.System.Address(), FixedSlots: 10})
+	master, w := startTwoNodes(t, cfg, cfg, 10)
 	submit(t, master, "lost", `
 env { checkpoint.interval = 40, job.retry.times = 3, job.retry.interval.seconds = 0, read_limit.rows_per_second = 2000 }
 source { EngineTestSource { rows = 2000, parallelism = 2 } }

@@ -54,7 +54,12 @@ type Config struct {
 	// Term is the leader's term (its Consul lock index; 0 in local mode).
 	// A master fences every attempt it starts with it (DESIGN §6).
 	Term uint64
-	Log  zerolog.Logger
+	// NodeVars are the worker's own variables for the jobs it plans
+	// (worker.WithVars): what the environment gives on a machine of its
+	// own, for nodes that share a process. The master plans from the
+	// environment alone, so on a node that is both they should agree.
+	NodeVars map[string]string
+	Log      zerolog.Logger
 }
 
 // DefaultConfig is the engine's defaults with logging off; Store must be
@@ -166,7 +171,7 @@ func NewSystem(cfg Config) (*actor.ActorSystem, error) { return newSystem(cfg) }
 
 // SpawnWorker starts a node's TaskExecutionService, named "worker".
 func SpawnWorker(sys *actor.ActorSystem, cfg Config) (*actor.PID, error) {
-	w, err := sys.Root.SpawnNamed(worker.Props(cfg.Task, cfg.Store, cfg.Log), "worker")
+	w, err := sys.Root.SpawnNamed(worker.Props(cfg.Task, cfg.Store, cfg.Log, worker.WithVars(cfg.NodeVars)), "worker")
 	if err != nil {
 		return nil, fmt.Errorf("starting the worker: %w", err)
 	}
@@ -176,6 +181,19 @@ func SpawnWorker(sys *actor.ActorSystem, cfg Config) (*actor.PID, error) {
 // Start starts a local engine: one actor system with a worker and a
 // master whose only worker is that one.
 func Start(cfg Config) (*Engine, error) {
+	e, err := StartWith(cfg, resource.Options{Strategy: resources.SlotRatio}, nil)
+	if err != nil {
+		return nil, err
+	}
+	// One process, one worker: its slots are as many as the jobs need.
+	e.AddWorker(resources.Worker{ID: "local", Address: e.System.Address(), FixedSlots: math.MaxInt32})
+	return e, nil
+}
+
+// StartWith starts one actor system with a worker and a master with the
+// given ResourceManager options and job registry (nil: none), and no
+// worker offered to it yet: AddWorker offers the local worker, or others.
+func StartWith(cfg Config, rm resource.Options, reg coordinator.Registry) (*Engine, error) {
 	if cfg.Store == nil {
 		return nil, fmt.Errorf("engine: no checkpoint storage")
 	}
@@ -185,14 +203,14 @@ func Start(cfg Config) (*Engine, error) {
 	}
 	w, err := SpawnWorker(sys, cfg)
 	if err != nil {
+		sys.Shutdown()
 		return nil, err
 	}
-	m, err := SpawnMaster(sys, cfg, resource.Options{Strategy: resources.SlotRatio}, nil)
+	m, err := SpawnMaster(sys, cfg, rm, reg)
 	if err != nil {
+		sys.Shutdown()
 		return nil, err
 	}
-	// One process, one worker: its slots are as many as the jobs need.
-	sys.Root.Send(m.Resources, &resource.WorkerUp{Worker: resources.Worker{ID: "local", Address: sys.Address(), FixedSlots: math.MaxInt32}})
 	return &Engine{System: sys, Coordinator: m.Coordinator, Worker: w, Resources: m.Resources}, nil
 }
 

@@ -11,10 +11,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
-	"github.com/stactor/stactor/engine"
-	"github.com/stactor/stactor/resources"
 	"github.com/stactor/stactor/state"
-	"github.com/stactor/stactor/storage/localfile"
 )
 
 // A NATS server restart mid-job (DESIGN §6: "NATS connection, a sequence
@@ -50,30 +47,9 @@ func TestTwoNodesSurviveNATSRestart(t *testing.T) {
 	}
 	defer nc.Close()
 
-	store, err := localfile.New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := engine.DefaultConfig()
-	cfg.Task.BatchSize = 16
-	cfg.Task.NATS = nc
-	cfg.Task.Prefix = fmt.Sprintf("t%d", time.Now().UnixNano())
-	cfg.Store = store
-	cfg.Remote = "127.0.0.1:0"
+	cfg := clusterConfig(t, nc)
 	cfg.CancelTimeout = time.Second
-	master, err := engine.Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer master.Stop()
-	w, err := engine.StartWorker(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
-	master.RemoveWorker("local")
-	master.AddWorker(resources.Worker{ID: "a", Address: master.System.Address(), FixedSlots: 3})
-	master.AddWorker(resources.Worker{ID: "b", Address: w.System.Address(), FixedSlots: 3})
+	master, _ := startTwoNodes(t, cfg, cfg, 3)
 
 	key := fmt.Sprintf("nats-restart-%d", time.Now().UnixNano()) // results are per key, and -count repeats
 	submit(t, master, key, `

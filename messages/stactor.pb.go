@@ -793,7 +793,11 @@ type DeployTask struct {
 	Job       *JobSpec               `protobuf:"bytes,2,opt,name=job,proto3" json:"job,omitempty"`
 	JobMaster *Pid                   `protobuf:"bytes,3,opt,name=job_master,json=jobMaster,proto3" json:"job_master,omitempty"`
 	// The checkpoint to restore from; unset on a fresh start.
-	Restore       *CompletedCheckpoint `protobuf:"bytes,4,opt,name=restore,proto3" json:"restore,omitempty"`
+	Restore *CompletedCheckpoint `protobuf:"bytes,4,opt,name=restore,proto3" json:"restore,omitempty"`
+	// The worker's node id as the ResourceManager knows it: the subtask's
+	// sinks stamp it on their commit infos (CommitInfo.node), so a commit
+	// finds the node again after it restarts at another address.
+	Node          string `protobuf:"bytes,5,opt,name=node,proto3" json:"node,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -854,6 +858,13 @@ func (x *DeployTask) GetRestore() *CompletedCheckpoint {
 		return x.Restore
 	}
 	return nil
+}
+
+func (x *DeployTask) GetNode() string {
+	if x != nil {
+		return x.Node
+	}
+	return ""
 }
 
 type DeployTaskReply struct {
@@ -3026,14 +3037,15 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\x04name\x18\x05 \x01(\tR\x04name\x1a7\n" +
 	"\tVarsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xe2\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xf6\x01\n" +
 	"\n" +
 	"DeployTask\x120\n" +
 	"\x03loc\x18\x01 \x01(\v2\x1e.stactor.messages.TaskLocationR\x03loc\x12+\n" +
 	"\x03job\x18\x02 \x01(\v2\x19.stactor.messages.JobSpecR\x03job\x124\n" +
 	"\n" +
 	"job_master\x18\x03 \x01(\v2\x15.stactor.messages.PidR\tjobMaster\x12?\n" +
-	"\arestore\x18\x04 \x01(\v2%.stactor.messages.CompletedCheckpointR\arestore\"\x84\x01\n" +
+	"\arestore\x18\x04 \x01(\v2%.stactor.messages.CompletedCheckpointR\arestore\x12\x12\n" +
+	"\x04node\x18\x05 \x01(\tR\x04node\"\x84\x01\n" +
 	"\x0fDeployTaskReply\x120\n" +
 	"\x03loc\x18\x01 \x01(\v2\x1e.stactor.messages.TaskLocationR\x03loc\x12)\n" +
 	"\x04task\x18\x02 \x01(\v2\x15.stactor.messages.PidR\x04task\x12\x14\n" +

@@ -15,32 +15,42 @@ import (
 
 // Committer commits one sink vertex's commit infos, checkpoint after
 // checkpoint, in order. A failed commit is retried with backoff (commits are
-// idempotent); an error that says it is permanent (a method
-// Permanent() bool returning true, as Assert's failures do) fails the job.
+// idempotent); an error that says it is permanent (connectors.IsPermanent,
+// as Assert's failures) fails the job.
+//
+// It runs where the JobMaster is, and so does the commit, except for a
+// sink that commits on the writer's node (connectors.WriterNodeCommitter,
+// DESIGN §8): then a checkpoint's infos are grouped by the node that wrote
+// them, this node's part is committed here and every other part is sent
+// to its node's TaskExecutionService as a CommitOnNode (see nodes.go). The
+// checkpoint is reported committed only when every part is.
 type Committer struct {
 	v        *plan.Vertex
-	jobID    string
+	job      Job
 	attempt  int
-	term     uint64
 	cfg      Config
 	log      zerolog.Logger
 	restored bool // abort stale prepared work after the first commit
 
-	c       connectors.Committer
-	ac      connectors.AggregatedCommitter
-	queue   []*commit
-	backoff time.Duration
-	waiting bool // a retry timer is set
-	self    *actor.PID
-	sys     *actor.ActorSystem
+	c      connectors.Committer
+	ac     connectors.AggregatedCommitter
+	onNode bool // c commits on the node that wrote
+	queue  []*commit
+	// staleDone are the nodes (by worker address) whose stale work is
+	// aborted, while a restore's abort is retried.
+	staleDone map[string]bool
+	backoff   time.Duration
+	waiting   bool // a retry timer is set
+	self      *actor.PID
+	sys       *actor.ActorSystem
 }
 
 // NewCommitter is the props producer of a committer for sink vertex v.
 // restored says the pipeline restarts from a checkpoint: after committing
 // what it carries, prepared work of other attempts is aborted.
-func NewCommitter(v *plan.Vertex, jobID string, attempt int, term uint64, restored bool, cfg Config, log zerolog.Logger) actor.Producer {
+func NewCommitter(v *plan.Vertex, job Job, attempt int, restored bool, cfg Config, log zerolog.Logger) actor.Producer {
 	return func() actor.Actor {
-		return &Committer{v: v, jobID: jobID, attempt: attempt, term: term, restored: restored, cfg: cfg, log: log}
+		return &Committer{v: v, job: job, attempt: attempt, restored: restored, cfg: cfg, log: log, staleDone: map[string]bool{}}
 	}
 }
 
@@ -55,6 +65,9 @@ func (c *Committer) Receive(ctx actor.Context) {
 			c.ac, err = s.CreateAggregatedCommitter()
 		case connectors.SinkWithCommitter:
 			c.c, err = s.CreateCommitter()
+			if w, ok := s.(connectors.WriterNodeCommitter); ok {
+				c.onNode = w.CommitsOnWriterNode()
+			}
 		}
 		if err != nil {
 			ctx.Send(ctx.Parent(), &commitFailed{vertex: c.v.ID, cause: fmt.Sprintf("%s: creating committer: %v", c.v.Name, err)})
@@ -82,7 +95,7 @@ func (c *Committer) run(ctx actor.Context) {
 			ctx.Send(ctx.Parent(), &committed{vertex: c.v.ID, checkpoint: m.checkpoint})
 			continue
 		}
-		if p, ok := err.(interface{ Permanent() bool }); ok && p.Permanent() {
+		if connectors.IsPermanent(err) {
 			c.queue = nil
 			ctx.Send(ctx.Parent(), &commitFailed{vertex: c.v.ID, cause: fmt.Sprintf("%s: %v", c.v.Name, err)})
 			return
@@ -99,14 +112,19 @@ func (c *Committer) run(ctx actor.Context) {
 	}
 }
 
+func (c *Committer) commitContext(m *commit) connectors.CommitContext {
+	return connectors.CommitContext{JobID: c.job.Spec.JobId, Pipeline: c.v.Pipeline.ID, Attempt: c.attempt, Term: c.job.Term,
+		CheckpointID: m.checkpoint, Final: m.final}
+}
+
 func (c *Committer) commit(m *commit) error {
-	cc := connectors.CommitContext{JobID: c.jobID, Pipeline: c.v.Pipeline.ID, Attempt: c.attempt, Term: c.term, CheckpointID: m.checkpoint, Final: m.final}
+	cc := c.commitContext(m)
 	infos := append([]*messages.PendingCommit(nil), m.infos...)
 	sort.SliceStable(infos, func(a, b int) bool { return infos[a].Subtask < infos[b].Subtask })
-	raw := make([][]byte, len(infos))
-	for i, in := range infos {
-		raw[i] = in.Info
+	if c.c != nil && c.onNode {
+		return c.commitOnNodes(m, infos)
 	}
+	raw := rawInfos(infos)
 	var err error
 	switch {
 	case c.ac != nil:
@@ -120,14 +138,13 @@ func (c *Committer) commit(m *commit) error {
 		}
 	default:
 		if len(raw) > 0 {
-			return permanent{fmt.Errorf("prepared commit infos but the sink has no committer")}
+			return connectors.Permanent(fmt.Errorf("prepared commit infos but the sink has no committer"))
 		}
 	}
 	if err != nil {
 		return err
 	}
 	if c.restored {
-		c.restored = false
 		var sa connectors.StaleAborter
 		if x, ok := c.ac.(connectors.StaleAborter); ok && c.ac != nil {
 			sa = x
@@ -136,14 +153,19 @@ func (c *Committer) commit(m *commit) error {
 		}
 		if sa != nil {
 			if err := sa.AbortStale(cc); err != nil {
-				c.restored = true
 				return fmt.Errorf("aborting work of earlier attempts: %w", err)
 			}
 		}
+		c.restored = false
 	}
 	return nil
 }
 
-type permanent struct{ error }
-
-func (permanent) Permanent() bool { return true }
+// rawInfos are the infos' bytes, in order.
+func rawInfos(infos []*messages.PendingCommit) [][]byte {
+	raw := make([][]byte, len(infos))
+	for i, in := range infos {
+		raw[i] = in.Info
+	}
+	return raw
+}

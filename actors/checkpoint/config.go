@@ -13,13 +13,16 @@ type Config struct {
 	// doubles up to CommitBackoffMax.
 	CommitBackoff    time.Duration
 	CommitBackoffMax time.Duration
+	// CommitTimeout bounds the wait for another node to commit its part
+	// of a checkpoint (CommitOnNode); a timeout is retried as a failure.
+	CommitTimeout time.Duration
 }
 
 // DefaultConfig are the engine defaults (SeaTunnel's seatunnel.yaml:
 // interval 10 s, timeout 60 s, max-retained 3).
 func DefaultConfig() Config {
 	return Config{Interval: 10 * time.Second, Timeout: 60 * time.Second, MaxRetained: 3, TolerableFailures: 3,
-		CommitBackoff: 100 * time.Millisecond, CommitBackoffMax: 30 * time.Second}
+		CommitBackoff: 100 * time.Millisecond, CommitBackoffMax: 30 * time.Second, CommitTimeout: 30 * time.Second}
 }
 
 // The checkpoint types.

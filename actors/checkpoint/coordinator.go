@@ -17,6 +17,7 @@ import (
 // child of the JobMaster.
 type Coordinator struct {
 	cfg     Config
+	job     Job
 	jobID   string
 	pipe    *plan.Pipeline
 	attempt int
@@ -58,9 +59,9 @@ type inflight struct {
 
 // New is the props producer of a pipeline's coordinator. restore is the
 // checkpoint the attempt starts from (nil: a fresh start).
-func New(cfg Config, jobID string, pipe *plan.Pipeline, attempt int, term uint64, store storage.Storage, restore *messages.CompletedCheckpoint, log zerolog.Logger) actor.Producer {
+func New(cfg Config, job Job, pipe *plan.Pipeline, attempt int, store storage.Storage, restore *messages.CompletedCheckpoint, log zerolog.Logger) actor.Producer {
 	return func() actor.Actor {
-		return &Coordinator{cfg: cfg, jobID: jobID, pipe: pipe, attempt: attempt, term: term, store: store, restore: restore,
+		return &Coordinator{cfg: cfg, job: job, jobID: job.Spec.JobId, pipe: pipe, attempt: attempt, term: job.Term, store: store, restore: restore,
 			log:        log.With().Int("pipeline", pipe.ID).Int("attempt", attempt).Logger(),
 			committers: map[int]*actor.PID{}, pending: map[int64][]*messages.PendingCommit{},
 			pendingFinal: map[int64]bool{}, uncommitted: map[int64]map[int]bool{}, restoring: map[int]bool{}}
@@ -104,7 +105,7 @@ func (c *Coordinator) Receive(ctx actor.Context) {
 // commit what the checkpoint carries, then abort stale prepared work.
 func (c *Coordinator) startCommitters(ctx actor.Context) {
 	for _, v := range c.pipe.Sinks() {
-		pid, err := ctx.SpawnNamed(actor.PropsFromProducer(NewCommitter(v, c.jobID, c.attempt, c.term, c.restore != nil, c.cfg, c.log)), fmt.Sprintf("committer/%d", v.ID))
+		pid, err := ctx.SpawnNamed(actor.PropsFromProducer(NewCommitter(v, c.job, c.attempt, c.restore != nil, c.cfg, c.log)), fmt.Sprintf("committer/%d", v.ID))
 		if err != nil {
 			c.fail(ctx, fmt.Sprintf("starting the committer of %s: %v", v.Name, err), true)
 			return
@@ -209,7 +210,8 @@ func (c *Coordinator) complete(ctx actor.Context) {
 		}
 		cp.Tasks = append(cp.Tasks, &messages.TaskStateRef{Chain: a.Loc.Chain, Subtask: a.Loc.Subtask, Handle: a.Handle})
 		for _, ci := range a.Commits {
-			newInfos = append(newInfos, &messages.PendingCommit{CheckpointId: in.id, Vertex: ci.Vertex, Subtask: ci.Subtask, Info: ci.Info})
+			newInfos = append(newInfos, &messages.PendingCommit{CheckpointId: in.id, Vertex: ci.Vertex, Subtask: ci.Subtask, Info: ci.Info,
+				Node: ci.Node, Worker: ci.Worker})
 		}
 	}
 	for _, ps := range c.pending {

@@ -12,5 +12,8 @@
 //
 // Committers, one actor per sink vertex, commit what completed checkpoints
 // carry: idempotent, retried with backoff; commit infos not yet committed
-// stay in every later checkpoint until they are.
+// stay in every later checkpoint until they are. They run where the
+// JobMaster is; a sink whose commit touches the writer's local disk
+// (connectors.WriterNodeCommitter) has each node's infos committed on that
+// node, by its TaskExecutionService (nodes.go, DESIGN §8).
 package checkpoint

@@ -43,6 +43,9 @@ type commit struct {
 	checkpoint int64
 	final      bool
 	infos      []*messages.PendingCommit
+	// done are the nodes whose part is committed, while the rest is
+	// retried (a sink that commits on the writer's node).
+	done map[string]bool
 }
 
 // committed is a committer's report that a checkpoint's infos are in.

@@ -1,13 +1,15 @@
 // Package jobmaster is the JobMaster actor: one per job, child of the
 // CoordinatorService (DESIGN §3, §6). For each pipeline it starts a
-// CheckpointCoordinator (with its committers), the enumerator hosts, and
-// deploys the subtasks by message to a worker's TaskExecutionService,
-// wires them and watches them. A pipeline whose subtasks have all drained
-// takes its final checkpoint; once that is committed the pipeline is
-// FINISHED. A failure (TaskFailed, a subtask gone, a checkpoint past the
-// tolerable failures) cancels the pipeline and restores it from its latest
-// completed checkpoint as a new attempt, up to job.retry.times; past that
-// the job FAILS with the cause. Other pipelines keep running meanwhile.
+// CheckpointCoordinator (with its committers, which find the nodes that
+// commit their own writers' infos through the ResourceManager, DESIGN §8),
+// the enumerator hosts, and deploys the subtasks by message to a worker's
+// TaskExecutionService, naming the worker's node, wires them and watches
+// them. A pipeline whose subtasks have all drained takes its final
+// checkpoint; once that is committed the pipeline is FINISHED. A failure
+// (TaskFailed, a subtask gone, a checkpoint past the tolerable failures)
+// cancels the pipeline and restores it from its latest completed
+// checkpoint as a new attempt, up to job.retry.times; past that the job
+// FAILS with the cause. Other pipelines keep running meanwhile.
 // Before the job's first attempt (not when it is restored) the sinks apply
 // their save modes (connectors.SaveModeHandler).
 package jobmaster
@@ -171,7 +173,7 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 			if j.state == state.JobPending {
 				j.state = state.JobRunning
 			}
-			j.deploy(ctx, p, m.Addresses)
+			j.deploy(ctx, p, m)
 		}
 	case *resource.Refused:
 		if p := j.owned(m.Owner); p != nil {
@@ -390,7 +392,8 @@ func (j *JobMaster) startPipeline(ctx actor.Context, p *pipelineRun, restore boo
 	p.tasks = map[[2]int32]*taskRun{}
 	p.enums = map[int]*actor.PID{}
 	p.cause = ""
-	pid, err := ctx.SpawnNamed(actor.PropsFromProducer(checkpoint.New(j.checkpointConfig(), j.spec.JobId, p.p, attempt, j.opts.Term, j.store, p.restore, j.log)),
+	job := checkpoint.Job{Spec: j.spec, Term: j.opts.Term, Workers: workersOf(j.sys, j.resources)}
+	pid, err := ctx.SpawnNamed(actor.PropsFromProducer(checkpoint.New(j.checkpointConfig(), job, p.p, attempt, j.store, p.restore, j.log)),
 		fmt.Sprintf("checkpoint/%d/%d", p.p.ID, attempt))
 	if err != nil {
 		j.endPipeline(ctx, p, state.PipelineFailed, fmt.Sprintf("starting the checkpoint coordinator: %v", err))
@@ -426,7 +429,7 @@ func (j *JobMaster) requestSlots(ctx actor.Context, p *pipelineRun) {
 
 // deploy starts the enumerators and asks each slot's worker for its
 // subtask.
-func (j *JobMaster) deploy(ctx actor.Context, p *pipelineRun, workers []string) {
+func (j *JobMaster) deploy(ctx actor.Context, p *pipelineRun, g *resource.Granted) {
 	if p.state != state.PipelineDeploying {
 		ctx.Send(j.resources, &resource.Release{Owner: j.slotOwner(p)})
 		return
@@ -445,9 +448,9 @@ func (j *JobMaster) deploy(ctx actor.Context, p *pipelineRun, workers []string) 
 		for i := 0; i < c.Parallelism; i++ {
 			loc := &messages.TaskLocation{JobId: j.spec.JobId, Pipeline: int32(p.p.ID), Attempt: int32(p.attempt), Chain: int32(c.ID), Subtask: int32(i), Term: j.opts.Term}
 			p.tasks[[2]int32{int32(c.ID), int32(i)}] = &taskRun{pipe: p, loc: loc, state: state.TaskCreated}
-			worker := actor.NewPID(workers[slot], "worker")
+			worker, node := workerPID(g.Addresses[slot]), g.Slots[slot].ID.Worker
 			slot++
-			ctx.Request(worker, &messages.DeployTask{Loc: loc, Job: j.spec, JobMaster: messages.FromPID(ctx.Self()), Restore: p.restore})
+			ctx.Request(worker, &messages.DeployTask{Loc: loc, Job: j.spec, JobMaster: messages.FromPID(ctx.Self()), Restore: p.restore, Node: node})
 		}
 	}
 }
@@ -704,4 +707,27 @@ func (j *JobMaster) status() *messages.JobStatus {
 		}
 	}
 	return s
+}
+
+// workerPID is the TaskExecutionService of the node at address.
+func workerPID(address string) *actor.PID { return actor.NewPID(address, "worker") }
+
+// workersOf is a job's checkpoint.Workers: the ResourceManager's workers,
+// each by its node id.
+func workersOf(sys *actor.ActorSystem, resources *actor.PID) checkpoint.Workers {
+	return func() (map[string]*actor.PID, error) {
+		res, err := sys.Root.RequestFuture(resources, &resource.GetWorkers{}, 5*time.Second).Result()
+		if err != nil {
+			return nil, fmt.Errorf("asking the resource manager for the workers: %w", err)
+		}
+		ws, ok := res.(*resource.Workers)
+		if !ok {
+			return nil, fmt.Errorf("the resource manager answered %T", res)
+		}
+		out := make(map[string]*actor.PID, len(ws.Workers))
+		for _, w := range ws.Workers {
+			out[w.ID] = workerPID(w.Address)
+		}
+		return out, nil
+	}
 }

@@ -88,7 +88,10 @@ func (t *Task) startCapture(ctx actor.Context, id int64, typ string) error {
 			return fmt.Errorf("%s: prepare commit: %w", p.v.Name, err)
 		}
 		if info != nil {
-			t.cp.uncommitted = append(t.cp.uncommitted, preparedInfo{id, &messages.CommitInfo{Vertex: int32(p.v.ID), Subtask: int32(t.index), Info: info}})
+			// Where it was written: its TaskExecutionService (the parent)
+			// runs the commit when the sink commits on the writer's node.
+			t.cp.uncommitted = append(t.cp.uncommitted, preparedInfo{id, &messages.CommitInfo{Vertex: int32(p.v.ID), Subtask: int32(t.index), Info: info,
+				Node: t.opts.Node, Worker: messages.FromPID(ctx.Parent())}})
 		}
 		states, err := p.writer.SnapshotState(id)
 		if err != nil {

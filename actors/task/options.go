@@ -22,6 +22,11 @@ type Options struct {
 	NATS *nats.Conn
 	// Prefix is the NATS subject prefix.
 	Prefix string
+	// Node is the id of the node the subtask runs on (the
+	// ResourceManager's worker id). The TaskExecutionService sets it from
+	// DeployTask; its sinks stamp it, with the service's pid, on their
+	// commit infos so that a commit can run where they wrote (DESIGN §8).
+	Node string
 }
 
 // DefaultOptions are the defaults of the engine config.

@@ -1,12 +1,15 @@
 // Package worker is the TaskExecutionService: the actor on each worker node
 // that starts subtasks when a JobMaster asks (DESIGN §3, "deployment is by
 // message, locally too"), is their parent and supervisor, and never restarts
-// one in place: a subtask that fails is stopped and its JobMaster told.
+// one in place: a subtask that fails is stopped and its JobMaster told. It
+// also commits, on this node, the infos that this node's writers prepared
+// for a sink that commits on the writer's node (DESIGN §8; commit.go).
 package worker
 
 import (
 	"fmt"
 	"io"
+	"maps"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
@@ -22,11 +25,16 @@ import (
 
 // Service is the TaskExecutionService actor.
 type Service struct {
-	opts  task.Options
-	store storage.Storage
-	log   zerolog.Logger
-	plans map[string]*jobPlan      // by job id
-	tasks map[string]*deployedTask // by subtask pid id
+	opts    task.Options
+	store   storage.Storage
+	log     zerolog.Logger
+	vars    map[string]string        // the node's variables (WithVars)
+	plans   map[string]*jobPlan      // by job id
+	tasks   map[string]*deployedTask // by subtask pid id
+	commits map[string]*actor.PID    // node committers, by job id
+	// commitSeq numbers the node committers: one that stopped may still
+	// hold its name while the next starts.
+	commitSeq int
 }
 
 type jobPlan struct {
@@ -39,10 +47,26 @@ type deployedTask struct {
 	jobMaster *actor.PID
 }
 
+// Option configures the service.
+type Option func(*Service)
+
+// WithVars gives the node's own variables: a job's ${name} resolves to
+// them when this node plans it, after the job's own variables (-i) and
+// before the environment. They are what the environment would give on a
+// machine of its own: a node-local path, say (tests run several nodes in
+// one process this way).
+func WithVars(vars map[string]string) Option {
+	return func(s *Service) { s.vars = vars }
+}
+
 // Props are the service's props: its supervisor strategy stops a failed
 // subtask and reports it.
-func Props(opts task.Options, store storage.Storage, log zerolog.Logger) *actor.Props {
-	s := &Service{opts: opts, store: store, log: log, plans: map[string]*jobPlan{}, tasks: map[string]*deployedTask{}}
+func Props(opts task.Options, store storage.Storage, log zerolog.Logger, options ...Option) *actor.Props {
+	s := &Service{opts: opts, store: store, log: log, plans: map[string]*jobPlan{}, tasks: map[string]*deployedTask{},
+		commits: map[string]*actor.PID{}}
+	for _, o := range options {
+		o(s)
+	}
 	return actor.PropsFromProducer(func() actor.Actor { return s }, actor.WithSupervisor(&reporting{s: s}))
 }
 
@@ -56,7 +80,12 @@ func (s *Service) Receive(ctx actor.Context) {
 			reply.Error = err.Error()
 		}
 		ctx.Respond(reply)
+	case *messages.CommitOnNode:
+		s.commitOnNode(ctx, m)
+	case *committerIdle:
+		s.stopCommitter(ctx, m)
 	case *actor.Terminated:
+		s.committerGone(m.Who)
 		if d := s.tasks[m.Who.Id]; d != nil {
 			delete(s.tasks, m.Who.Id)
 			if jp := s.plans[d.loc.JobId]; jp != nil {
@@ -69,8 +98,17 @@ func (s *Service) Receive(ctx actor.Context) {
 }
 
 // PlanFor plans a job from its spec, as the JobMaster did.
-func PlanFor(spec *messages.JobSpec) (*plan.Plan, error) {
-	job, err := config.Parse(spec.File, spec.Config, spec.Vars)
+func PlanFor(spec *messages.JobSpec) (*plan.Plan, error) { return planOn(spec, nil) }
+
+// planOn plans a job on a node with the node's own variables under the
+// job's.
+func planOn(spec *messages.JobSpec, nodeVars map[string]string) (*plan.Plan, error) {
+	vars := spec.Vars
+	if len(nodeVars) > 0 {
+		vars = maps.Clone(nodeVars)
+		maps.Copy(vars, spec.Vars)
+	}
+	job, err := config.Parse(spec.File, spec.Config, vars)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +121,7 @@ func PlanFor(spec *messages.JobSpec) (*plan.Plan, error) {
 func (s *Service) deploy(ctx actor.Context, m *messages.DeployTask) (*actor.PID, error) {
 	jp := s.plans[m.Job.JobId]
 	if jp == nil {
-		p, err := PlanFor(m.Job)
+		p, err := planOn(m.Job, s.vars)
 		if err != nil {
 			return nil, fmt.Errorf("planning job %s on this worker: %w", m.Job.JobId, err)
 		}
@@ -115,7 +153,13 @@ func (s *Service) deploy(ctx actor.Context, m *messages.DeployTask) (*actor.PID,
 		}
 		receiver = r
 	}
-	props := actor.PropsFromProducer(task.New(m.Loc, jp.plan, jm, m.Restore, s.store, receiver, s.opts, s.log), actor.WithMailbox(mailbox.Producer()))
+	// The subtask's sinks name this node on their commit infos: by the
+	// ResourceManager's id for it, or (one process) the system's address.
+	opts := s.opts
+	if opts.Node = m.Node; opts.Node == "" {
+		opts.Node = ctx.Self().Address
+	}
+	props := actor.PropsFromProducer(task.New(m.Loc, jp.plan, jm, m.Restore, s.store, receiver, opts, s.log), actor.WithMailbox(mailbox.Producer()))
 	pid, err := ctx.SpawnNamed(props, name)
 	if err != nil {
 		if receiver != nil {

@@ -11,7 +11,8 @@ import (
 	"github.com/stactor/stactor/connectors"
 )
 
-// committer commits the infos of the writers of its node: it renames
+// committer commits the infos of the writers of its node (the engine runs
+// it there: the sink is a connectors.WriterNodeCommitter): it renames
 // staged files to their final names. Every step can be repeated: a file
 // already moved (staged file gone, final file there) counts as done, so a
 // commit that crashed half way completes the rest when run again.
@@ -60,7 +61,10 @@ func commitFile(from, to string) error {
 		if _, err := os.Lstat(to); err == nil {
 			return nil // committed before
 		}
-		return fmt.Errorf("neither the staged file %s nor its committed name %s exists", from, to)
+		// Retrying cannot bring it back: the job fails with this error
+		// rather than wait forever (a dead node's disk, without a shared
+		// filesystem, or someone deleted the staging folder).
+		return connectors.Permanent(fmt.Errorf("neither the staged file %s nor its committed name %s exists", from, to))
 	}
 	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 		return err
@@ -97,10 +101,10 @@ func abortInfo(info *commitInfo) error {
 }
 
 // AbortStale deletes what earlier attempts of this job's pipeline staged
-// and never committed (run on restore, after the restored checkpoint's
-// infos were committed). The current attempt's staging, a newer attempt's
-// (this committer may be a leftover of a replaced leader) and other jobs'
-// and pipelines' are left alone.
+// on this node and never committed (run on restore, on every node, after
+// the restored checkpoint's infos were committed). The current attempt's
+// staging, a newer attempt's (this committer may be a leftover of a
+// replaced leader) and other jobs' and pipelines' are left alone.
 func (c *committer) AbortStale(ctx connectors.CommitContext) error {
 	dir := pipelineStaging(c.root, ctx.JobID, ctx.Pipeline)
 	entries, err := os.ReadDir(dir)

@@ -22,8 +22,10 @@
 // (staging, final) pairs whose final names carry SeaTunnel's transaction id
 // T_<job>_<pipeline>_<subtask>_<n>, so committing again names the same
 // files. The per-writer Committer renames them into place on the node that
-// wrote (DESIGN §8), idempotently, fsyncing the folders; Abort and
-// AbortStale delete staging only, never a committed file. Row kinds are not
+// wrote (DESIGN §8: the sink is a connectors.WriterNodeCommitter, so the
+// engine sends each node's infos to that node), idempotently, fsyncing the
+// folders; Abort and AbortStale delete staging only, never a committed
+// file, and AbortStale runs on every node on restore. Row kinds are not
 // written: as SeaTunnel's file sinks, every row is written as it is. With
 // is_enable_transaction = false files are written straight to their final
 // names as rows arrive, which is not exactly-once: a replay after a

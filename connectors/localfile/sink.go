@@ -235,9 +235,15 @@ type sink struct {
 }
 
 var (
-	_ connectors.SinkWithCommitter = (*sink)(nil)
-	_ connectors.StaleAborter      = (*committer)(nil)
+	_ connectors.WriterNodeCommitter = (*sink)(nil)
+	_ connectors.StaleAborter        = (*committer)(nil)
 )
+
+// CommitsOnWriterNode: with transactions, the files are staged on the disk
+// of the node that wrote them and only that node can rename them into
+// place (on a shared filesystem that node can too). Without transactions
+// there is nothing to commit.
+func (s *sink) CommitsOnWriterNode() bool { return s.cfg.transactional }
 
 func (s *sink) CreateWriter(task connectors.TaskInfo, states [][]byte) (connectors.Writer, error) {
 	return newWriter(s.cfg, task, states)

@@ -293,3 +293,23 @@ func TestSingleFileAndEmptyFile(t *testing.T) {
 		t.Fatalf("files %v", got)
 	}
 }
+
+// Staged files that are gone (a dead node's disk without a shared
+// filesystem) fail the commit permanently: retrying cannot bring them back,
+// and the job must fail with the file's name rather than wait forever.
+func TestCommitOfLostStagingIsPermanent(t *testing.T) {
+	dir := t.TempDir()
+	k := newTestSink(t, "path = "+q(dir)+"\nfile_format_type = csv", numbered)
+	info, w := prepared(t, k, task(0, 1), 2, numberedRows(t, 3))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, stagingDir)); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := k.CreateCommitter()
+	err := c.Commit(cctx(1, 2), [][]byte{info})
+	if err == nil || !connectors.IsPermanent(err) || !strings.Contains(err.Error(), "neither the staged file") {
+		t.Fatalf("commit of lost staging: %v (permanent %v)", err, connectors.IsPermanent(err))
+	}
+}
