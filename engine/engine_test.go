@@ -522,21 +522,12 @@ func TestWaitStrategyJobPendingUntilWorkerJoins(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Store = store
-	sys, err := engine.NewSystem(cfg)
+	e, err := engine.StartWith(cfg, resource.Options{Strategy: resources.SlotRatio, Wait: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(sys.Shutdown)
-	w, err := engine.SpawnWorker(sys, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := engine.SpawnMaster(sys, cfg, resource.Options{Strategy: resources.SlotRatio, Wait: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &engine.Engine{System: sys, Coordinator: m.Coordinator, Worker: w, Resources: m.Resources}
-	e.AddWorker(resources.Worker{ID: "a", Address: sys.Address(), FixedSlots: 4, Tags: map[string]string{"zone": "a"}})
+	t.Cleanup(e.Stop)
+	e.AddWorker(resources.Worker{ID: "a", Address: e.System.Address(), FixedSlots: 4, Tags: map[string]string{"zone": "a"}})
 	submit(t, e, "pending", `
 env { tag_filter { zone = "b" } }
 source { EngineTestSource { rows = 100 } }
@@ -555,7 +546,7 @@ sink { EngineTestSink { key = "pending" } }`)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	e.AddWorker(resources.Worker{ID: "b", Address: sys.Address(), FixedSlots: 4, Tags: map[string]string{"zone": "b"}})
+	e.AddWorker(resources.Worker{ID: "b", Address: e.System.Address(), FixedSlots: 4, Tags: map[string]string{"zone": "b"}})
 	st := wait(t, e, "pending")
 	if st.State != state.JobFinished {
 		t.Fatalf("state %s: %s", st.State, st.Error)

@@ -26,6 +26,14 @@ type Registry interface {
 	Save(spec *messages.JobSpec, status *messages.JobStatus) error
 }
 
+// History is a Registry that can also list the jobs it holds, as their
+// records have them. The coordinator adds those it does not run itself to
+// ListJobs and answers GetJobStatus and WaitJob for them: jobs that ended
+// under an earlier leader, or that a new leader has not resumed yet.
+type History interface {
+	Jobs() ([]*messages.JobStatus, error)
+}
+
 // Service is the actor.
 type Service struct {
 	registry  Registry
@@ -36,6 +44,8 @@ type Service struct {
 	jobs      map[string]*job
 	order     []string
 	specs     map[string]*messages.JobSpec
+	// early are cancels and savepoints of jobs not resumed yet.
+	early map[string]any
 }
 
 type job struct {
@@ -49,7 +59,7 @@ type job struct {
 // every JobMaster.
 func New(resources *actor.PID, store storage.Storage, opts jobmaster.Options, registry Registry, log zerolog.Logger) actor.Producer {
 	return func() actor.Actor {
-		return &Service{resources: resources, store: store, registry: registry, specs: map[string]*messages.JobSpec{}, opts: opts, log: log, jobs: map[string]*job{}}
+		return &Service{resources: resources, store: store, registry: registry, specs: map[string]*messages.JobSpec{}, early: map[string]any{}, opts: opts, log: log, jobs: map[string]*job{}}
 	}
 }
 
@@ -71,6 +81,11 @@ func (s *Service) Receive(ctx actor.Context) {
 		j.waiters = nil
 	case *messages.ListJobs:
 		out := &messages.JobList{}
+		for _, st := range s.history() {
+			if s.jobs[st.JobId] == nil {
+				out.Jobs = append(out.Jobs, st)
+			}
+		}
 		for _, id := range s.order {
 			j := s.jobs[id]
 			if j.final != nil {
@@ -87,7 +102,12 @@ func (s *Service) Receive(ctx actor.Context) {
 		j := s.jobs[m.JobId]
 		switch {
 		case j == nil:
-			ctx.Respond(unknown(m.JobId))
+			st := s.recorded(m.JobId)
+			if !state.JobEnded(st.State) && st.State != "UNKNOWN" {
+				// Recorded as running, not resumed yet: nothing to wait on here.
+				st = &messages.JobStatus{JobId: m.JobId, State: "UNKNOWN", Error: fmt.Sprintf("job %s is being resumed by the new leader; ask again", m.JobId)}
+			}
+			ctx.Respond(st)
 		case j.final != nil:
 			ctx.Respond(j.final)
 		default:
@@ -97,20 +117,16 @@ func (s *Service) Receive(ctx actor.Context) {
 		j := s.jobs[m.JobId]
 		switch {
 		case j == nil:
-			ctx.Respond(unknown(m.JobId))
+			ctx.Respond(s.recorded(m.JobId))
 		case j.final != nil:
 			ctx.Respond(j.final)
 		default:
 			ctx.RequestWithCustomSender(j.pid, m, ctx.Sender())
 		}
 	case *messages.CancelJob:
-		if j := s.jobs[m.JobId]; j != nil && j.pid != nil {
-			ctx.Send(j.pid, m)
-		}
+		s.forward(ctx, m.JobId, m)
 	case *messages.Savepoint:
-		if j := s.jobs[m.JobId]; j != nil && j.pid != nil {
-			ctx.Send(j.pid, m)
-		}
+		s.forward(ctx, m.JobId, m)
 	}
 }
 
@@ -121,6 +137,48 @@ func (s *Service) save(id string, st *messages.JobStatus) {
 	if err := s.registry.Save(s.specs[id], st); err != nil {
 		s.log.Warn().Err(err).Str("job", id).Msg("saving the job in the registry")
 	}
+}
+
+// forward hands a cancel or savepoint to the job's JobMaster. A job that
+// the registry holds as running but that this new leader has not resumed
+// yet gets it as soon as it is resumed, so a request made right after a
+// takeover is not lost.
+func (s *Service) forward(ctx actor.Context, id string, m any) {
+	if j := s.jobs[id]; j != nil {
+		if j.pid != nil {
+			ctx.Send(j.pid, m)
+		}
+		return
+	}
+	if st := s.recorded(id); st.State != "UNKNOWN" && !state.JobEnded(st.State) {
+		s.log.Info().Str("job", id).Msgf("%T held until the job is resumed", m)
+		s.early[id] = m
+	}
+}
+
+// history is the registry's jobs (none without a History registry; a
+// registry that cannot be read is logged and taken as empty).
+func (s *Service) history() []*messages.JobStatus {
+	h, ok := s.registry.(History)
+	if !ok {
+		return nil
+	}
+	jobs, err := h.Jobs()
+	if err != nil {
+		s.log.Warn().Err(err).Msg("reading the job registry")
+	}
+	return jobs
+}
+
+// recorded is the registry's status of a job this coordinator does not
+// run, or UNKNOWN.
+func (s *Service) recorded(id string) *messages.JobStatus {
+	for _, st := range s.history() {
+		if st.JobId == id {
+			return st
+		}
+	}
+	return unknown(id)
 }
 
 func unknown(id string) *messages.JobStatus {
@@ -146,6 +204,10 @@ func (s *Service) submit(ctx actor.Context, m *messages.SubmitJob) *messages.Sub
 		return &messages.SubmitJobReply{JobId: m.JobId, Error: err.Error()}
 	}
 	s.jobs[m.JobId] = &job{pid: pid}
+	if early := s.early[m.JobId]; early != nil {
+		delete(s.early, m.JobId)
+		ctx.Send(pid, early)
+	}
 	if !dup {
 		s.order = append(s.order, m.JobId)
 	}

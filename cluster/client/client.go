@@ -116,9 +116,9 @@ func (c *Client) Submit(ctx context.Context, m *messages.SubmitJob) error {
 	return nil
 }
 
-// Status asks for a job's status. A job the leader does not know is
-// looked up in the job registry: a new leader may not have resumed it yet
-// (its record says it runs), or it ended under an earlier leader.
+// Status asks the leader for a job's status. The leader answers from the
+// job registry for a job it does not run itself: one that ended under an
+// earlier leader, or one it has not resumed yet.
 func (c *Client) Status(ctx context.Context, id string) (*messages.JobStatus, error) {
 	res, err := c.Request(ctx, &messages.GetJobStatus{JobId: id}, 5*time.Second)
 	if err != nil {
@@ -128,16 +128,11 @@ func (c *Client) Status(ctx context.Context, id string) (*messages.JobStatus, er
 	if !ok {
 		return nil, fmt.Errorf("unexpected answer %T", res)
 	}
-	if st.State == "UNKNOWN" {
-		if rec, err := consul.NewJobRegistry(c.consul, c.cluster).GetJob(ctx, id); err == nil {
-			return recordStatus(rec), nil
-		}
-	}
 	return st, nil
 }
 
-// List lists the leader's jobs, then the registry's jobs the leader does
-// not know (they ended under an earlier leader, or are not resumed yet).
+// List lists the jobs: the leader's, and the registry's it does not run
+// (ended under an earlier leader, or not resumed yet), oldest first.
 func (c *Client) List(ctx context.Context) ([]*messages.JobStatus, error) {
 	res, err := c.Request(ctx, &messages.ListJobs{}, 10*time.Second)
 	if err != nil {
@@ -147,34 +142,7 @@ func (c *Client) List(ctx context.Context) ([]*messages.JobStatus, error) {
 	if !ok {
 		return nil, fmt.Errorf("unexpected answer %T", res)
 	}
-	recs, err := consul.NewJobRegistry(c.consul, c.cluster).ListJobs(ctx)
-	if err != nil {
-		return l.Jobs, nil // the leader's list is still right
-	}
-	known := map[string]bool{}
-	for _, j := range l.Jobs {
-		known[j.JobId] = true
-	}
-	var older []*messages.JobStatus
-	for _, r := range recs {
-		if !known[r.ID] {
-			older = append(older, recordStatus(r))
-		}
-	}
-	return append(older, l.Jobs...), nil
-}
-
-// recordStatus is a job's status as its registry record has it (no row
-// counts).
-func recordStatus(r consul.JobRecord) *messages.JobStatus {
-	st := &messages.JobStatus{JobId: r.ID, Name: r.Name, State: r.State, Error: r.Error, StartUnixMs: r.SubmitTime.UnixMilli()}
-	if r.Ended() {
-		st.EndUnixMs = r.EndTime.UnixMilli()
-	}
-	for _, p := range r.Pipelines {
-		st.Pipelines = append(st.Pipelines, &messages.PipelineStatus{Id: p.ID, State: p.State, Attempt: p.Attempt})
-	}
-	return st
+	return l.Jobs, nil
 }
 
 // Send sends a one-way message (cancel, savepoint) to the leader.

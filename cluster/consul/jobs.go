@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/consul/api"
+
+	"github.com/stactor/stactor/messages"
 )
 
 // JobRecord is a job as the leader persists it, so that a new leader can
@@ -28,6 +30,13 @@ type JobRecord struct {
 	EndTime   time.Time        `json:"end_time,omitzero"`
 	Pipelines []PipelineRecord `json:"pipelines,omitempty"`
 	Error     string           `json:"error,omitempty"`
+	// Row and byte counts as of the record's write (the final ones once the
+	// job ended), so history shows them under any later leader.
+	ReadRows   int64 `json:"read_rows,omitempty"`
+	WriteRows  int64 `json:"write_rows,omitempty"`
+	FailedRows int64 `json:"failed_rows,omitempty"`
+	ReadBytes  int64 `json:"read_bytes,omitempty"`
+	WriteBytes int64 `json:"write_bytes,omitempty"`
 	// Term is the term (Leader.Term) of the leader that wrote the record.
 	Term uint64 `json:"term"`
 
@@ -47,6 +56,19 @@ type PipelineRecord struct {
 
 // Ended reports whether the job is history.
 func (r JobRecord) Ended() bool { return !r.EndTime.IsZero() }
+
+// Status is the job's status as its record has it.
+func (r JobRecord) Status() *messages.JobStatus {
+	st := &messages.JobStatus{JobId: r.ID, Name: r.Name, State: r.State, Error: r.Error, StartUnixMs: r.SubmitTime.UnixMilli(),
+		ReadRows: r.ReadRows, WriteRows: r.WriteRows, FailedRows: r.FailedRows, ReadBytes: r.ReadBytes, WriteBytes: r.WriteBytes}
+	if r.Ended() {
+		st.EndUnixMs = r.EndTime.UnixMilli()
+	}
+	for _, p := range r.Pipelines {
+		st.Pipelines = append(st.Pipelines, &messages.PipelineStatus{Id: p.ID, State: p.State, Attempt: p.Attempt})
+	}
+	return st
+}
 
 // JobRegistry is the cluster's job registry and job history in Consul KV,
 // one key per job under stactor/<cluster>/jobs/. Every write is a

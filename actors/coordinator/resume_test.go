@@ -1,0 +1,53 @@
+package coordinator_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stactor/stactor/actors/resource"
+	_ "github.com/stactor/stactor/connectors/all"
+	"github.com/stactor/stactor/engine"
+	"github.com/stactor/stactor/messages"
+	"github.com/stactor/stactor/resources"
+	"github.com/stactor/stactor/state"
+	"github.com/stactor/stactor/storage/localfile"
+)
+
+// registry holds one job as running under an earlier leader.
+type registry struct{}
+
+func (registry) Save(*messages.JobSpec, *messages.JobStatus) error { return nil }
+func (registry) Jobs() ([]*messages.JobStatus, error) {
+	return []*messages.JobStatus{{JobId: "taken-over", State: state.JobRunning}}, nil
+}
+
+// A cancel that reaches a new leader before it resumed the job is held and
+// applied when the job is resumed, not dropped.
+func TestCancelBeforeResumeIsApplied(t *testing.T) {
+	cfg := engine.DefaultConfig()
+	store, err := localfile.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Store = store
+	e, err := engine.StartWith(cfg, resource.Options{Strategy: resources.SlotRatio}, registry{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Stop)
+	e.AddWorker(resources.Worker{ID: "local", Address: e.System.Address(), FixedSlots: 8})
+	e.Cancel("taken-over")
+	if err := e.Submit(&messages.SubmitJob{JobId: "taken-over", File: "t.conf", Restore: true, Config: []byte(`
+env { job.mode = "STREAMING", checkpoint.interval = 100 }
+source { FakeSource { row.num = 1000000, split.read-interval = 50, schema = { fields { id = "bigint" } } } }
+sink { Console { log.print.data = false } }`)}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := e.Wait("taken-over", 20*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.State != state.JobCanceled {
+		t.Fatalf("state %s (%s), want CANCELED", st.State, st.Error)
+	}
+}
