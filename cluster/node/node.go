@@ -10,10 +10,10 @@
 package node
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -43,7 +43,14 @@ type Config struct {
 	Tags     map[string]string
 	CPU      float64
 	MemoryMB int64
-	HTTP     string
+	// HTTP is where the node serves the HTTP API, /metrics and the web
+	// page (host:port; empty: no HTTP server). See http.go.
+	HTTP string
+	// DataDir is the node's own directory; it keeps the node's id when
+	// ID is not given (see datadir.go). Empty: none.
+	DataDir string
+	// Version is the version the HTTP API reports.
+	Version string
 	// FixedSlots > 0 turns dynamic slots off (slot-num).
 	FixedSlots int
 	Resources  resource.Options
@@ -66,6 +73,7 @@ type Node struct {
 	reg    *consul.Registration
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // the leader loop
+	web    *webServer     // nil without --http
 
 	mu     sync.Mutex // guards master
 	master *engine.Master
@@ -80,10 +88,11 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if !cfg.Has("master") && !cfg.Has("worker") {
 		return nil, fmt.Errorf("--roles must name master, worker or both (got %q)", strings.Join(cfg.Roles, ","))
 	}
-	if cfg.ID == "" {
-		host, _ := os.Hostname()
-		cfg.ID = fmt.Sprintf("%s-%d", host, os.Getpid())
+	id, err := resolveID(cfg.ID, cfg.DataDir)
+	if err != nil {
+		return nil, err
 	}
+	cfg.ID = id
 	n := &Node{cfg: cfg, log: cfg.Engine.Log.With().Str("node", cfg.ID).Logger()}
 	nc, err := nats.Connect(cfg.NATS, nats.Name("stactor-"+cfg.ID), nats.MaxReconnects(-1))
 	if err != nil {
@@ -120,6 +129,10 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("consul at %s: %w", cfg.Consul, err)
 	}
 	n.client = client
+	if err := n.startHTTP(); err != nil {
+		n.Stop()
+		return nil, err
+	}
 	// The registration's heartbeat lives as long as the node (lctx), not
 	// as long as ctx, which only bounds the start; ctx ending during the
 	// registration request still aborts it.
@@ -127,7 +140,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	n.cancel = cancel
 	stopAbort := context.AfterFunc(ctx, cancel)
 	reg, err := consul.Register(lctx, client, consul.Node{ID: cfg.ID, Cluster: cfg.Cluster, Address: sys.Address(), Roles: cfg.Roles,
-		CPU: cfg.CPU, MemoryMB: cfg.MemoryMB, Tags: cfg.Tags, HTTP: cfg.HTTP}, n.opts()...)
+		CPU: cfg.CPU, MemoryMB: cfg.MemoryMB, Tags: cfg.Tags, HTTP: n.HTTPAddr()}, n.opts()...)
 	if !stopAbort() && err == nil {
 		err = ctx.Err()
 	}
@@ -164,6 +177,7 @@ func (n *Node) Address() string { return n.sys.Address() }
 
 // Stop leaves the cluster: resign, deregister, stop the actors.
 func (n *Node) Stop() {
+	n.stopHTTP()
 	if n.cancel != nil {
 		n.cancel()
 		n.wg.Wait()
@@ -312,6 +326,23 @@ type registry struct {
 	index map[string]uint64
 }
 
+// Jobs lists the registry's jobs as their records have them, oldest
+// submit first (the coordinator's History).
+func (r *registry) Jobs() ([]*messages.JobStatus, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	recs, err := r.jobs.ListJobs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*messages.JobStatus, 0, len(recs))
+	for _, rec := range recs {
+		out = append(out, rec.Status())
+	}
+	slices.SortStableFunc(out, func(a, b *messages.JobStatus) int { return cmp.Compare(a.StartUnixMs, b.StartUnixMs) })
+	return out, nil
+}
+
 // Save writes the job's record (check-and-set on its last index).
 func (r *registry) Save(spec *messages.JobSpec, st *messages.JobStatus) error {
 	r.mu.Lock()
@@ -331,7 +362,8 @@ func (r *registry) Save(spec *messages.JobSpec, st *messages.JobStatus) error {
 	}
 	rec := consul.JobRecord{ID: spec.JobId, Name: st.Name, File: spec.File, Config: spec.Config, Vars: spec.Vars,
 		State: st.State, Error: st.Error, Term: r.term, Index: idx,
-		SubmitTime: time.UnixMilli(st.StartUnixMs)}
+		SubmitTime: time.UnixMilli(st.StartUnixMs), ReadRows: st.ReadRows, WriteRows: st.WriteRows,
+		FailedRows: st.FailedRows, ReadBytes: st.ReadBytes, WriteBytes: st.WriteBytes}
 	if st.EndUnixMs > 0 {
 		rec.EndTime = time.UnixMilli(st.EndUnixMs)
 	}

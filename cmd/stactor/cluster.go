@@ -61,7 +61,16 @@ func newNodeCmd(s *settings) *cobra.Command {
 		Long: `Start a stactor cluster node. Masters campaign for the cluster's
 leadership in Consul; the leader runs the coordinator and the resource
 manager. Workers run subtasks. Rows between nodes travel over NATS, and
-checkpoints go to the NATS JetStream object store (JetStream must be on).`,
+checkpoints go to the NATS JetStream object store (JetStream must be on).
+
+With --http ADDR the node serves the HTTP API (SeaTunnel's REST API v2:
+/overview, /running-jobs, /job-info/ID, /finished-jobs, /submit-job,
+/stop-job; and /job-checkpoints/ID), Prometheus /metrics and a web page
+at /. The leader answers; the other nodes redirect to it.
+
+With --data-dir DIR and no --node-id, the node keeps its id in
+DIR/node-id (generated on the first start), so a restarted node is the
+same member of the cluster.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log, err := s.logger()
@@ -101,6 +110,7 @@ checkpoints go to the NATS JetStream object store (JetStream must be on).`,
 			cfg := node.Config{ID: s.v.GetString("node-id"), Cluster: s.v.GetString("cluster"), Roles: roles,
 				Bind: s.v.GetString("bind"), Consul: s.v.GetString("consul"), NATS: s.v.GetString("nats"), Tags: tags,
 				CPU: s.v.GetFloat64("cpu"), MemoryMB: s.v.GetInt64("memory"),
+				HTTP: s.v.GetString("http"), DataDir: s.v.GetString("data-dir"), Version: version,
 				Resources: resource.Options{Strategy: strategy, Wait: wait,
 					Slot: resources.Profile{CPU: s.v.GetFloat64("slot.cpu"), MemoryMB: s.v.GetInt64("slot.memory")}},
 				HistoryExpire: time.Duration(s.v.GetInt("history-job-expire-minutes")) * time.Minute,
@@ -117,7 +127,10 @@ checkpoints go to the NATS JetStream object store (JetStream must be on).`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "stactor node %s started at %s (roles %s, cluster %s)\n", cfg.ID, n.Address(), strings.Join(roles, ","), cfg.Cluster)
+			fmt.Fprintf(cmd.ErrOrStderr(), "stactor node %s started at %s (roles %s, cluster %s)\n", n.ID(), n.Address(), strings.Join(roles, ","), cfg.Cluster)
+			if addr := n.HTTPAddr(); addr != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "stactor node %s: HTTP API and web page at http://%s/ (answered while this node leads; redirected to the leader otherwise)\n", n.ID(), addr)
+			}
 			sigs := make(chan os.Signal, 1)
 			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 			<-sigs
@@ -134,8 +147,10 @@ checkpoints go to the NATS JetStream object store (JetStream must be on).`,
 	f.Float64("cpu", 2, "CPU cores this worker offers")
 	f.Int64("memory", 2048, "memory in MiB this worker offers")
 	f.String("bind", "127.0.0.1:0", "host:port of this node's actor system (remote)")
-	f.String("node-id", "", "node id (default host-pid)")
-	for _, k := range []string{"roles", "nats", "tags", "cpu", "memory", "bind", "node-id"} {
+	f.String("node-id", "", "node id (default: kept in --data-dir, else host-pid)")
+	f.String("http", "", "host:port of the HTTP API, /metrics and web page (port 0: any; empty: none); other nodes redirect to the leader's")
+	f.String("data-dir", "", "this node's directory (created if missing): without --node-id, the node id is kept in DIR/node-id across restarts")
+	for _, k := range []string{"roles", "nats", "tags", "cpu", "memory", "bind", "node-id", "http", "data-dir"} {
 		_ = s.v.BindPFlag(k, f.Lookup(k))
 	}
 	return cmd

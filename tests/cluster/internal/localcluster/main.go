@@ -5,10 +5,13 @@
 // cluster:stop`): a Consul agent in -dev mode, a NATS server with
 // JetStream, and three `stactor node` processes (roles master,worker),
 // all on 127.0.0.1 and in the background, their logs and pids in .cluster/.
+// Each node serves the HTTP API and web page (--http, on -http-port and up:
+// node1 on 8080, node2 on 8081, ...; -http-port 0 for any free ports) and
+// has a data directory of its own (--data-dir .cluster/nodeN/data).
 // It runs the binaries the Taskfile built into bin/: stactor, consul and
 // nats-server.
 //
-//	localcluster start [-dir .cluster] [-nodes 3] [-consul-port 8500] [-nats-port 4222 | -nats-url URL] [-cluster stactor]
+//	localcluster start [-dir .cluster] [-nodes 3] [-consul-port 8500] [-nats-port 4222 | -nats-url URL] [-http-port 8080] [-cluster stactor]
 //	localcluster stop  [-dir .cluster]
 //
 // The default ports are the CLI's defaults, so `bin/stactor submit -c
@@ -46,13 +49,14 @@ func main() {
 	consulPort := fs.Int("consul-port", 8500, "Consul HTTP port")
 	natsPort := fs.Int("nats-port", 4222, "NATS port")
 	natsURL := fs.String("nats-url", "", "use this NATS server (JetStream on) instead of starting one")
+	httpPort := fs.Int("http-port", 8080, "HTTP port of the first node (the others count up from it); 0: any free ports")
 	cluster := fs.String("cluster", "stactor", "cluster name")
 	bin := fs.String("bin", "bin", "directory of the stactor, consul and nats-server binaries")
 	_ = fs.Parse(os.Args[2:])
 	var err error
 	switch os.Args[1] {
 	case "start":
-		err = start(*dir, *bin, *cluster, *nodes, *consulPort, *natsPort, *natsURL)
+		err = start(*dir, *bin, *cluster, *nodes, *consulPort, *natsPort, *natsURL, *httpPort)
 	case "stop":
 		err = stop(*dir)
 	default:
@@ -64,7 +68,7 @@ func main() {
 	}
 }
 
-func start(dir, bin, cluster string, nodes, consulPort, natsPort int, natsURL string) error {
+func start(dir, bin, cluster string, nodes, consulPort, natsPort int, natsURL string, httpPort int) error {
 	if running := alive(dir); len(running) > 0 {
 		return fmt.Errorf("already running (%s); stop it first: go tool task cluster:stop", strings.Join(running, ", "))
 	}
@@ -79,10 +83,13 @@ func start(dir, bin, cluster string, nodes, consulPort, natsPort int, natsURL st
 	if natsURL == "" {
 		ports = append(ports, natsPort)
 	}
+	for i := 0; httpPort > 0 && i < nodes; i++ {
+		ports = append(ports, httpPort+i)
+	}
 	for _, p := range ports {
 		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
 		if err != nil {
-			return fmt.Errorf("port %d is taken (another Consul or NATS? see -consul-port, -nats-port, -nats-url): %w", p, err)
+			return fmt.Errorf("port %d is taken (another Consul, NATS or cluster? see -consul-port, -nats-port, -nats-url, -http-port): %w", p, err)
 		}
 		_ = l.Close()
 	}
@@ -133,12 +140,18 @@ func start(dir, bin, cluster string, nodes, consulPort, natsPort int, natsURL st
 	for i := 1; i <= nodes; i++ {
 		id := fmt.Sprintf("node%d", i)
 		env := []string{"STACTOR_HOME=" + filepath.Join(dir, id)}
+		httpAddr := "127.0.0.1:0"
+		if httpPort > 0 {
+			httpAddr = "127.0.0.1:" + strconv.Itoa(httpPort+i-1)
+		}
 		if err := spawn(dir, id, env, stactor, "node", "--node-id", id, "--cluster", cluster, "--consul", consulAddr,
-			"--nats", natsURL, "--bind", "127.0.0.1:0", "--log-level", "info"); err != nil {
+			"--nats", natsURL, "--bind", "127.0.0.1:0", "--http", httpAddr, "--data-dir", filepath.Join(dir, id, "data"),
+			"--log-level", "info"); err != nil {
 			return err
 		}
 	}
 	leader := ""
+	var members []consul.Member
 	if err := waitFor(30*time.Second, fmt.Sprintf("%d healthy nodes and a leader", nodes), func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -146,6 +159,7 @@ func start(dir, bin, cluster string, nodes, consulPort, natsPort int, natsURL st
 		if err != nil {
 			return err
 		}
+		members = ms
 		healthy := 0
 		for _, m := range ms {
 			if m.Healthy {
@@ -165,8 +179,23 @@ func start(dir, bin, cluster string, nodes, consulPort, natsPort int, natsURL st
 	if consulPort != 8500 || cluster != "stactor" {
 		flags = fmt.Sprintf(" --consul %s --cluster %s", consulAddr, cluster)
 	}
+	leaderURL, urls := "", ""
+	for _, m := range members {
+		if m.HTTP == "" {
+			continue
+		}
+		urls += fmt.Sprintf("  %s  http://%s/\n", m.ID, m.HTTP)
+		if m.ID == leader {
+			leaderURL = "http://" + m.HTTP
+		}
+	}
 	fmt.Printf(`stactor cluster %q is up: %d nodes (leader %s), Consul at %s, NATS at %s.
 Logs and pids are in %s/ (node<N>.log is a node's log, node<N>.out what its Console sinks print).
+
+The web page and REST API (any node redirects to the leader; /metrics is each node's own):
+%s
+  curl %s/overview
+  curl -X POST --data-binary @configs/examples/fake_to_console.conf '%s/submit-job?jobName=quick'
 
   %s members%s
   %s submit%s -c configs/examples/fake_to_console.conf
@@ -176,7 +205,7 @@ Logs and pids are in %s/ (node<N>.log is a node's log, node<N>.out what its Cons
   %s savepoint%s JOB_ID ; %s restore%s JOB_ID -c job.conf
 
 Stop it with: go tool task cluster:stop
-`, cluster, nodes, leader, consulAddr, natsURL, dir,
+`, cluster, nodes, leader, consulAddr, natsURL, dir, urls, leaderURL, leaderURL,
 		stactor, flags, stactor, flags, stactor, flags, stactor, flags, stactor, flags, stactor, flags, stactor, flags)
 	return nil
 }

@@ -1,0 +1,172 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stactor/stactor/messages"
+	"github.com/stactor/stactor/state"
+)
+
+// maxJobFile bounds a submitted job file: it travels to every worker in
+// each DeployTask, under gRPC's 4 MiB message limit.
+const maxJobFile = 1 << 20
+
+// jobIDPattern is what a job id given to the API may hold: it becomes part
+// of NATS subjects and Consul keys, where '.', '*', '>', '/' and spaces
+// mean something else.
+var jobIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+
+// submitted is /submit-job's answer.
+type submitted struct {
+	JobID   string `json:"jobId"`
+	JobName string `json:"jobName"`
+}
+
+// submitJob runs the job file in the body. Query parameters: jobId
+// (default: generated), jobName (overrides env's job.name),
+// isStartWithSavePoint (continue job jobId from its latest savepoint or
+// checkpoint, as `stactor restore`), variable=name=value (repeatable, as
+// `-i`), fileName (names the file in error messages).
+func (h *Handler) submitJob(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	restore := false
+	if v := q.Get("isStartWithSavePoint"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			fail(w, http.StatusBadRequest, "isStartWithSavePoint=%q: want true or false", v)
+			return
+		}
+		restore = b
+	}
+	vars, err := parseVars(q["variable"])
+	if err != nil {
+		fail(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	id := q.Get("jobId")
+	switch {
+	case id == "" && restore:
+		fail(w, http.StatusBadRequest, "isStartWithSavePoint=true needs the jobId of the job to continue")
+		return
+	case id == "":
+		id = strconv.FormatInt(time.Now().UnixNano()/1000, 10)
+	case !jobIDPattern.MatchString(id):
+		fail(w, http.StatusBadRequest, "jobId %q: use 1 to 128 letters, digits, '_' and '-'", id)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxJobFile))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		fail(w, http.StatusRequestEntityTooLarge, "the job file is larger than %d bytes", maxJobFile)
+		return
+	case err != nil:
+		fail(w, http.StatusBadRequest, "reading the job file: %v", err)
+		return
+	case len(bytes.TrimSpace(body)) == 0:
+		fail(w, http.StatusBadRequest, "the request body is empty: send the job file (HOCON or JSON) as the body")
+		return
+	}
+
+	ctx := r.Context()
+	// The coordinator refuses a known id too, but in the same words as a
+	// bad file; asking first tells the two apart (409 and 400).
+	if k, err := h.job(ctx, id); err != nil {
+		failErr(w, err)
+		return
+	} else if k != nil && (!restore || !state.JobEnded(k.status.State)) {
+		fail(w, http.StatusConflict, "job %s exists already (%s)", id, k.status.State)
+		return
+	}
+	reply, err := h.coord.Submit(ctx, &messages.SubmitJob{JobId: id, File: q.Get("fileName"), Config: body, Vars: vars,
+		Name: q.Get("jobName"), Restore: restore})
+	if err != nil {
+		failErr(w, err)
+		return
+	}
+	if reply.Error != "" {
+		fail(w, http.StatusBadRequest, "%s", reply.Error)
+		return
+	}
+	name := q.Get("jobName")
+	if st, err := h.coord.Status(ctx, id); err == nil && st.Name != "" {
+		name = st.Name
+	}
+	writeJSON(w, http.StatusOK, submitted{JobID: id, JobName: name})
+}
+
+// parseVars reads variable=name=value parameters.
+func parseVars(kvs []string) (map[string]string, error) {
+	if len(kvs) == 0 {
+		return nil, nil
+	}
+	vars := map[string]string{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("variable=%q: want variable=name=value", kv)
+		}
+		vars[k] = v
+	}
+	return vars, nil
+}
+
+// stopRequest is /stop-job's body. SeaTunnel's job ids are numbers; ours
+// are strings: both are taken.
+type stopRequest struct {
+	JobID               any  `json:"jobId"`
+	IsStopWithSavePoint bool `json:"isStopWithSavePoint"`
+}
+
+// stopJob cancels a job, or with isStopWithSavePoint takes a savepoint and
+// stops it (SAVEPOINT_DONE). It answers once the request is sent; the job
+// ends a little later (poll /job-info).
+func (h *Handler) stopJob(w http.ResponseWriter, r *http.Request) {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
+	dec.UseNumber()
+	var req stopRequest
+	if err := dec.Decode(&req); err != nil {
+		fail(w, http.StatusBadRequest, "the body must be JSON {\"jobId\": ..., \"isStopWithSavePoint\": false}: %v", err)
+		return
+	}
+	var id string
+	switch v := req.JobID.(type) {
+	case string:
+		id = v
+	case json.Number:
+		id = v.String()
+	}
+	if id == "" {
+		fail(w, http.StatusBadRequest, "the body has no jobId (a string or a number)")
+		return
+	}
+	ctx := r.Context()
+	k := h.findJob(w, r, id)
+	switch {
+	case k == nil:
+		return
+	case state.JobEnded(k.status.State):
+		fail(w, http.StatusConflict, "job %s has ended already (%s)", id, k.status.State)
+		return
+	}
+	var err error
+	if req.IsStopWithSavePoint {
+		err = h.coord.Savepoint(ctx, id)
+	} else {
+		err = h.coord.Cancel(ctx, id)
+	}
+	if err != nil {
+		failErr(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"jobId": id})
+}
