@@ -73,6 +73,11 @@ func (s *Service) Receive(ctx actor.Context) {
 		if j == nil {
 			return
 		}
+		// Stop the JobMaster behind any status request already forwarded
+		// to it: a PoisonPill is queued in order (a Stop would overtake).
+		if j.pid != nil {
+			ctx.Poison(j.pid)
+		}
 		j.final, j.pid = m.Status, nil
 		s.save(m.Status.JobId, m.Status)
 		for _, w := range j.waiters {

@@ -33,7 +33,8 @@ import (
 )
 
 // Ended is what the JobMaster tells its parent when the job has ended; the
-// JobMaster then stops.
+// parent then stops it (with a PoisonPill, so that status requests already
+// forwarded to it are answered first).
 type Ended struct {
 	Status *messages.JobStatus
 }
@@ -280,8 +281,9 @@ func (j *JobMaster) failBeforeStart(ctx actor.Context, cause string) {
 	j.cause = cause
 	j.state = state.JobFailed
 	j.end = time.Now()
+	// The coordinator stops this actor when it has the final status
+	// (with a PoisonPill, after any status request it forwarded here).
 	ctx.Send(ctx.Parent(), &Ended{Status: j.status()})
-	ctx.Stop(ctx.Self())
 }
 
 type terminated struct{ who *actor.PID }
@@ -683,8 +685,9 @@ func (j *JobMaster) checkEnd(ctx actor.Context) {
 		j.state = state.JobFinished
 	}
 	j.end = time.Now()
+	// The coordinator stops this actor when it has the final status
+	// (with a PoisonPill, after any status request it forwarded here).
 	ctx.Send(ctx.Parent(), &Ended{Status: j.status()})
-	ctx.Stop(ctx.Self())
 }
 
 func (j *JobMaster) status() *messages.JobStatus {

@@ -76,17 +76,7 @@ func (a *actorCoordinator) Submit(ctx context.Context, m *messages.SubmitJob) (*
 }
 
 func (a *actorCoordinator) Status(ctx context.Context, id string) (*messages.JobStatus, error) {
-	// The coordinator hands a running job's status request to its
-	// JobMaster; one that stops meanwhile (the job just ended) drops it
-	// unanswered. Asking again finds the job ended.
-	var err error
-	for try := 0; try < 3; try++ {
-		var st *messages.JobStatus
-		if st, err = ask[*messages.JobStatus](ctx, a, a.coordinator, &messages.GetJobStatus{JobId: id}, 4*time.Second); !errors.Is(err, actor.ErrTimeout) {
-			return st, err
-		}
-	}
-	return nil, err
+	return ask[*messages.JobStatus](ctx, a, a.coordinator, &messages.GetJobStatus{JobId: id}, 5*time.Second)
 }
 
 func (a *actorCoordinator) List(ctx context.Context) ([]*messages.JobStatus, error) {
