@@ -17,8 +17,11 @@ const (
 	Random Strategy = "RANDOM"
 	// SlotRatio picks the worker with the smallest share of its slots used.
 	SlotRatio Strategy = "SLOT_RATIO"
-	// SystemLoad picks the worker with the lowest reported load, then the
-	// smallest slot ratio.
+	// SystemLoad picks the worker with the lowest reported system load
+	// plus slot ratio: the load (CPU and memory in use, which workers
+	// report every few seconds) says how busy the machine is, the slot
+	// ratio counts what this allocation has already put there since, so
+	// one request spreads instead of filling the idlest worker first.
 	SystemLoad Strategy = "SYSTEM_LOAD"
 )
 
@@ -37,7 +40,8 @@ type Worker struct {
 	Address string // its actor system's address
 	Profile Profile
 	Tags    map[string]string
-	// Load is its reported system load in [0, 1] (SYSTEM_LOAD).
+	// Load is its reported system load in [0, 1] (SYSTEM_LOAD): set when
+	// the worker is added, then by SetLoad; Upsert keeps it.
 	Load float64
 	// FixedSlots, when > 0, is the slot count with dynamic slots off.
 	FixedSlots int
@@ -75,16 +79,27 @@ func NewPool(seed int64) *Pool {
 	return &Pool{workers: map[string]*Worker{}, rng: rand.New(rand.NewSource(seed))}
 }
 
-// Upsert adds a worker or updates its profile, tags and load, keeping its
-// slots.
+// Upsert adds a worker or updates its address, profile and tags, keeping
+// its slots and its last reported load.
 func (p *Pool) Upsert(w Worker) {
 	if old := p.workers[w.ID]; old != nil {
-		old.Address, old.Profile, old.Tags, old.Load, old.FixedSlots = w.Address, w.Profile, w.Tags, w.Load, w.FixedSlots
+		old.Address, old.Profile, old.Tags, old.FixedSlots = w.Address, w.Profile, w.Tags, w.FixedSlots
 		return
 	}
 	nw := w
 	nw.slots = map[SlotID]Slot{}
 	p.workers[w.ID] = &nw
+}
+
+// SetLoad records a worker's reported system load (clamped to [0, 1]);
+// false for a worker the pool does not have.
+func (p *Pool) SetLoad(id string, load float64) bool {
+	w := p.workers[id]
+	if w == nil {
+		return false
+	}
+	w.Load = min(max(load, 0), 1)
+	return true
 }
 
 // Remove drops a worker and returns the slots it held (their owners must
@@ -192,10 +207,7 @@ func (p *Pool) pick(each Profile, strategy Strategy, filter map[string]string) *
 		return cands[p.rng.Intn(len(cands))]
 	case SystemLoad:
 		sort.SliceStable(cands, func(a, b int) bool {
-			if cands[a].Load != cands[b].Load {
-				return cands[a].Load < cands[b].Load
-			}
-			return cands[a].ratio() < cands[b].ratio()
+			return cands[a].Load+cands[a].ratio() < cands[b].Load+cands[b].ratio()
 		})
 	default:
 		sort.SliceStable(cands, func(a, b int) bool { return cands[a].ratio() < cands[b].ratio() })

@@ -115,3 +115,33 @@ func TestParseStrategy(t *testing.T) {
 		t.Fatal("want an error")
 	}
 }
+
+// SYSTEM_LOAD goes by reported load plus what it has placed since: one
+// request spreads over the workers, the idlest taking the most; a new load
+// report changes the order, and a membership update keeps the report.
+func TestSystemLoad(t *testing.T) {
+	p := NewPool(1)
+	p.Upsert(Worker{ID: "idle", FixedSlots: 4, Load: 0.1})
+	p.Upsert(Worker{ID: "busy", FixedSlots: 4, Load: 0.6})
+	slots, err := p.Allocate("j", 4, one, SystemLoad, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, s := range slots {
+		got[s.ID.Worker]++
+	}
+	// idle: 0.1, 0.35, 0.6 (tie, first by id: busy), ... → 3 idle, 1 busy
+	if got["idle"] != 3 || got["busy"] != 1 {
+		t.Fatalf("SYSTEM_LOAD placed %v, want 3 on idle and 1 on busy", got)
+	}
+	p.ReleaseOwner("j")
+	if !p.SetLoad("idle", 0.9) || p.SetLoad("gone", 0.1) {
+		t.Fatal("SetLoad")
+	}
+	p.Upsert(Worker{ID: "idle", FixedSlots: 4}) // a membership update carries no load
+	s, _ := p.Allocate("k", 1, one, SystemLoad, nil)
+	if s[0].ID.Worker != "busy" {
+		t.Fatalf("after idle reported 0.9, SYSTEM_LOAD picked %s", s[0].ID.Worker)
+	}
+}

@@ -55,6 +55,14 @@ type Refused struct {
 	Cause string
 }
 
+// WorkerLoad is a worker's reported system load in [0, 1] (CPU and memory
+// in use), for SYSTEM_LOAD placement; a worker not registered (yet) is
+// ignored.
+type WorkerLoad struct {
+	ID   string
+	Load float64
+}
+
 // Queued tells an owner that its Request waits in the pending queue
 // (job-schedule-strategy WAIT): Cause says what is missing. A Granted
 // follows when slots free up or a matching worker joins.
@@ -103,6 +111,8 @@ func (m *Manager) Receive(ctx actor.Context) {
 	case *WorkerUp:
 		m.pool.Upsert(msg.Worker)
 		m.retry(ctx)
+	case *WorkerLoad:
+		m.pool.SetLoad(msg.ID, msg.Load)
 	case *WorkerDown:
 		lost := m.pool.Remove(msg.ID)
 		told := map[string]bool{}

@@ -5,7 +5,8 @@
 // and, while it leads, runs the ResourceManager and the CoordinatorService,
 // feeds the ResourceManager the workers that Consul says are healthy,
 // keeps the job registry in Consul KV, and on taking over resumes every job
-// that was running from its latest checkpoint. Rows between nodes travel
+// that was running from its latest checkpoint. Workers report their system
+// load over NATS for SYSTEM_LOAD placement (load.go). Rows between nodes travel
 // over NATS; checkpoints go to the NATS JetStream object store.
 package node
 
@@ -72,7 +73,7 @@ type Node struct {
 	client *api.Client
 	reg    *consul.Registration
 	cancel context.CancelFunc
-	wg     sync.WaitGroup // the leader loop
+	wg     sync.WaitGroup // the leader loop and the load reporter
 	web    *webServer     // nil without --http
 
 	mu     sync.Mutex // guards master
@@ -153,6 +154,13 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if cfg.Has("master") {
 		n.wg.Add(1)
 		go n.lead(lctx)
+	}
+	if cfg.Has("worker") {
+		n.wg.Add(1)
+		go func() {
+			defer n.wg.Done()
+			reportLoad(lctx, n.nc, cfg.Engine.Task.Prefix, cfg.ID, loadInterval, &loadSampler{proc: "/proc"}, n.log)
+		}()
 	}
 	n.log.Info().Str("address", sys.Address()).Strs("roles", cfg.Roles).Msg("node started")
 	return n, nil
@@ -235,6 +243,11 @@ func (n *Node) serve(ctx context.Context, l *consul.Leader) {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); n.feedWorkers(wctx, m) }()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		feedLoads(wctx, n.nc, n.cfg.Engine.Task.Prefix, n.sys.Root, m.Resources, n.log)
+	}()
 	n.resume(ctx, m, reg)
 	select {
 	case <-l.Lost():
