@@ -249,6 +249,10 @@ func (n *Node) serve(ctx context.Context, l *consul.Leader) {
 		feedLoads(wctx, n.nc, n.cfg.Engine.Task.Prefix, n.sys.Root, m.Resources, n.log)
 	}()
 	n.resume(ctx, m, reg)
+	if n.cfg.HistoryExpire > 0 {
+		wg.Add(1)
+		go func() { defer wg.Done(); n.expireHistory(wctx, reg.jobs) }()
+	}
 	select {
 	case <-l.Lost():
 		n.log.Warn().Msg("lost leadership")
@@ -301,11 +305,6 @@ func (n *Node) resume(ctx context.Context, m *engine.Master, reg *registry) {
 		n.log.Warn().Err(err).Msg("reading the job registry")
 		return
 	}
-	if n.cfg.HistoryExpire > 0 {
-		if _, err := reg.jobs.ExpireHistory(ctx, n.cfg.HistoryExpire); err != nil {
-			n.log.Warn().Err(err).Msg("expiring job history")
-		}
-	}
 	for _, r := range recs {
 		if r.Ended() {
 			continue
@@ -325,6 +324,25 @@ func (n *Node) resume(ctx context.Context, m *engine.Master, reg *registry) {
 		}
 		if rep, ok := res.(*messages.SubmitJobReply); ok && rep.Error != "" {
 			n.log.Warn().Str("job", r.ID).Str("error", rep.Error).Msg("resuming job")
+		}
+	}
+}
+
+// expireHistory removes ended jobs older than history-job-expire-minutes
+// from the registry, now and then every minute while the node leads.
+func (n *Node) expireHistory(ctx context.Context, jobs *consul.JobRegistry) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		if gone, err := jobs.ExpireHistory(ctx, n.cfg.HistoryExpire); err != nil && ctx.Err() == nil {
+			n.log.Warn().Err(err).Msg("expiring job history")
+		} else if gone > 0 {
+			n.log.Info().Int("jobs", gone).Msg("expired job history")
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
 		}
 	}
 }
