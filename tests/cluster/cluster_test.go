@@ -180,6 +180,13 @@ func TestLeaderFailure(t *testing.T) {
 	}
 	c.logRestores(third, "leader-b")
 	jb.checkExactlyOnce(t)
+
+	// leader-a ended under an earlier leader: this one answers for it from
+	// the job registry, counts included.
+	st, err := c.status("leader-a")
+	if err != nil || st.state != "FINISHED" || st.read != int64(ja.rows) {
+		t.Fatalf("status of a job that ended under an earlier leader: %v\n%s", err, st.text)
+	}
 }
 
 // `stactor savepoint` stops a job with a savepoint (SAVEPOINT_DONE);
