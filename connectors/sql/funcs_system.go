@@ -14,6 +14,7 @@ func registerSystemFuncs() {
 	register(&fnSpec{2, 2, buildCoalesce}, "IFNULL")
 	register(&fnSpec{2, 2, buildNullIf}, "NULLIF")
 	register(&fnSpec{3, 3, buildCaseWhen}, "CASEWHEN")
+	register(&fnSpec{3, -1, buildMultiIf}, "MULTI_IF")
 	register(&fnSpec{0, 0, buildUUID}, "UUID")
 	register(&fnSpec{0, -1, buildArray}, "ARRAY")
 }
@@ -136,6 +137,20 @@ func (e *nullIfEval) eval(c *evalCtx) (*row.Column, error) {
 // buildCaseWhen is H2's CASEWHEN(condition, then, else).
 func buildCaseWhen(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
 	return c.caseExpr(&caseNode{at: call.at, whens: []whenClause{{cond: call.args[0], result: call.args[1]}}, els: call.args[2]})
+}
+
+// buildMultiIf is MULTI_IF(cond1, then1, cond2, then2, ..., else):
+// the result of the first true condition, else the last argument — a
+// searched CASE, typed and evaluated as one.
+func buildMultiIf(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	if len(call.args)%2 == 0 {
+		return nil, errAt(call.at, "MULTI_IF takes condition, result pairs and an else result (an odd number of arguments), got %d", len(call.args))
+	}
+	n := &caseNode{at: call.at, els: call.args[len(call.args)-1]}
+	for k := 0; k+1 < len(call.args); k += 2 {
+		n.whens = append(n.whens, whenClause{cond: call.args[k], result: call.args[k+1]})
+	}
+	return c.caseExpr(n)
 }
 
 func buildUUID(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
