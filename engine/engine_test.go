@@ -20,10 +20,15 @@ import (
 	"github.com/stactor/stactor/storage/localfile"
 )
 
-func start(t *testing.T, batchSize int) *engine.Engine {
+// start starts an engine with checkpoints in a temp dir; opts change its
+// config.
+func start(t *testing.T, batchSize int, opts ...func(*engine.Config)) *engine.Engine {
 	t.Helper()
 	cfg := engine.DefaultConfig()
 	cfg.Task.BatchSize = batchSize
+	for _, o := range opts {
+		o(&cfg)
+	}
 	store, err := localfile.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

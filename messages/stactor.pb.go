@@ -621,6 +621,259 @@ func (x *JobStatus) GetPipelines() []*PipelineStatus {
 	return nil
 }
 
+// GetJobMetrics is answered with the job's JobMetrics.
+type GetJobMetrics struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetJobMetrics) Reset() {
+	*x = GetJobMetrics{}
+	mi := &file_messages_stactor_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetJobMetrics) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetJobMetrics) ProtoMessage() {}
+
+func (x *GetJobMetrics) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetJobMetrics.ProtoReflect.Descriptor instead.
+func (*GetJobMetrics) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *GetJobMetrics) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+// JobMetrics are a job's per-vertex figures, as its JobMaster last heard
+// them from the subtasks of each pipeline's current attempt (counts
+// restart from zero when a pipeline is restored). A job that ended has
+// the figures it had at its end, with no backpressure; a job that this
+// coordinator does not run (known only from the job registry, or not at
+// all) has no vertices and no state.
+type JobMetrics struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	State         string                 `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"` // the job's state when the figures were taken
+	Vertices      []*VertexMetrics       `protobuf:"bytes,3,rep,name=vertices,proto3" json:"vertices,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JobMetrics) Reset() {
+	*x = JobMetrics{}
+	mi := &file_messages_stactor_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JobMetrics) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JobMetrics) ProtoMessage() {}
+
+func (x *JobMetrics) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JobMetrics.ProtoReflect.Descriptor instead.
+func (*JobMetrics) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *JobMetrics) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+func (x *JobMetrics) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *JobMetrics) GetVertices() []*VertexMetrics {
+	if x != nil {
+		return x.Vertices
+	}
+	return nil
+}
+
+// VertexMetrics are one vertex's figures summed over its subtasks
+// (VertexCounts says what each count is).
+type VertexMetrics struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Vertex      int32                  `protobuf:"varint,1,opt,name=vertex,proto3" json:"vertex,omitempty"`
+	Name        string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Type        string                 `protobuf:"bytes,3,opt,name=type,proto3" json:"type,omitempty"` // source, transform or sink
+	Parallelism int32                  `protobuf:"varint,4,opt,name=parallelism,proto3" json:"parallelism,omitempty"`
+	Pipeline    int32                  `protobuf:"varint,5,opt,name=pipeline,proto3" json:"pipeline,omitempty"`
+	RowsIn      int64                  `protobuf:"varint,6,opt,name=rows_in,json=rowsIn,proto3" json:"rows_in,omitempty"`
+	RowsOut     int64                  `protobuf:"varint,7,opt,name=rows_out,json=rowsOut,proto3" json:"rows_out,omitempty"`
+	BytesIn     int64                  `protobuf:"varint,8,opt,name=bytes_in,json=bytesIn,proto3" json:"bytes_in,omitempty"`
+	BytesOut    int64                  `protobuf:"varint,9,opt,name=bytes_out,json=bytesOut,proto3" json:"bytes_out,omitempty"`
+	// backpressured_ms is the time the vertex's subtasks spent with an
+	// output held for lack of credit, summed over them (a fused chain's
+	// vertices share their subtasks' figure).
+	BackpressuredMs int64 `protobuf:"varint,10,opt,name=backpressured_ms,json=backpressuredMs,proto3" json:"backpressured_ms,omitempty"`
+	// backpressured_ms_per_second is the largest share, among the vertex's
+	// subtasks, of the interval between a subtask's last two reports (the
+	// engine's metrics interval, 1 s by default) spent backpressured, in ms
+	// per second (0..1000), as Flink's backPressuredTimeMsPerSecond; 0 for
+	// a job that is not running.
+	BackpressuredMsPerSecond float64 `protobuf:"fixed64,11,opt,name=backpressured_ms_per_second,json=backpressuredMsPerSecond,proto3" json:"backpressured_ms_per_second,omitempty"`
+	Subtasks                 int32   `protobuf:"varint,12,opt,name=subtasks,proto3" json:"subtasks,omitempty"` // subtasks that reported
+	unknownFields            protoimpl.UnknownFields
+	sizeCache                protoimpl.SizeCache
+}
+
+func (x *VertexMetrics) Reset() {
+	*x = VertexMetrics{}
+	mi := &file_messages_stactor_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VertexMetrics) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VertexMetrics) ProtoMessage() {}
+
+func (x *VertexMetrics) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VertexMetrics.ProtoReflect.Descriptor instead.
+func (*VertexMetrics) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *VertexMetrics) GetVertex() int32 {
+	if x != nil {
+		return x.Vertex
+	}
+	return 0
+}
+
+func (x *VertexMetrics) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *VertexMetrics) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *VertexMetrics) GetParallelism() int32 {
+	if x != nil {
+		return x.Parallelism
+	}
+	return 0
+}
+
+func (x *VertexMetrics) GetPipeline() int32 {
+	if x != nil {
+		return x.Pipeline
+	}
+	return 0
+}
+
+func (x *VertexMetrics) GetRowsIn() int64 {
+	if x != nil {
+		return x.RowsIn
+	}
+	return 0
+}
+
+func (x *VertexMetrics) GetRowsOut() int64 {
+	if x != nil {
+		return x.RowsOut
+	}
+	return 0
+}
+
+func (x *VertexMetrics) GetBytesIn() int64 {
+	if x != nil {
+		return x.BytesIn
+	}
+	return 0
+}
+
+func (x *VertexMetrics) GetBytesOut() int64 {
+	if x != nil {
+		return x.BytesOut
+	}
+	return 0
+}
+
+func (x *VertexMetrics) GetBackpressuredMs() int64 {
+	if x != nil {
+		return x.BackpressuredMs
+	}
+	return 0
+}
+
+func (x *VertexMetrics) GetBackpressuredMsPerSecond() float64 {
+	if x != nil {
+		return x.BackpressuredMsPerSecond
+	}
+	return 0
+}
+
+func (x *VertexMetrics) GetSubtasks() int32 {
+	if x != nil {
+		return x.Subtasks
+	}
+	return 0
+}
+
 // TaskLocation identifies a subtask: one chain's subtask in one attempt of
 // a pipeline.
 type TaskLocation struct {
@@ -637,7 +890,7 @@ type TaskLocation struct {
 
 func (x *TaskLocation) Reset() {
 	*x = TaskLocation{}
-	mi := &file_messages_stactor_proto_msgTypes[10]
+	mi := &file_messages_stactor_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -649,7 +902,7 @@ func (x *TaskLocation) String() string {
 func (*TaskLocation) ProtoMessage() {}
 
 func (x *TaskLocation) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[10]
+	mi := &file_messages_stactor_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -662,7 +915,7 @@ func (x *TaskLocation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskLocation.ProtoReflect.Descriptor instead.
 func (*TaskLocation) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{10}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *TaskLocation) GetJobId() string {
@@ -723,7 +976,7 @@ type JobSpec struct {
 
 func (x *JobSpec) Reset() {
 	*x = JobSpec{}
-	mi := &file_messages_stactor_proto_msgTypes[11]
+	mi := &file_messages_stactor_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -735,7 +988,7 @@ func (x *JobSpec) String() string {
 func (*JobSpec) ProtoMessage() {}
 
 func (x *JobSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[11]
+	mi := &file_messages_stactor_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -748,7 +1001,7 @@ func (x *JobSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobSpec.ProtoReflect.Descriptor instead.
 func (*JobSpec) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{11}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *JobSpec) GetJobId() string {
@@ -804,7 +1057,7 @@ type DeployTask struct {
 
 func (x *DeployTask) Reset() {
 	*x = DeployTask{}
-	mi := &file_messages_stactor_proto_msgTypes[12]
+	mi := &file_messages_stactor_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -816,7 +1069,7 @@ func (x *DeployTask) String() string {
 func (*DeployTask) ProtoMessage() {}
 
 func (x *DeployTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[12]
+	mi := &file_messages_stactor_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -829,7 +1082,7 @@ func (x *DeployTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeployTask.ProtoReflect.Descriptor instead.
 func (*DeployTask) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{12}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *DeployTask) GetLoc() *TaskLocation {
@@ -878,7 +1131,7 @@ type DeployTaskReply struct {
 
 func (x *DeployTaskReply) Reset() {
 	*x = DeployTaskReply{}
-	mi := &file_messages_stactor_proto_msgTypes[13]
+	mi := &file_messages_stactor_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -890,7 +1143,7 @@ func (x *DeployTaskReply) String() string {
 func (*DeployTaskReply) ProtoMessage() {}
 
 func (x *DeployTaskReply) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[13]
+	mi := &file_messages_stactor_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -903,7 +1156,7 @@ func (x *DeployTaskReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeployTaskReply.ProtoReflect.Descriptor instead.
 func (*DeployTaskReply) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{13}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *DeployTaskReply) GetLoc() *TaskLocation {
@@ -938,7 +1191,7 @@ type TaskPid struct {
 
 func (x *TaskPid) Reset() {
 	*x = TaskPid{}
-	mi := &file_messages_stactor_proto_msgTypes[14]
+	mi := &file_messages_stactor_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -950,7 +1203,7 @@ func (x *TaskPid) String() string {
 func (*TaskPid) ProtoMessage() {}
 
 func (x *TaskPid) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[14]
+	mi := &file_messages_stactor_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -963,7 +1216,7 @@ func (x *TaskPid) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskPid.ProtoReflect.Descriptor instead.
 func (*TaskPid) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{14}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *TaskPid) GetChain() int32 {
@@ -999,7 +1252,7 @@ type StartTask struct {
 
 func (x *StartTask) Reset() {
 	*x = StartTask{}
-	mi := &file_messages_stactor_proto_msgTypes[15]
+	mi := &file_messages_stactor_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1011,7 +1264,7 @@ func (x *StartTask) String() string {
 func (*StartTask) ProtoMessage() {}
 
 func (x *StartTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[15]
+	mi := &file_messages_stactor_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1024,7 +1277,7 @@ func (x *StartTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTask.ProtoReflect.Descriptor instead.
 func (*StartTask) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{15}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *StartTask) GetPeers() []*TaskPid {
@@ -1058,7 +1311,7 @@ type EnumeratorPid struct {
 
 func (x *EnumeratorPid) Reset() {
 	*x = EnumeratorPid{}
-	mi := &file_messages_stactor_proto_msgTypes[16]
+	mi := &file_messages_stactor_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1070,7 +1323,7 @@ func (x *EnumeratorPid) String() string {
 func (*EnumeratorPid) ProtoMessage() {}
 
 func (x *EnumeratorPid) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[16]
+	mi := &file_messages_stactor_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1083,7 +1336,7 @@ func (x *EnumeratorPid) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnumeratorPid.ProtoReflect.Descriptor instead.
 func (*EnumeratorPid) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{16}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *EnumeratorPid) GetVertex() int32 {
@@ -1111,7 +1364,7 @@ type TaskStateChanged struct {
 
 func (x *TaskStateChanged) Reset() {
 	*x = TaskStateChanged{}
-	mi := &file_messages_stactor_proto_msgTypes[17]
+	mi := &file_messages_stactor_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1123,7 +1376,7 @@ func (x *TaskStateChanged) String() string {
 func (*TaskStateChanged) ProtoMessage() {}
 
 func (x *TaskStateChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[17]
+	mi := &file_messages_stactor_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1136,7 +1389,7 @@ func (x *TaskStateChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStateChanged.ProtoReflect.Descriptor instead.
 func (*TaskStateChanged) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{17}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *TaskStateChanged) GetLoc() *TaskLocation {
@@ -1164,7 +1417,7 @@ type TaskFailed struct {
 
 func (x *TaskFailed) Reset() {
 	*x = TaskFailed{}
-	mi := &file_messages_stactor_proto_msgTypes[18]
+	mi := &file_messages_stactor_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1176,7 +1429,7 @@ func (x *TaskFailed) String() string {
 func (*TaskFailed) ProtoMessage() {}
 
 func (x *TaskFailed) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[18]
+	mi := &file_messages_stactor_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1189,7 +1442,7 @@ func (x *TaskFailed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskFailed.ProtoReflect.Descriptor instead.
 func (*TaskFailed) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{18}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *TaskFailed) GetLoc() *TaskLocation {
@@ -1206,21 +1459,31 @@ func (x *TaskFailed) GetCause() string {
 	return ""
 }
 
-// TaskMetrics are a subtask's cumulative counters.
+// TaskMetrics are a subtask's cumulative counters, since its attempt
+// started.
 type TaskMetrics struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Loc           *TaskLocation          `protobuf:"bytes,1,opt,name=loc,proto3" json:"loc,omitempty"`
-	ReadRows      int64                  `protobuf:"varint,2,opt,name=read_rows,json=readRows,proto3" json:"read_rows,omitempty"`
-	WriteRows     int64                  `protobuf:"varint,3,opt,name=write_rows,json=writeRows,proto3" json:"write_rows,omitempty"`
-	ReadBytes     int64                  `protobuf:"varint,4,opt,name=read_bytes,json=readBytes,proto3" json:"read_bytes,omitempty"`
-	WriteBytes    int64                  `protobuf:"varint,5,opt,name=write_bytes,json=writeBytes,proto3" json:"write_bytes,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Loc        *TaskLocation          `protobuf:"bytes,1,opt,name=loc,proto3" json:"loc,omitempty"`
+	ReadRows   int64                  `protobuf:"varint,2,opt,name=read_rows,json=readRows,proto3" json:"read_rows,omitempty"`
+	WriteRows  int64                  `protobuf:"varint,3,opt,name=write_rows,json=writeRows,proto3" json:"write_rows,omitempty"`
+	ReadBytes  int64                  `protobuf:"varint,4,opt,name=read_bytes,json=readBytes,proto3" json:"read_bytes,omitempty"`
+	WriteBytes int64                  `protobuf:"varint,5,opt,name=write_bytes,json=writeBytes,proto3" json:"write_bytes,omitempty"`
+	// One entry per vertex of the subtask's fused chain.
+	Vertices []*VertexCounts `protobuf:"bytes,6,rep,name=vertices,proto3" json:"vertices,omitempty"`
+	// backpressured_ns is how long, in all, some output of the subtask held
+	// batches for lack of credit (DESIGN §4): the subtask could neither poll
+	// its reader nor take its input meanwhile. elapsed_ns is the time since
+	// the subtask started running, on the same (the subtask's) clock: two
+	// reports give the share of an interval spent backpressured.
+	BackpressuredNs int64 `protobuf:"varint,7,opt,name=backpressured_ns,json=backpressuredNs,proto3" json:"backpressured_ns,omitempty"`
+	ElapsedNs       int64 `protobuf:"varint,8,opt,name=elapsed_ns,json=elapsedNs,proto3" json:"elapsed_ns,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *TaskMetrics) Reset() {
 	*x = TaskMetrics{}
-	mi := &file_messages_stactor_proto_msgTypes[19]
+	mi := &file_messages_stactor_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1232,7 +1495,7 @@ func (x *TaskMetrics) String() string {
 func (*TaskMetrics) ProtoMessage() {}
 
 func (x *TaskMetrics) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[19]
+	mi := &file_messages_stactor_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1245,7 +1508,7 @@ func (x *TaskMetrics) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskMetrics.ProtoReflect.Descriptor instead.
 func (*TaskMetrics) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{19}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *TaskMetrics) GetLoc() *TaskLocation {
@@ -1283,6 +1546,109 @@ func (x *TaskMetrics) GetWriteBytes() int64 {
 	return 0
 }
 
+func (x *TaskMetrics) GetVertices() []*VertexCounts {
+	if x != nil {
+		return x.Vertices
+	}
+	return nil
+}
+
+func (x *TaskMetrics) GetBackpressuredNs() int64 {
+	if x != nil {
+		return x.BackpressuredNs
+	}
+	return 0
+}
+
+func (x *TaskMetrics) GetElapsedNs() int64 {
+	if x != nil {
+		return x.ElapsedNs
+	}
+	return 0
+}
+
+// VertexCounts are one vertex's cumulative counts in one subtask. rows_in
+// are the rows that entered the vertex (a source's reads, a transform's
+// input, a sink's writes), rows_out those it passed on (a source's reads,
+// a transform's output; none for a sink). Bytes are counted where rows
+// enter the engine (bytes_out of a source) and leave it (bytes_in of a
+// sink); a transform has none.
+type VertexCounts struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Vertex        int32                  `protobuf:"varint,1,opt,name=vertex,proto3" json:"vertex,omitempty"`
+	RowsIn        int64                  `protobuf:"varint,2,opt,name=rows_in,json=rowsIn,proto3" json:"rows_in,omitempty"`
+	RowsOut       int64                  `protobuf:"varint,3,opt,name=rows_out,json=rowsOut,proto3" json:"rows_out,omitempty"`
+	BytesIn       int64                  `protobuf:"varint,4,opt,name=bytes_in,json=bytesIn,proto3" json:"bytes_in,omitempty"`
+	BytesOut      int64                  `protobuf:"varint,5,opt,name=bytes_out,json=bytesOut,proto3" json:"bytes_out,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VertexCounts) Reset() {
+	*x = VertexCounts{}
+	mi := &file_messages_stactor_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VertexCounts) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VertexCounts) ProtoMessage() {}
+
+func (x *VertexCounts) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VertexCounts.ProtoReflect.Descriptor instead.
+func (*VertexCounts) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *VertexCounts) GetVertex() int32 {
+	if x != nil {
+		return x.Vertex
+	}
+	return 0
+}
+
+func (x *VertexCounts) GetRowsIn() int64 {
+	if x != nil {
+		return x.RowsIn
+	}
+	return 0
+}
+
+func (x *VertexCounts) GetRowsOut() int64 {
+	if x != nil {
+		return x.RowsOut
+	}
+	return 0
+}
+
+func (x *VertexCounts) GetBytesIn() int64 {
+	if x != nil {
+		return x.BytesIn
+	}
+	return 0
+}
+
+func (x *VertexCounts) GetBytesOut() int64 {
+	if x != nil {
+		return x.BytesOut
+	}
+	return 0
+}
+
 // CommitInfo is one sink writer's prepared commit.
 type CommitInfo struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1297,7 +1663,7 @@ type CommitInfo struct {
 
 func (x *CommitInfo) Reset() {
 	*x = CommitInfo{}
-	mi := &file_messages_stactor_proto_msgTypes[20]
+	mi := &file_messages_stactor_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1309,7 +1675,7 @@ func (x *CommitInfo) String() string {
 func (*CommitInfo) ProtoMessage() {}
 
 func (x *CommitInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[20]
+	mi := &file_messages_stactor_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1322,7 +1688,7 @@ func (x *CommitInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitInfo.ProtoReflect.Descriptor instead.
 func (*CommitInfo) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{20}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *CommitInfo) GetVertex() int32 {
@@ -1372,7 +1738,7 @@ type TaskDrained struct {
 
 func (x *TaskDrained) Reset() {
 	*x = TaskDrained{}
-	mi := &file_messages_stactor_proto_msgTypes[21]
+	mi := &file_messages_stactor_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1384,7 +1750,7 @@ func (x *TaskDrained) String() string {
 func (*TaskDrained) ProtoMessage() {}
 
 func (x *TaskDrained) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[21]
+	mi := &file_messages_stactor_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1397,7 +1763,7 @@ func (x *TaskDrained) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskDrained.ProtoReflect.Descriptor instead.
 func (*TaskDrained) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{21}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *TaskDrained) GetLoc() *TaskLocation {
@@ -1423,7 +1789,7 @@ type CloseTask struct {
 
 func (x *CloseTask) Reset() {
 	*x = CloseTask{}
-	mi := &file_messages_stactor_proto_msgTypes[22]
+	mi := &file_messages_stactor_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1435,7 +1801,7 @@ func (x *CloseTask) String() string {
 func (*CloseTask) ProtoMessage() {}
 
 func (x *CloseTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[22]
+	mi := &file_messages_stactor_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1448,7 +1814,7 @@ func (x *CloseTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTask.ProtoReflect.Descriptor instead.
 func (*CloseTask) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{22}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{26}
 }
 
 // StopReading tells a source subtask to stop polling and end its output
@@ -1461,7 +1827,7 @@ type StopReading struct {
 
 func (x *StopReading) Reset() {
 	*x = StopReading{}
-	mi := &file_messages_stactor_proto_msgTypes[23]
+	mi := &file_messages_stactor_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1473,7 +1839,7 @@ func (x *StopReading) String() string {
 func (*StopReading) ProtoMessage() {}
 
 func (x *StopReading) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[23]
+	mi := &file_messages_stactor_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1486,7 +1852,7 @@ func (x *StopReading) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopReading.ProtoReflect.Descriptor instead.
 func (*StopReading) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{23}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{27}
 }
 
 // Savepoint asks a job to take a savepoint and stop (SAVEPOINT_DONE).
@@ -1499,7 +1865,7 @@ type Savepoint struct {
 
 func (x *Savepoint) Reset() {
 	*x = Savepoint{}
-	mi := &file_messages_stactor_proto_msgTypes[24]
+	mi := &file_messages_stactor_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1511,7 +1877,7 @@ func (x *Savepoint) String() string {
 func (*Savepoint) ProtoMessage() {}
 
 func (x *Savepoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[24]
+	mi := &file_messages_stactor_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1524,7 +1890,7 @@ func (x *Savepoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Savepoint.ProtoReflect.Descriptor instead.
 func (*Savepoint) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{24}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Savepoint) GetJobId() string {
@@ -1543,7 +1909,7 @@ type CancelTask struct {
 
 func (x *CancelTask) Reset() {
 	*x = CancelTask{}
-	mi := &file_messages_stactor_proto_msgTypes[25]
+	mi := &file_messages_stactor_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1555,7 +1921,7 @@ func (x *CancelTask) String() string {
 func (*CancelTask) ProtoMessage() {}
 
 func (x *CancelTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[25]
+	mi := &file_messages_stactor_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1568,7 +1934,7 @@ func (x *CancelTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTask.ProtoReflect.Descriptor instead.
 func (*CancelTask) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{25}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{29}
 }
 
 // TaskClosed says a subtask has closed its operators and stopped.
@@ -1581,7 +1947,7 @@ type TaskClosed struct {
 
 func (x *TaskClosed) Reset() {
 	*x = TaskClosed{}
-	mi := &file_messages_stactor_proto_msgTypes[26]
+	mi := &file_messages_stactor_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1593,7 +1959,7 @@ func (x *TaskClosed) String() string {
 func (*TaskClosed) ProtoMessage() {}
 
 func (x *TaskClosed) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[26]
+	mi := &file_messages_stactor_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1606,7 +1972,7 @@ func (x *TaskClosed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskClosed.ProtoReflect.Descriptor instead.
 func (*TaskClosed) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{26}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *TaskClosed) GetLoc() *TaskLocation {
@@ -1631,7 +1997,7 @@ type Credit struct {
 
 func (x *Credit) Reset() {
 	*x = Credit{}
-	mi := &file_messages_stactor_proto_msgTypes[27]
+	mi := &file_messages_stactor_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1643,7 +2009,7 @@ func (x *Credit) String() string {
 func (*Credit) ProtoMessage() {}
 
 func (x *Credit) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[27]
+	mi := &file_messages_stactor_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1656,7 +2022,7 @@ func (x *Credit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Credit.ProtoReflect.Descriptor instead.
 func (*Credit) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{27}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *Credit) GetEdge() int32 {
@@ -1697,7 +2063,7 @@ type Split struct {
 
 func (x *Split) Reset() {
 	*x = Split{}
-	mi := &file_messages_stactor_proto_msgTypes[28]
+	mi := &file_messages_stactor_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1709,7 +2075,7 @@ func (x *Split) String() string {
 func (*Split) ProtoMessage() {}
 
 func (x *Split) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[28]
+	mi := &file_messages_stactor_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1722,7 +2088,7 @@ func (x *Split) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Split.ProtoReflect.Descriptor instead.
 func (*Split) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{28}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *Split) GetId() string {
@@ -1749,7 +2115,7 @@ type RegisterReader struct {
 
 func (x *RegisterReader) Reset() {
 	*x = RegisterReader{}
-	mi := &file_messages_stactor_proto_msgTypes[29]
+	mi := &file_messages_stactor_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1761,7 +2127,7 @@ func (x *RegisterReader) String() string {
 func (*RegisterReader) ProtoMessage() {}
 
 func (x *RegisterReader) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[29]
+	mi := &file_messages_stactor_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1774,7 +2140,7 @@ func (x *RegisterReader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterReader.ProtoReflect.Descriptor instead.
 func (*RegisterReader) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{29}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *RegisterReader) GetSubtask() int32 {
@@ -1800,7 +2166,7 @@ type SplitRequest struct {
 
 func (x *SplitRequest) Reset() {
 	*x = SplitRequest{}
-	mi := &file_messages_stactor_proto_msgTypes[30]
+	mi := &file_messages_stactor_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1812,7 +2178,7 @@ func (x *SplitRequest) String() string {
 func (*SplitRequest) ProtoMessage() {}
 
 func (x *SplitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[30]
+	mi := &file_messages_stactor_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1825,7 +2191,7 @@ func (x *SplitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SplitRequest.ProtoReflect.Descriptor instead.
 func (*SplitRequest) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{30}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *SplitRequest) GetSubtask() int32 {
@@ -1845,7 +2211,7 @@ type AddSplits struct {
 
 func (x *AddSplits) Reset() {
 	*x = AddSplits{}
-	mi := &file_messages_stactor_proto_msgTypes[31]
+	mi := &file_messages_stactor_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1857,7 +2223,7 @@ func (x *AddSplits) String() string {
 func (*AddSplits) ProtoMessage() {}
 
 func (x *AddSplits) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[31]
+	mi := &file_messages_stactor_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1870,7 +2236,7 @@ func (x *AddSplits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddSplits.ProtoReflect.Descriptor instead.
 func (*AddSplits) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{31}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *AddSplits) GetVertex() int32 {
@@ -1896,7 +2262,7 @@ type NoMoreSplits struct {
 
 func (x *NoMoreSplits) Reset() {
 	*x = NoMoreSplits{}
-	mi := &file_messages_stactor_proto_msgTypes[32]
+	mi := &file_messages_stactor_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1908,7 +2274,7 @@ func (x *NoMoreSplits) String() string {
 func (*NoMoreSplits) ProtoMessage() {}
 
 func (x *NoMoreSplits) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[32]
+	mi := &file_messages_stactor_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1921,7 +2287,7 @@ func (x *NoMoreSplits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NoMoreSplits.ProtoReflect.Descriptor instead.
 func (*NoMoreSplits) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{32}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *NoMoreSplits) GetVertex() int32 {
@@ -1944,7 +2310,7 @@ type CheckpointTrigger struct {
 
 func (x *CheckpointTrigger) Reset() {
 	*x = CheckpointTrigger{}
-	mi := &file_messages_stactor_proto_msgTypes[33]
+	mi := &file_messages_stactor_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1956,7 +2322,7 @@ func (x *CheckpointTrigger) String() string {
 func (*CheckpointTrigger) ProtoMessage() {}
 
 func (x *CheckpointTrigger) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[33]
+	mi := &file_messages_stactor_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1969,7 +2335,7 @@ func (x *CheckpointTrigger) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointTrigger.ProtoReflect.Descriptor instead.
 func (*CheckpointTrigger) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{33}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *CheckpointTrigger) GetId() int64 {
@@ -2000,7 +2366,7 @@ type Barrier struct {
 
 func (x *Barrier) Reset() {
 	*x = Barrier{}
-	mi := &file_messages_stactor_proto_msgTypes[34]
+	mi := &file_messages_stactor_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2012,7 +2378,7 @@ func (x *Barrier) String() string {
 func (*Barrier) ProtoMessage() {}
 
 func (x *Barrier) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[34]
+	mi := &file_messages_stactor_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2025,7 +2391,7 @@ func (x *Barrier) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Barrier.ProtoReflect.Descriptor instead.
 func (*Barrier) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{34}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *Barrier) GetId() int64 {
@@ -2078,7 +2444,7 @@ type CheckpointAck struct {
 
 func (x *CheckpointAck) Reset() {
 	*x = CheckpointAck{}
-	mi := &file_messages_stactor_proto_msgTypes[35]
+	mi := &file_messages_stactor_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2090,7 +2456,7 @@ func (x *CheckpointAck) String() string {
 func (*CheckpointAck) ProtoMessage() {}
 
 func (x *CheckpointAck) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[35]
+	mi := &file_messages_stactor_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2103,7 +2469,7 @@ func (x *CheckpointAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointAck.ProtoReflect.Descriptor instead.
 func (*CheckpointAck) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{35}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *CheckpointAck) GetId() int64 {
@@ -2195,7 +2561,7 @@ type CheckpointDone struct {
 
 func (x *CheckpointDone) Reset() {
 	*x = CheckpointDone{}
-	mi := &file_messages_stactor_proto_msgTypes[36]
+	mi := &file_messages_stactor_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2207,7 +2573,7 @@ func (x *CheckpointDone) String() string {
 func (*CheckpointDone) ProtoMessage() {}
 
 func (x *CheckpointDone) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[36]
+	mi := &file_messages_stactor_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2220,7 +2586,7 @@ func (x *CheckpointDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointDone.ProtoReflect.Descriptor instead.
 func (*CheckpointDone) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{36}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *CheckpointDone) GetId() int64 {
@@ -2248,7 +2614,7 @@ type TaskStateRef struct {
 
 func (x *TaskStateRef) Reset() {
 	*x = TaskStateRef{}
-	mi := &file_messages_stactor_proto_msgTypes[37]
+	mi := &file_messages_stactor_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2260,7 +2626,7 @@ func (x *TaskStateRef) String() string {
 func (*TaskStateRef) ProtoMessage() {}
 
 func (x *TaskStateRef) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[37]
+	mi := &file_messages_stactor_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2273,7 +2639,7 @@ func (x *TaskStateRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStateRef.ProtoReflect.Descriptor instead.
 func (*TaskStateRef) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{37}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *TaskStateRef) GetChain() int32 {
@@ -2307,7 +2673,7 @@ type EnumeratorState struct {
 
 func (x *EnumeratorState) Reset() {
 	*x = EnumeratorState{}
-	mi := &file_messages_stactor_proto_msgTypes[38]
+	mi := &file_messages_stactor_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2319,7 +2685,7 @@ func (x *EnumeratorState) String() string {
 func (*EnumeratorState) ProtoMessage() {}
 
 func (x *EnumeratorState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[38]
+	mi := &file_messages_stactor_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2332,7 +2698,7 @@ func (x *EnumeratorState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnumeratorState.ProtoReflect.Descriptor instead.
 func (*EnumeratorState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{38}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *EnumeratorState) GetVertex() int32 {
@@ -2368,7 +2734,7 @@ type PendingCommit struct {
 
 func (x *PendingCommit) Reset() {
 	*x = PendingCommit{}
-	mi := &file_messages_stactor_proto_msgTypes[39]
+	mi := &file_messages_stactor_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2380,7 +2746,7 @@ func (x *PendingCommit) String() string {
 func (*PendingCommit) ProtoMessage() {}
 
 func (x *PendingCommit) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[39]
+	mi := &file_messages_stactor_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2393,7 +2759,7 @@ func (x *PendingCommit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingCommit.ProtoReflect.Descriptor instead.
 func (*PendingCommit) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{39}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *PendingCommit) GetCheckpointId() int64 {
@@ -2459,7 +2825,7 @@ type CommitOnNode struct {
 
 func (x *CommitOnNode) Reset() {
 	*x = CommitOnNode{}
-	mi := &file_messages_stactor_proto_msgTypes[40]
+	mi := &file_messages_stactor_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2471,7 +2837,7 @@ func (x *CommitOnNode) String() string {
 func (*CommitOnNode) ProtoMessage() {}
 
 func (x *CommitOnNode) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[40]
+	mi := &file_messages_stactor_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2484,7 +2850,7 @@ func (x *CommitOnNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitOnNode.ProtoReflect.Descriptor instead.
 func (*CommitOnNode) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{40}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *CommitOnNode) GetJob() *JobSpec {
@@ -2560,7 +2926,7 @@ type CommitOnNodeReply struct {
 
 func (x *CommitOnNodeReply) Reset() {
 	*x = CommitOnNodeReply{}
-	mi := &file_messages_stactor_proto_msgTypes[41]
+	mi := &file_messages_stactor_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2572,7 +2938,7 @@ func (x *CommitOnNodeReply) String() string {
 func (*CommitOnNodeReply) ProtoMessage() {}
 
 func (x *CommitOnNodeReply) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[41]
+	mi := &file_messages_stactor_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2585,7 +2951,7 @@ func (x *CommitOnNodeReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitOnNodeReply.ProtoReflect.Descriptor instead.
 func (*CommitOnNodeReply) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{41}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *CommitOnNodeReply) GetError() string {
@@ -2628,7 +2994,7 @@ type CompletedCheckpoint struct {
 
 func (x *CompletedCheckpoint) Reset() {
 	*x = CompletedCheckpoint{}
-	mi := &file_messages_stactor_proto_msgTypes[42]
+	mi := &file_messages_stactor_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2640,7 +3006,7 @@ func (x *CompletedCheckpoint) String() string {
 func (*CompletedCheckpoint) ProtoMessage() {}
 
 func (x *CompletedCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[42]
+	mi := &file_messages_stactor_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2653,7 +3019,7 @@ func (x *CompletedCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompletedCheckpoint.ProtoReflect.Descriptor instead.
 func (*CompletedCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{42}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *CompletedCheckpoint) GetJobId() string {
@@ -2780,7 +3146,7 @@ type VertexState struct {
 
 func (x *VertexState) Reset() {
 	*x = VertexState{}
-	mi := &file_messages_stactor_proto_msgTypes[43]
+	mi := &file_messages_stactor_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2792,7 +3158,7 @@ func (x *VertexState) String() string {
 func (*VertexState) ProtoMessage() {}
 
 func (x *VertexState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[43]
+	mi := &file_messages_stactor_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2805,7 +3171,7 @@ func (x *VertexState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexState.ProtoReflect.Descriptor instead.
 func (*VertexState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{43}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *VertexState) GetVertex() int32 {
@@ -2844,7 +3210,7 @@ type ChannelState struct {
 
 func (x *ChannelState) Reset() {
 	*x = ChannelState{}
-	mi := &file_messages_stactor_proto_msgTypes[44]
+	mi := &file_messages_stactor_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2856,7 +3222,7 @@ func (x *ChannelState) String() string {
 func (*ChannelState) ProtoMessage() {}
 
 func (x *ChannelState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[44]
+	mi := &file_messages_stactor_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2869,7 +3235,7 @@ func (x *ChannelState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChannelState.ProtoReflect.Descriptor instead.
 func (*ChannelState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{44}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ChannelState) GetEdge() int32 {
@@ -2913,7 +3279,7 @@ type SubtaskState struct {
 
 func (x *SubtaskState) Reset() {
 	*x = SubtaskState{}
-	mi := &file_messages_stactor_proto_msgTypes[45]
+	mi := &file_messages_stactor_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2925,7 +3291,7 @@ func (x *SubtaskState) String() string {
 func (*SubtaskState) ProtoMessage() {}
 
 func (x *SubtaskState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[45]
+	mi := &file_messages_stactor_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2938,7 +3304,7 @@ func (x *SubtaskState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubtaskState.ProtoReflect.Descriptor instead.
 func (*SubtaskState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{45}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *SubtaskState) GetChain() int32 {
@@ -3021,7 +3387,28 @@ const file_messages_stactor_proto_rawDesc = "" +
 	" \x01(\x03R\n" +
 	"writeBytes\x12\x14\n" +
 	"\x05error\x18\v \x01(\tR\x05error\x12>\n" +
-	"\tpipelines\x18\f \x03(\v2 .stactor.messages.PipelineStatusR\tpipelines\"\x9f\x01\n" +
+	"\tpipelines\x18\f \x03(\v2 .stactor.messages.PipelineStatusR\tpipelines\"&\n" +
+	"\rGetJobMetrics\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"v\n" +
+	"\n" +
+	"JobMetrics\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x14\n" +
+	"\x05state\x18\x02 \x01(\tR\x05state\x12;\n" +
+	"\bvertices\x18\x03 \x03(\v2\x1f.stactor.messages.VertexMetricsR\bvertices\"\xff\x02\n" +
+	"\rVertexMetrics\x12\x16\n" +
+	"\x06vertex\x18\x01 \x01(\x05R\x06vertex\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
+	"\x04type\x18\x03 \x01(\tR\x04type\x12 \n" +
+	"\vparallelism\x18\x04 \x01(\x05R\vparallelism\x12\x1a\n" +
+	"\bpipeline\x18\x05 \x01(\x05R\bpipeline\x12\x17\n" +
+	"\arows_in\x18\x06 \x01(\x03R\x06rowsIn\x12\x19\n" +
+	"\brows_out\x18\a \x01(\x03R\arowsOut\x12\x19\n" +
+	"\bbytes_in\x18\b \x01(\x03R\abytesIn\x12\x1b\n" +
+	"\tbytes_out\x18\t \x01(\x03R\bbytesOut\x12)\n" +
+	"\x10backpressured_ms\x18\n" +
+	" \x01(\x03R\x0fbackpressuredMs\x12=\n" +
+	"\x1bbackpressured_ms_per_second\x18\v \x01(\x01R\x18backpressuredMsPerSecond\x12\x1a\n" +
+	"\bsubtasks\x18\f \x01(\x05R\bsubtasks\"\x9f\x01\n" +
 	"\fTaskLocation\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x1a\n" +
 	"\bpipeline\x18\x02 \x01(\x05R\bpipeline\x12\x18\n" +
@@ -3067,7 +3454,7 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\n" +
 	"TaskFailed\x120\n" +
 	"\x03loc\x18\x01 \x01(\v2\x1e.stactor.messages.TaskLocationR\x03loc\x12\x14\n" +
-	"\x05cause\x18\x02 \x01(\tR\x05cause\"\xbb\x01\n" +
+	"\x05cause\x18\x02 \x01(\tR\x05cause\"\xc1\x02\n" +
 	"\vTaskMetrics\x120\n" +
 	"\x03loc\x18\x01 \x01(\v2\x1e.stactor.messages.TaskLocationR\x03loc\x12\x1b\n" +
 	"\tread_rows\x18\x02 \x01(\x03R\breadRows\x12\x1d\n" +
@@ -3076,7 +3463,17 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\n" +
 	"read_bytes\x18\x04 \x01(\x03R\treadBytes\x12\x1f\n" +
 	"\vwrite_bytes\x18\x05 \x01(\x03R\n" +
-	"writeBytes\"\x95\x01\n" +
+	"writeBytes\x12:\n" +
+	"\bvertices\x18\x06 \x03(\v2\x1e.stactor.messages.VertexCountsR\bvertices\x12)\n" +
+	"\x10backpressured_ns\x18\a \x01(\x03R\x0fbackpressuredNs\x12\x1d\n" +
+	"\n" +
+	"elapsed_ns\x18\b \x01(\x03R\telapsedNs\"\x92\x01\n" +
+	"\fVertexCounts\x12\x16\n" +
+	"\x06vertex\x18\x01 \x01(\x05R\x06vertex\x12\x17\n" +
+	"\arows_in\x18\x02 \x01(\x03R\x06rowsIn\x12\x19\n" +
+	"\brows_out\x18\x03 \x01(\x03R\arowsOut\x12\x19\n" +
+	"\bbytes_in\x18\x04 \x01(\x03R\abytesIn\x12\x1b\n" +
+	"\tbytes_out\x18\x05 \x01(\x03R\bbytesOut\"\x95\x01\n" +
 	"\n" +
 	"CommitInfo\x12\x16\n" +
 	"\x06vertex\x18\x01 \x01(\x05R\x06vertex\x12\x18\n" +
@@ -3218,7 +3615,7 @@ func file_messages_stactor_proto_rawDescGZIP() []byte {
 	return file_messages_stactor_proto_rawDescData
 }
 
-var file_messages_stactor_proto_msgTypes = make([]protoimpl.MessageInfo, 49)
+var file_messages_stactor_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
 var file_messages_stactor_proto_goTypes = []any{
 	(*Pid)(nil),                 // 0: stactor.messages.Pid
 	(*SubmitJob)(nil),           // 1: stactor.messages.SubmitJob
@@ -3230,88 +3627,94 @@ var file_messages_stactor_proto_goTypes = []any{
 	(*JobList)(nil),             // 7: stactor.messages.JobList
 	(*PipelineStatus)(nil),      // 8: stactor.messages.PipelineStatus
 	(*JobStatus)(nil),           // 9: stactor.messages.JobStatus
-	(*TaskLocation)(nil),        // 10: stactor.messages.TaskLocation
-	(*JobSpec)(nil),             // 11: stactor.messages.JobSpec
-	(*DeployTask)(nil),          // 12: stactor.messages.DeployTask
-	(*DeployTaskReply)(nil),     // 13: stactor.messages.DeployTaskReply
-	(*TaskPid)(nil),             // 14: stactor.messages.TaskPid
-	(*StartTask)(nil),           // 15: stactor.messages.StartTask
-	(*EnumeratorPid)(nil),       // 16: stactor.messages.EnumeratorPid
-	(*TaskStateChanged)(nil),    // 17: stactor.messages.TaskStateChanged
-	(*TaskFailed)(nil),          // 18: stactor.messages.TaskFailed
-	(*TaskMetrics)(nil),         // 19: stactor.messages.TaskMetrics
-	(*CommitInfo)(nil),          // 20: stactor.messages.CommitInfo
-	(*TaskDrained)(nil),         // 21: stactor.messages.TaskDrained
-	(*CloseTask)(nil),           // 22: stactor.messages.CloseTask
-	(*StopReading)(nil),         // 23: stactor.messages.StopReading
-	(*Savepoint)(nil),           // 24: stactor.messages.Savepoint
-	(*CancelTask)(nil),          // 25: stactor.messages.CancelTask
-	(*TaskClosed)(nil),          // 26: stactor.messages.TaskClosed
-	(*Credit)(nil),              // 27: stactor.messages.Credit
-	(*Split)(nil),               // 28: stactor.messages.Split
-	(*RegisterReader)(nil),      // 29: stactor.messages.RegisterReader
-	(*SplitRequest)(nil),        // 30: stactor.messages.SplitRequest
-	(*AddSplits)(nil),           // 31: stactor.messages.AddSplits
-	(*NoMoreSplits)(nil),        // 32: stactor.messages.NoMoreSplits
-	(*CheckpointTrigger)(nil),   // 33: stactor.messages.CheckpointTrigger
-	(*Barrier)(nil),             // 34: stactor.messages.Barrier
-	(*CheckpointAck)(nil),       // 35: stactor.messages.CheckpointAck
-	(*CheckpointDone)(nil),      // 36: stactor.messages.CheckpointDone
-	(*TaskStateRef)(nil),        // 37: stactor.messages.TaskStateRef
-	(*EnumeratorState)(nil),     // 38: stactor.messages.EnumeratorState
-	(*PendingCommit)(nil),       // 39: stactor.messages.PendingCommit
-	(*CommitOnNode)(nil),        // 40: stactor.messages.CommitOnNode
-	(*CommitOnNodeReply)(nil),   // 41: stactor.messages.CommitOnNodeReply
-	(*CompletedCheckpoint)(nil), // 42: stactor.messages.CompletedCheckpoint
-	(*VertexState)(nil),         // 43: stactor.messages.VertexState
-	(*ChannelState)(nil),        // 44: stactor.messages.ChannelState
-	(*SubtaskState)(nil),        // 45: stactor.messages.SubtaskState
-	nil,                         // 46: stactor.messages.SubmitJob.VarsEntry
-	nil,                         // 47: stactor.messages.JobSpec.VarsEntry
-	nil,                         // 48: stactor.messages.CompletedCheckpoint.ParallelismEntry
+	(*GetJobMetrics)(nil),       // 10: stactor.messages.GetJobMetrics
+	(*JobMetrics)(nil),          // 11: stactor.messages.JobMetrics
+	(*VertexMetrics)(nil),       // 12: stactor.messages.VertexMetrics
+	(*TaskLocation)(nil),        // 13: stactor.messages.TaskLocation
+	(*JobSpec)(nil),             // 14: stactor.messages.JobSpec
+	(*DeployTask)(nil),          // 15: stactor.messages.DeployTask
+	(*DeployTaskReply)(nil),     // 16: stactor.messages.DeployTaskReply
+	(*TaskPid)(nil),             // 17: stactor.messages.TaskPid
+	(*StartTask)(nil),           // 18: stactor.messages.StartTask
+	(*EnumeratorPid)(nil),       // 19: stactor.messages.EnumeratorPid
+	(*TaskStateChanged)(nil),    // 20: stactor.messages.TaskStateChanged
+	(*TaskFailed)(nil),          // 21: stactor.messages.TaskFailed
+	(*TaskMetrics)(nil),         // 22: stactor.messages.TaskMetrics
+	(*VertexCounts)(nil),        // 23: stactor.messages.VertexCounts
+	(*CommitInfo)(nil),          // 24: stactor.messages.CommitInfo
+	(*TaskDrained)(nil),         // 25: stactor.messages.TaskDrained
+	(*CloseTask)(nil),           // 26: stactor.messages.CloseTask
+	(*StopReading)(nil),         // 27: stactor.messages.StopReading
+	(*Savepoint)(nil),           // 28: stactor.messages.Savepoint
+	(*CancelTask)(nil),          // 29: stactor.messages.CancelTask
+	(*TaskClosed)(nil),          // 30: stactor.messages.TaskClosed
+	(*Credit)(nil),              // 31: stactor.messages.Credit
+	(*Split)(nil),               // 32: stactor.messages.Split
+	(*RegisterReader)(nil),      // 33: stactor.messages.RegisterReader
+	(*SplitRequest)(nil),        // 34: stactor.messages.SplitRequest
+	(*AddSplits)(nil),           // 35: stactor.messages.AddSplits
+	(*NoMoreSplits)(nil),        // 36: stactor.messages.NoMoreSplits
+	(*CheckpointTrigger)(nil),   // 37: stactor.messages.CheckpointTrigger
+	(*Barrier)(nil),             // 38: stactor.messages.Barrier
+	(*CheckpointAck)(nil),       // 39: stactor.messages.CheckpointAck
+	(*CheckpointDone)(nil),      // 40: stactor.messages.CheckpointDone
+	(*TaskStateRef)(nil),        // 41: stactor.messages.TaskStateRef
+	(*EnumeratorState)(nil),     // 42: stactor.messages.EnumeratorState
+	(*PendingCommit)(nil),       // 43: stactor.messages.PendingCommit
+	(*CommitOnNode)(nil),        // 44: stactor.messages.CommitOnNode
+	(*CommitOnNodeReply)(nil),   // 45: stactor.messages.CommitOnNodeReply
+	(*CompletedCheckpoint)(nil), // 46: stactor.messages.CompletedCheckpoint
+	(*VertexState)(nil),         // 47: stactor.messages.VertexState
+	(*ChannelState)(nil),        // 48: stactor.messages.ChannelState
+	(*SubtaskState)(nil),        // 49: stactor.messages.SubtaskState
+	nil,                         // 50: stactor.messages.SubmitJob.VarsEntry
+	nil,                         // 51: stactor.messages.JobSpec.VarsEntry
+	nil,                         // 52: stactor.messages.CompletedCheckpoint.ParallelismEntry
 }
 var file_messages_stactor_proto_depIdxs = []int32{
-	46, // 0: stactor.messages.SubmitJob.vars:type_name -> stactor.messages.SubmitJob.VarsEntry
+	50, // 0: stactor.messages.SubmitJob.vars:type_name -> stactor.messages.SubmitJob.VarsEntry
 	9,  // 1: stactor.messages.JobList.jobs:type_name -> stactor.messages.JobStatus
 	8,  // 2: stactor.messages.JobStatus.pipelines:type_name -> stactor.messages.PipelineStatus
-	47, // 3: stactor.messages.JobSpec.vars:type_name -> stactor.messages.JobSpec.VarsEntry
-	10, // 4: stactor.messages.DeployTask.loc:type_name -> stactor.messages.TaskLocation
-	11, // 5: stactor.messages.DeployTask.job:type_name -> stactor.messages.JobSpec
-	0,  // 6: stactor.messages.DeployTask.job_master:type_name -> stactor.messages.Pid
-	42, // 7: stactor.messages.DeployTask.restore:type_name -> stactor.messages.CompletedCheckpoint
-	10, // 8: stactor.messages.DeployTaskReply.loc:type_name -> stactor.messages.TaskLocation
-	0,  // 9: stactor.messages.DeployTaskReply.task:type_name -> stactor.messages.Pid
-	0,  // 10: stactor.messages.TaskPid.pid:type_name -> stactor.messages.Pid
-	14, // 11: stactor.messages.StartTask.peers:type_name -> stactor.messages.TaskPid
-	16, // 12: stactor.messages.StartTask.enumerators:type_name -> stactor.messages.EnumeratorPid
-	0,  // 13: stactor.messages.StartTask.coordinator:type_name -> stactor.messages.Pid
-	0,  // 14: stactor.messages.EnumeratorPid.pid:type_name -> stactor.messages.Pid
-	10, // 15: stactor.messages.TaskStateChanged.loc:type_name -> stactor.messages.TaskLocation
-	10, // 16: stactor.messages.TaskFailed.loc:type_name -> stactor.messages.TaskLocation
-	10, // 17: stactor.messages.TaskMetrics.loc:type_name -> stactor.messages.TaskLocation
-	0,  // 18: stactor.messages.CommitInfo.worker:type_name -> stactor.messages.Pid
-	10, // 19: stactor.messages.TaskDrained.loc:type_name -> stactor.messages.TaskLocation
-	19, // 20: stactor.messages.TaskDrained.metrics:type_name -> stactor.messages.TaskMetrics
-	10, // 21: stactor.messages.TaskClosed.loc:type_name -> stactor.messages.TaskLocation
-	0,  // 22: stactor.messages.RegisterReader.reader:type_name -> stactor.messages.Pid
-	28, // 23: stactor.messages.AddSplits.splits:type_name -> stactor.messages.Split
-	10, // 24: stactor.messages.CheckpointAck.loc:type_name -> stactor.messages.TaskLocation
-	20, // 25: stactor.messages.CheckpointAck.commits:type_name -> stactor.messages.CommitInfo
-	0,  // 26: stactor.messages.PendingCommit.worker:type_name -> stactor.messages.Pid
-	11, // 27: stactor.messages.CommitOnNode.job:type_name -> stactor.messages.JobSpec
-	39, // 28: stactor.messages.CommitOnNode.infos:type_name -> stactor.messages.PendingCommit
-	37, // 29: stactor.messages.CompletedCheckpoint.tasks:type_name -> stactor.messages.TaskStateRef
-	38, // 30: stactor.messages.CompletedCheckpoint.enumerators:type_name -> stactor.messages.EnumeratorState
-	39, // 31: stactor.messages.CompletedCheckpoint.pending:type_name -> stactor.messages.PendingCommit
-	48, // 32: stactor.messages.CompletedCheckpoint.parallelism:type_name -> stactor.messages.CompletedCheckpoint.ParallelismEntry
-	28, // 33: stactor.messages.VertexState.splits:type_name -> stactor.messages.Split
-	43, // 34: stactor.messages.SubtaskState.vertices:type_name -> stactor.messages.VertexState
-	44, // 35: stactor.messages.SubtaskState.channels:type_name -> stactor.messages.ChannelState
-	36, // [36:36] is the sub-list for method output_type
-	36, // [36:36] is the sub-list for method input_type
-	36, // [36:36] is the sub-list for extension type_name
-	36, // [36:36] is the sub-list for extension extendee
-	0,  // [0:36] is the sub-list for field type_name
+	12, // 3: stactor.messages.JobMetrics.vertices:type_name -> stactor.messages.VertexMetrics
+	51, // 4: stactor.messages.JobSpec.vars:type_name -> stactor.messages.JobSpec.VarsEntry
+	13, // 5: stactor.messages.DeployTask.loc:type_name -> stactor.messages.TaskLocation
+	14, // 6: stactor.messages.DeployTask.job:type_name -> stactor.messages.JobSpec
+	0,  // 7: stactor.messages.DeployTask.job_master:type_name -> stactor.messages.Pid
+	46, // 8: stactor.messages.DeployTask.restore:type_name -> stactor.messages.CompletedCheckpoint
+	13, // 9: stactor.messages.DeployTaskReply.loc:type_name -> stactor.messages.TaskLocation
+	0,  // 10: stactor.messages.DeployTaskReply.task:type_name -> stactor.messages.Pid
+	0,  // 11: stactor.messages.TaskPid.pid:type_name -> stactor.messages.Pid
+	17, // 12: stactor.messages.StartTask.peers:type_name -> stactor.messages.TaskPid
+	19, // 13: stactor.messages.StartTask.enumerators:type_name -> stactor.messages.EnumeratorPid
+	0,  // 14: stactor.messages.StartTask.coordinator:type_name -> stactor.messages.Pid
+	0,  // 15: stactor.messages.EnumeratorPid.pid:type_name -> stactor.messages.Pid
+	13, // 16: stactor.messages.TaskStateChanged.loc:type_name -> stactor.messages.TaskLocation
+	13, // 17: stactor.messages.TaskFailed.loc:type_name -> stactor.messages.TaskLocation
+	13, // 18: stactor.messages.TaskMetrics.loc:type_name -> stactor.messages.TaskLocation
+	23, // 19: stactor.messages.TaskMetrics.vertices:type_name -> stactor.messages.VertexCounts
+	0,  // 20: stactor.messages.CommitInfo.worker:type_name -> stactor.messages.Pid
+	13, // 21: stactor.messages.TaskDrained.loc:type_name -> stactor.messages.TaskLocation
+	22, // 22: stactor.messages.TaskDrained.metrics:type_name -> stactor.messages.TaskMetrics
+	13, // 23: stactor.messages.TaskClosed.loc:type_name -> stactor.messages.TaskLocation
+	0,  // 24: stactor.messages.RegisterReader.reader:type_name -> stactor.messages.Pid
+	32, // 25: stactor.messages.AddSplits.splits:type_name -> stactor.messages.Split
+	13, // 26: stactor.messages.CheckpointAck.loc:type_name -> stactor.messages.TaskLocation
+	24, // 27: stactor.messages.CheckpointAck.commits:type_name -> stactor.messages.CommitInfo
+	0,  // 28: stactor.messages.PendingCommit.worker:type_name -> stactor.messages.Pid
+	14, // 29: stactor.messages.CommitOnNode.job:type_name -> stactor.messages.JobSpec
+	43, // 30: stactor.messages.CommitOnNode.infos:type_name -> stactor.messages.PendingCommit
+	41, // 31: stactor.messages.CompletedCheckpoint.tasks:type_name -> stactor.messages.TaskStateRef
+	42, // 32: stactor.messages.CompletedCheckpoint.enumerators:type_name -> stactor.messages.EnumeratorState
+	43, // 33: stactor.messages.CompletedCheckpoint.pending:type_name -> stactor.messages.PendingCommit
+	52, // 34: stactor.messages.CompletedCheckpoint.parallelism:type_name -> stactor.messages.CompletedCheckpoint.ParallelismEntry
+	32, // 35: stactor.messages.VertexState.splits:type_name -> stactor.messages.Split
+	47, // 36: stactor.messages.SubtaskState.vertices:type_name -> stactor.messages.VertexState
+	48, // 37: stactor.messages.SubtaskState.channels:type_name -> stactor.messages.ChannelState
+	38, // [38:38] is the sub-list for method output_type
+	38, // [38:38] is the sub-list for method input_type
+	38, // [38:38] is the sub-list for extension type_name
+	38, // [38:38] is the sub-list for extension extendee
+	0,  // [0:38] is the sub-list for field type_name
 }
 
 func init() { file_messages_stactor_proto_init() }
@@ -3325,7 +3728,7 @@ func file_messages_stactor_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_stactor_proto_rawDesc), len(file_messages_stactor_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   49,
+			NumMessages:   53,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1,7 +1,8 @@
 // Package coordinator is the CoordinatorService: the job registry of a
 // node that leads (every node in local mode). It checks and plans a
-// submitted job, spawns its JobMaster, keeps the status of ended jobs, and
-// answers status, wait and cancel requests (DESIGN §3).
+// submitted job, spawns its JobMaster, keeps the status (and per-vertex
+// metrics) of ended jobs, and answers status, metrics, wait and cancel
+// requests (DESIGN §3).
 package coordinator
 
 import (
@@ -49,9 +50,10 @@ type Service struct {
 }
 
 type job struct {
-	pid     *actor.PID
-	final   *messages.JobStatus
-	waiters []*actor.PID
+	pid          *actor.PID
+	final        *messages.JobStatus
+	finalMetrics *messages.JobMetrics
+	waiters      []*actor.PID
 }
 
 // New is the props producer of the service; slots come from the
@@ -78,7 +80,7 @@ func (s *Service) Receive(ctx actor.Context) {
 		if j.pid != nil {
 			ctx.Poison(j.pid)
 		}
-		j.final, j.pid = m.Status, nil
+		j.final, j.finalMetrics, j.pid = m.Status, m.Metrics, nil
 		s.save(m.Status.JobId, m.Status)
 		for _, w := range j.waiters {
 			ctx.Send(w, m.Status)
@@ -125,6 +127,22 @@ func (s *Service) Receive(ctx actor.Context) {
 			ctx.Respond(s.recorded(m.JobId))
 		case j.final != nil:
 			ctx.Respond(j.final)
+		default:
+			ctx.RequestWithCustomSender(j.pid, m, ctx.Sender())
+		}
+	case *messages.GetJobMetrics:
+		// A running job's JobMaster answers; an ended one's figures are
+		// those it had at its end. A job this coordinator does not run has
+		// none (the registry keeps none, so it is not read: /metrics asks
+		// for every job at each scrape).
+		j := s.jobs[m.JobId]
+		switch {
+		case j == nil:
+			ctx.Respond(&messages.JobMetrics{JobId: m.JobId})
+		case j.final != nil && j.finalMetrics != nil:
+			ctx.Respond(j.finalMetrics)
+		case j.final != nil:
+			ctx.Respond(&messages.JobMetrics{JobId: m.JobId, State: j.final.State})
 		default:
 			ctx.RequestWithCustomSender(j.pid, m, ctx.Sender())
 		}

@@ -1,6 +1,7 @@
 package coordinator_test
 
 import (
+	"os"
 	"testing"
 	"time"
 
@@ -25,7 +26,15 @@ func (registry) Jobs() ([]*messages.JobStatus, error) {
 // applied when the job is resumed, not dropped.
 func TestCancelBeforeResumeIsApplied(t *testing.T) {
 	cfg := engine.DefaultConfig()
-	store, err := localfile.New(t.TempDir())
+	// Not t.TempDir: actors may still be writing a checkpoint when the
+	// actor system has been told to shut down, and its cleanup fails on a
+	// folder that is not empty.
+	dir, err := os.MkdirTemp("", "stactor-resume-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { time.Sleep(100 * time.Millisecond); _ = os.RemoveAll(dir) })
+	store, err := localfile.New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

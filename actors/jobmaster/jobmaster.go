@@ -36,7 +36,8 @@ import (
 // parent then stops it (with a PoisonPill, so that status requests already
 // forwarded to it are answered first).
 type Ended struct {
-	Status *messages.JobStatus
+	Status  *messages.JobStatus
+	Metrics *messages.JobMetrics // as they were at the end, no backpressure
 }
 
 // Options configure a JobMaster.
@@ -103,7 +104,8 @@ type taskRun struct {
 	loc     *messages.TaskLocation
 	pid     *actor.PID
 	state   string
-	metrics *messages.TaskMetrics
+	metrics *messages.TaskMetrics // the latest report
+	prev    *messages.TaskMetrics // the one before
 	drained bool
 	gone    bool // terminated
 	stopAsk bool // we asked it to close or cancel
@@ -193,7 +195,7 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 		}
 	case *messages.TaskMetrics:
 		if t := j.task(m.Loc); t != nil {
-			t.metrics = m
+			t.record(m)
 		}
 	case *messages.TaskDrained:
 		j.onDrained(ctx, m)
@@ -259,6 +261,8 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 		j.takeSavepoint(ctx)
 	case *messages.GetJobStatus:
 		ctx.Respond(j.status())
+	case *messages.GetJobMetrics:
+		ctx.Respond(j.jobMetrics())
 	}
 }
 
@@ -283,7 +287,7 @@ func (j *JobMaster) failBeforeStart(ctx actor.Context, cause string) {
 	j.end = time.Now()
 	// The coordinator stops this actor when it has the final status
 	// (with a PoisonPill, after any status request it forwarded here).
-	ctx.Send(ctx.Parent(), &Ended{Status: j.status()})
+	ctx.Send(ctx.Parent(), &Ended{Status: j.status(), Metrics: j.jobMetrics()})
 }
 
 type terminated struct{ who *actor.PID }
@@ -514,7 +518,7 @@ func (j *JobMaster) onDrained(ctx actor.Context, m *messages.TaskDrained) {
 	}
 	t.drained = true
 	if m.Metrics != nil {
-		t.metrics = m.Metrics
+		t.record(m.Metrics)
 	}
 	for _, o := range t.pipe.tasks {
 		if !o.drained {
@@ -687,7 +691,7 @@ func (j *JobMaster) checkEnd(ctx actor.Context) {
 	j.end = time.Now()
 	// The coordinator stops this actor when it has the final status
 	// (with a PoisonPill, after any status request it forwarded here).
-	ctx.Send(ctx.Parent(), &Ended{Status: j.status()})
+	ctx.Send(ctx.Parent(), &Ended{Status: j.status(), Metrics: j.jobMetrics()})
 }
 
 func (j *JobMaster) status() *messages.JobStatus {

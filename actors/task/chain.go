@@ -22,6 +22,9 @@ type op struct {
 	writer     connectors.Writer
 	next       []*op      // fused downstream operators
 	outs       []*outEdge // channels leaving from this vertex
+
+	// cumulative counts (messages.VertexCounts)
+	rowsIn, rowsOut, bytesIn int64
 }
 
 func buildOperators(t *Task) (*operators, error) {
@@ -77,6 +80,7 @@ func (o *operators) open() error {
 
 // push runs batch b through operator p and everything fused after it.
 func (o *operators) push(p *op, b *row.Batch) error {
+	p.rowsIn += int64(b.Len())
 	switch p.v.Kind {
 	case plan.TransformVertex:
 		tr := p.transforms[b.Schema.TableID]
@@ -99,10 +103,13 @@ func (o *operators) push(p *op, b *row.Batch) error {
 		if err := p.writer.Write(b); err != nil {
 			return fmt.Errorf("%s: %w", p.v.Name, err)
 		}
+		sz := int64(b.ByteSize())
+		p.bytesIn += sz
 		o.t.metrics.writeRows += int64(b.Len())
-		o.t.metrics.writeBytes += int64(b.ByteSize())
+		o.t.metrics.writeBytes += sz
 		return nil
 	}
+	p.rowsOut += int64(b.Len())
 	return o.emit(p, b)
 }
 

@@ -20,6 +20,7 @@ type outEdge struct {
 	chans []*outChannel
 	queue []*row.Batch // waiting for credit, oldest first
 	next  int          // rebalance: where to look for credit first
+	held  bool         // the queue held batches when drain last returned
 }
 
 type outChannel struct {
@@ -108,8 +109,22 @@ func (o *outEdge) send(b *row.Batch) {
 	o.drain()
 }
 
-// drain sends queued batches while some channel has credit.
+// drain sends queued batches while some channel has credit. The time
+// the edge holds batches for lack of credit is the subtask's backpressure.
 func (o *outEdge) drain() {
+	o.sendWithCredit()
+	if held := len(o.queue) > 0; held != o.held {
+		o.held = held
+		if held {
+			o.t.metrics.hold()
+		} else {
+			o.t.metrics.release()
+		}
+	}
+}
+
+// sendWithCredit sends queued batches while some channel has credit.
+func (o *outEdge) sendWithCredit() {
 	for len(o.queue) > 0 {
 		var ch *outChannel
 		for k := 0; k < len(o.chans); k++ {

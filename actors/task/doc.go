@@ -15,5 +15,7 @@
 // blocked: a source stops polling its reader, and a subtask with inputs sets
 // arriving batches aside without granting their credit back, so what is in
 // flight stays bounded by the credit windows and a slow sink slows the
-// source instead of growing memory.
+// source instead of growing memory. The time spent so blocked is the
+// subtask's backpressure, reported with its per-vertex row counts in
+// TaskMetrics (metrics.go).
 package task

@@ -58,10 +58,6 @@ type Task struct {
 	stopTick chan struct{}
 }
 
-type metrics struct {
-	readRows, writeRows, readBytes, writeBytes int64
-}
-
 // New is the props producer for a subtask.
 // receiver, if not nil, is the NATS subscription that brings this
 // subtask's channels from other nodes; it was opened before the subtask was
@@ -91,6 +87,7 @@ func (t *Task) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		t.self, t.system = ctx.Self(), ctx.ActorSystem()
+		t.metrics.started = time.Now()
 		err = t.init()
 	case *messages.StartTask:
 		err = t.start(ctx, m)
@@ -263,39 +260,6 @@ func (t *Task) start(ctx actor.Context, m *messages.StartTask) error {
 		return t.endOfInput(ctx)
 	}
 	return nil
-}
-
-func (t *Task) startTicker() {
-	t.ticker = time.NewTicker(t.opts.MetricsInterval)
-	t.stopTick = make(chan struct{})
-	tick, stop, sys, self := t.ticker, t.stopTick, t.system, t.self
-	go func() {
-		for {
-			select {
-			case <-tick.C:
-				sys.Root.Send(self, &metricsTick{})
-			case <-stop:
-				return
-			}
-		}
-	}()
-}
-
-func (t *Task) stopTicker() {
-	if t.ticker != nil {
-		t.ticker.Stop()
-		close(t.stopTick)
-		t.ticker = nil
-	}
-}
-
-func (t *Task) sendMetrics(ctx actor.Context) {
-	ctx.Send(t.jobMaster, t.metricsMsg())
-}
-
-func (t *Task) metricsMsg() *messages.TaskMetrics {
-	return &messages.TaskMetrics{Loc: t.loc, ReadRows: t.metrics.readRows, WriteRows: t.metrics.writeRows,
-		ReadBytes: t.metrics.readBytes, WriteBytes: t.metrics.writeBytes}
 }
 
 // endOfInput runs once every input (or the source) has ended: flush, close

@@ -79,6 +79,10 @@ func (a *actorCoordinator) Status(ctx context.Context, id string) (*messages.Job
 	return ask[*messages.JobStatus](ctx, a, a.coordinator, &messages.GetJobStatus{JobId: id}, 5*time.Second)
 }
 
+func (a *actorCoordinator) Metrics(ctx context.Context, id string) (*messages.JobMetrics, error) {
+	return ask[*messages.JobMetrics](ctx, a, a.coordinator, &messages.GetJobMetrics{JobId: id}, 5*time.Second)
+}
+
 func (a *actorCoordinator) List(ctx context.Context) ([]*messages.JobStatus, error) {
 	l, err := ask[*messages.JobList](ctx, a, a.coordinator, &messages.ListJobs{}, 15*time.Second)
 	if err != nil {

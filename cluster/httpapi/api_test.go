@@ -123,6 +123,7 @@ type jobInfo struct {
 	ErrorMsg     *string `json:"errorMsg"`
 	Metrics      *struct {
 		SourceReceivedCount, SourceReceivedBytes, SinkWriteCount, SinkWriteBytes int64
+		VertexMetrics                                                            []vertexMetrics
 	} `json:"metrics"`
 	Pipelines []struct {
 		PipelineID     int    `json:"pipelineId"`
@@ -148,6 +149,18 @@ type jobInfo struct {
 			Fused          bool   `json:"fused"`
 		} `json:"pipelineEdges"`
 	} `json:"jobDag"`
+}
+
+type vertexMetrics struct {
+	VertexID                     int    `json:"vertexId"`
+	VertexName                   string `json:"vertexName"`
+	Type                         string `json:"type"`
+	Parallelism, Subtasks        int
+	PipelineID                   int `json:"pipelineId"`
+	ReceivedCount, EmittedCount  int64
+	ReceivedBytes, EmittedBytes  int64
+	BackPressuredTimeMs          int64
+	BackPressuredTimeMsPerSecond *float64
 }
 
 // waitState polls /job-info until the job is in state want; an ended job
@@ -224,6 +237,7 @@ func TestSubmitBatchJobToFinished(t *testing.T) {
 		t.Fatalf("pipelines %+v", j.Pipelines)
 	}
 	checkDag(t, j)
+	checkVertexMetrics(t, j)
 
 	var finished []jobInfo
 	s.getJSON("/finished-jobs", http.StatusOK, &finished)
@@ -307,6 +321,17 @@ func TestSubmitBatchJobToFinished(t *testing.T) {
 		`stactor_slots_free 4`,
 		`stactor_worker_slots{worker="w1"} 4`,
 		"# TYPE stactor_job_rows_read_total counter",
+		`stactor_vertex_rows_in_total{job_id="batch-1",job_name="api-batch",vertex="Source[0]-FakeSource"} 1000`,
+		`stactor_vertex_rows_out_total{job_id="batch-1",job_name="api-batch",vertex="Source[0]-FakeSource"} 1000`,
+		`stactor_vertex_rows_in_total{job_id="batch-1",job_name="api-batch",vertex="Sink[0]-Assert"} 1000`,
+		`stactor_vertex_rows_out_total{job_id="batch-1",job_name="api-batch",vertex="Sink[0]-Assert"} 0`,
+		`stactor_vertex_rows_in_total{job_id="batch-1",job_name="api-batch",vertex="Sink[1]-Console"} 1000`,
+		fmt.Sprintf(`stactor_vertex_bytes_out_total{job_id="batch-1",job_name="api-batch",vertex="Source[0]-FakeSource"} %d`, j.Metrics.SourceReceivedBytes),
+		`stactor_vertex_backpressure_ratio{job_id="batch-1",job_name="api-batch",vertex="Sink[0]-Assert"} 0`,
+		`stactor_vertex_backpressure_ratio{job_id="batch-1",job_name="api-batch",vertex="Source[0]-FakeSource"} 0`,
+		"# TYPE stactor_vertex_rows_in_total counter",
+		"# TYPE stactor_vertex_backpressured_seconds_total counter",
+		"# TYPE stactor_vertex_backpressure_ratio gauge",
 	} {
 		if !strings.Contains(string(b), want+"\n") {
 			t.Errorf("metrics lack %q", want)
@@ -348,6 +373,35 @@ func checkDag(t *testing.T, j jobInfo) {
 	}
 }
 
+// checkVertexMetrics checks the per-vertex figures of batchJob once it
+// finished: each vertex's counts are its rows, and nothing is
+// backpressured any more.
+func checkVertexMetrics(t *testing.T, j jobInfo) {
+	t.Helper()
+	vs := j.Metrics.VertexMetrics
+	want := []struct {
+		name          string
+		par           int
+		in, out       int64
+		bytesIn, bOut bool
+	}{{"Source[0]-FakeSource", 2, 1000, 1000, false, true}, {"Sink[0]-Assert", 1, 1000, 0, true, false}, {"Sink[1]-Console", 2, 1000, 0, true, false}}
+	if len(vs) != len(want) {
+		t.Fatalf("VertexMetrics %+v, want %d vertices", vs, len(want))
+	}
+	var sinkBytes int64
+	for i, w := range want {
+		v := vs[i]
+		if v.VertexID != i || v.VertexName != w.name || v.Parallelism != w.par || v.Subtasks != w.par || v.ReceivedCount != w.in || v.EmittedCount != w.out ||
+			(v.ReceivedBytes > 0) != w.bytesIn || (v.EmittedBytes > 0) != w.bOut || v.BackPressuredTimeMsPerSecond == nil || *v.BackPressuredTimeMsPerSecond != 0 {
+			t.Fatalf("vertex %d: %+v, want %+v", i, v, w)
+		}
+		sinkBytes += v.ReceivedBytes
+	}
+	if vs[0].EmittedBytes != j.Metrics.SourceReceivedBytes || sinkBytes != j.Metrics.SinkWriteBytes {
+		t.Fatalf("vertex bytes %+v, job %+v", vs, j.Metrics)
+	}
+}
+
 func grep(s, sub string) string {
 	var out []string
 	for _, l := range strings.Split(s, "\n") {
@@ -380,6 +434,12 @@ func TestStopWithSavepointThenRestore(t *testing.T) {
 		var j jobInfo
 		s.getJSON("/job-info/"+id, http.StatusOK, &j)
 		if j.Metrics != nil && j.Metrics.SinkWriteCount >= 10 {
+			// The source and the sink are one fused subtask: they moved
+			// the same rows, counted together.
+			if vs := j.Metrics.VertexMetrics; len(vs) != 2 || vs[0].EmittedCount != vs[1].ReceivedCount || vs[1].ReceivedCount < 10 ||
+				vs[0].BackPressuredTimeMsPerSecond == nil {
+				t.Fatalf("vertex metrics of the running job: %+v", vs)
+			}
 			break
 		}
 		if time.Now().After(deadline) {

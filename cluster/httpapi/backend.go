@@ -20,6 +20,9 @@ type Coordinator interface {
 	// Status is a job's status; State is "UNKNOWN" for a job the
 	// coordinator does not know.
 	Status(ctx context.Context, jobID string) (*messages.JobStatus, error)
+	// Metrics are a job's per-vertex figures (messages.JobMetrics); none
+	// for a job the coordinator does not run or ran.
+	Metrics(ctx context.Context, jobID string) (*messages.JobMetrics, error)
 	// List is every job the coordinator knows, running and ended, in
 	// submit order.
 	List(ctx context.Context) ([]*messages.JobStatus, error)

@@ -32,12 +32,15 @@ type jobInfo struct {
 }
 
 // jobMetrics are a job's counters, summed over its subtasks (and over
-// the attempts before a restore).
+// the attempts before a restore). /job-info adds each vertex's figures,
+// for the current attempt of its pipeline (absent for a job known only
+// from the job registry).
 type jobMetrics struct {
-	SourceReceivedCount int64 `json:"SourceReceivedCount"`
-	SourceReceivedBytes int64 `json:"SourceReceivedBytes"`
-	SinkWriteCount      int64 `json:"SinkWriteCount"`
-	SinkWriteBytes      int64 `json:"SinkWriteBytes"`
+	SourceReceivedCount int64           `json:"SourceReceivedCount"`
+	SourceReceivedBytes int64           `json:"SourceReceivedBytes"`
+	SinkWriteCount      int64           `json:"SinkWriteCount"`
+	SinkWriteBytes      int64           `json:"SinkWriteBytes"`
+	VertexMetrics       []vertexMetrics `json:"VertexMetrics,omitempty"`
 }
 
 type pipelineInfo struct {
@@ -153,6 +156,14 @@ func (h *Handler) jobInfo(w http.ResponseWriter, r *http.Request) {
 	}
 	j := info(k.status)
 	j.JobDag = h.dags.get(id)
+	// The per-vertex figures are asked for after the status: a job that
+	// ended in between has its final ones. Without them the job's own
+	// counts are still worth answering.
+	if m, err := h.coord.Metrics(r.Context(), id); err != nil {
+		h.log.Warn().Err(err).Str("job", id).Msg("asking for the job's vertex metrics")
+	} else {
+		j.Metrics.VertexMetrics = verticesOf(m)
+	}
 	writeJSON(w, http.StatusOK, j)
 }
 

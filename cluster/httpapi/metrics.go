@@ -21,6 +21,7 @@ import (
 var (
 	job  = []string{"job_id", "job_name"}
 	jobP = []string{"job_id", "job_name", "pipeline"}
+	jobV = []string{"job_id", "job_name", "vertex"}
 
 	descLeader          = desc("stactor_node_leader", "1 while this node leads the cluster (and serves the job metrics), else 0.")
 	descJobs            = desc("stactor_jobs", "Jobs the cluster knows, by state.", "state")
@@ -42,6 +43,15 @@ var (
 	descCkptLatestTime  = desc("stactor_job_checkpoint_latest_time_seconds", "When the pipeline's latest checkpoint completed, in Unix seconds (running jobs).", jobP...)
 	descCkptLatestDur   = desc("stactor_job_checkpoint_latest_duration_seconds", "How long the pipeline's latest checkpoint took from trigger to completion (running jobs).", jobP...)
 	descCkptLatestSize  = desc("stactor_job_checkpoint_latest_size_bytes", "State size of the pipeline's latest checkpoint (running jobs).", jobP...)
+
+	// Per vertex, summed over its subtasks of the pipeline's current
+	// attempt (they restart from zero when the pipeline is restored).
+	descVertexRowsIn   = desc("stactor_vertex_rows_in_total", "Rows that entered the vertex: a source's reads, a transform's input, a sink's writes.", jobV...)
+	descVertexRowsOut  = desc("stactor_vertex_rows_out_total", "Rows the vertex passed on: a source's reads, a transform's output (none for a sink).", jobV...)
+	descVertexBytesIn  = desc("stactor_vertex_bytes_in_total", "Bytes a sink vertex wrote.", jobV...)
+	descVertexBytesOut = desc("stactor_vertex_bytes_out_total", "Bytes a source vertex read.", jobV...)
+	descVertexBPTime   = desc("stactor_vertex_backpressured_seconds_total", "Time the vertex's subtasks spent with an output held for lack of credit, summed over them.", jobV...)
+	descVertexBP       = desc("stactor_vertex_backpressure_ratio", "The largest share among the vertex's subtasks of their last reporting interval spent with an output held for lack of credit (0..1; 0 for ended jobs).", jobV...)
 )
 
 // descs are the metrics desc made, for Describe.
@@ -114,6 +124,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		if !state.JobEnded(st.State) {
 			c.checkpoints(ch, st)
 		}
+		c.vertices(ctx, ch, st)
 	}
 	for s, n := range byState {
 		emit(ch, descJobs, prometheus.GaugeValue, float64(n), s)
@@ -144,6 +155,30 @@ func (c collector) checkpoints(ch chan<- prometheus.Metric, st *messages.JobStat
 		emit(ch, descCkptLatestTime, prometheus.GaugeValue, float64(cp.CompleteUnixMs)/1000, labels...)
 		emit(ch, descCkptLatestDur, prometheus.GaugeValue, float64(cp.CompleteUnixMs-cp.TriggerUnixMs)/1000, labels...)
 		emit(ch, descCkptLatestSize, prometheus.GaugeValue, float64(cp.SizeBytes), labels...)
+	}
+}
+
+// vertices emits the per-vertex figures of a job the coordinator runs or
+// ran (an ended job's are kept by the coordinator: asking costs no
+// JobMaster).
+func (c collector) vertices(ctx context.Context, ch chan<- prometheus.Metric, st *messages.JobStatus) {
+	m, err := c.h.coord.Metrics(ctx, st.JobId)
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(descVertexRowsIn, fmt.Errorf("vertex metrics of job %s: %w", st.JobId, err))
+		return
+	}
+	for _, v := range m.Vertices {
+		labels := []string{st.JobId, st.Name, v.Name}
+		emit(ch, descVertexRowsIn, prometheus.CounterValue, float64(v.RowsIn), labels...)
+		emit(ch, descVertexRowsOut, prometheus.CounterValue, float64(v.RowsOut), labels...)
+		switch v.Type {
+		case "source":
+			emit(ch, descVertexBytesOut, prometheus.CounterValue, float64(v.BytesOut), labels...)
+		case "sink":
+			emit(ch, descVertexBytesIn, prometheus.CounterValue, float64(v.BytesIn), labels...)
+		}
+		emit(ch, descVertexBPTime, prometheus.CounterValue, float64(v.BackpressuredMs)/1000, labels...)
+		emit(ch, descVertexBP, prometheus.GaugeValue, v.BackpressuredMsPerSecond/1000, labels...)
 	}
 }
 

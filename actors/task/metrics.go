@@ -1,0 +1,100 @@
+package task
+
+import (
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/stactor/stactor/messages"
+	"github.com/stactor/stactor/plan"
+)
+
+// metrics are the subtask's cumulative counters, reported to the JobMaster
+// every MetricsInterval (TaskMetrics). They cost a few additions per batch
+// and a clock reading per change of the outputs' credit state, never work
+// per row.
+type metrics struct {
+	readRows, writeRows, readBytes, writeBytes int64
+
+	started time.Time // when the actor started: elapsed_ns counts from here
+	// Backpressure: held counts the output edges that hold batches for
+	// lack of credit; heldSince is when the first of them began to, and
+	// heldNs the time spent with some held before that.
+	held      int
+	heldSince time.Time
+	heldNs    int64
+}
+
+// hold notes that an output edge began to hold batches for lack of credit.
+func (m *metrics) hold() {
+	if m.held == 0 {
+		m.heldSince = time.Now()
+	}
+	m.held++
+}
+
+// release notes that an output edge sent all it held.
+func (m *metrics) release() {
+	m.held--
+	if m.held == 0 {
+		m.heldNs += int64(time.Since(m.heldSince))
+	}
+}
+
+// backpressured is the time spent with some output held, up to now.
+func (m *metrics) backpressured(now time.Time) int64 {
+	if m.held > 0 {
+		return m.heldNs + int64(now.Sub(m.heldSince))
+	}
+	return m.heldNs
+}
+
+func (t *Task) startTicker() {
+	t.ticker = time.NewTicker(t.opts.MetricsInterval)
+	t.stopTick = make(chan struct{})
+	tick, stop, sys, self := t.ticker, t.stopTick, t.system, t.self
+	go func() {
+		for {
+			select {
+			case <-tick.C:
+				sys.Root.Send(self, &metricsTick{})
+			case <-stop:
+				return
+			}
+		}
+	}()
+}
+
+func (t *Task) stopTicker() {
+	if t.ticker != nil {
+		t.ticker.Stop()
+		close(t.stopTick)
+		t.ticker = nil
+	}
+}
+
+func (t *Task) sendMetrics(ctx actor.Context) {
+	ctx.Send(t.jobMaster, t.metricsMsg())
+}
+
+func (t *Task) metricsMsg() *messages.TaskMetrics {
+	m := &t.metrics
+	out := &messages.TaskMetrics{Loc: t.loc, ReadRows: m.readRows, WriteRows: m.writeRows,
+		ReadBytes: m.readBytes, WriteBytes: m.writeBytes}
+	if !m.started.IsZero() {
+		now := time.Now()
+		out.ElapsedNs = int64(now.Sub(m.started))
+		out.BackpressuredNs = m.backpressured(now)
+	}
+	if t.ops != nil {
+		out.Vertices = make([]*messages.VertexCounts, 0, len(t.ops.list))
+		for _, p := range t.ops.list {
+			c := &messages.VertexCounts{Vertex: int32(p.v.ID), RowsIn: p.rowsIn, RowsOut: p.rowsOut, BytesIn: p.bytesIn}
+			if p.v.Kind == plan.SourceVertex {
+				c.BytesOut = m.readBytes // what the chain's reader read
+			}
+			out.Vertices = append(out.Vertices, c)
+		}
+	}
+	return out
+}
