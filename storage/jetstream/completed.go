@@ -12,13 +12,14 @@ import (
 
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/storage"
+	"github.com/stactor/stactor/storage/internal/names"
 )
 
 func checkCheckpoint(cp *messages.CompletedCheckpoint) (job string, err error) {
 	if cp == nil {
 		return "", fmt.Errorf("%w: nil checkpoint", storage.ErrInvalid)
 	}
-	if job, err = escJob(cp.JobId); err != nil {
+	if job, err = tokenNames.EscapeJob(cp.JobId); err != nil {
 		return "", err
 	}
 	if cp.Pipeline < 0 || cp.Id < 0 || cp.Attempt < 0 {
@@ -102,16 +103,16 @@ func (s *Store) Complete(cp *messages.CompletedCheckpoint) error {
 // its pipeline, a few at a time.
 func (s *Store) checkStates(ctx context.Context, job string, cp *messages.CompletedCheckpoint) error {
 	var refs []*messages.TaskStateRef
-	var hs []handle
+	var hs []names.Handle
 	for _, t := range cp.Tasks {
 		if t.GetHandle() == "" {
 			continue
 		}
-		h, err := parseHandle(t.Handle)
+		h, err := tokenNames.ParseHandle(t.Handle)
 		if err != nil {
 			return err
 		}
-		if h.pipeline != int(cp.Pipeline) {
+		if h.Pipeline != int(cp.Pipeline) {
 			return fmt.Errorf("%w: state %s belongs to another pipeline", storage.ErrInvalid, t.Handle)
 		}
 		refs, hs = append(refs, t), append(hs, h)
@@ -198,11 +199,11 @@ func (s *Store) Latest(jobID string, p int) (*messages.CompletedCheckpoint, []st
 	fail := func(err error) (*messages.CompletedCheckpoint, []string, error) {
 		return nil, nil, fmt.Errorf("latest checkpoint of job %s pipeline %d: %w", jobID, p, err)
 	}
-	job, err := escJob(jobID)
+	job, err := tokenNames.EscapeJob(jobID)
 	if err != nil {
 		return fail(err)
 	}
-	if err := checkPipeline(p); err != nil {
+	if err := names.CheckPipeline(p); err != nil {
 		return fail(err)
 	}
 	ctx, cancel := s.op()
@@ -260,7 +261,7 @@ func (s *Store) pipelines(ctx context.Context, job string) ([]int, error) {
 	}
 	var ps []int
 	for k := range keys {
-		if p, ok := parsePipelineToken(strings.TrimPrefix(k, job+".")); ok {
+		if p, ok := names.ParsePipeline(strings.TrimPrefix(k, job+".")); ok {
 			ps = append(ps, p)
 		}
 	}
@@ -274,7 +275,7 @@ func (s *Store) List(jobID string) ([]*messages.CompletedCheckpoint, error) {
 	fail := func(err error) ([]*messages.CompletedCheckpoint, error) {
 		return nil, fmt.Errorf("list checkpoints of job %s: %w", jobID, err)
 	}
-	job, err := escJob(jobID)
+	job, err := tokenNames.EscapeJob(jobID)
 	if err != nil {
 		return fail(err)
 	}

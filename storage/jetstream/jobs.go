@@ -19,7 +19,7 @@ func (s *Store) SaveJob(spec *messages.JobSpec) error {
 	if spec == nil {
 		return fmt.Errorf("save job: %w: nil spec", storage.ErrInvalid)
 	}
-	job, err := escJob(spec.JobId)
+	job, err := tokenNames.EscapeJob(spec.JobId)
 	if err != nil {
 		return fmt.Errorf("save job: %w", err)
 	}
@@ -41,7 +41,7 @@ func (s *Store) SaveJob(spec *messages.JobSpec) error {
 
 // LoadJob implements storage.Storage.
 func (s *Store) LoadJob(jobID string) (*messages.JobSpec, error) {
-	job, err := escJob(jobID)
+	job, err := tokenNames.EscapeJob(jobID)
 	if err != nil {
 		return nil, fmt.Errorf("load job: %w", err)
 	}
@@ -81,7 +81,7 @@ func (s *Store) Jobs() ([]string, error) {
 	var jobs []string
 	for k := range keys {
 		e, _, _ := strings.Cut(k, ".")
-		if job, ok := unescapeName(e); ok {
+		if job, ok := tokenNames.Unescape(e); ok {
 			jobs = append(jobs, job)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stactor/stactor/storage"
+	"github.com/stactor/stactor/storage/internal/names"
+	"github.com/stactor/stactor/storage/internal/names/namestest"
 )
 
 // validToken: what a KV key token and a subject token may hold.
@@ -16,33 +18,16 @@ func validToken(e string) bool {
 		return false
 	}
 	for i := 0; i < len(e); i++ {
-		if c := e[i]; !plain(c) && c != '=' {
+		if c := e[i]; !names.Plain(c) && c != '=' {
 			return false
 		}
 	}
 	return true
 }
 
-func TestNamesRoundTrip(t *testing.T) {
-	for _, s := range []string{"a", "A-b_c", "x.y", ".", "..", "/", "a/b", "=", "=2E", "%", "日本", "\x00", "a\\b", "*", ">", "a b"} {
-		e, err := escapeName(s)
-		must(t, err)
-		if !validToken(e) {
-			t.Fatalf("escape(%q) = %q is not one token", s, e)
-		}
-		if got, ok := unescapeName(e); !ok || got != s {
-			t.Fatalf("unescape(escape(%q)) = %q, %v", s, got, ok)
-		}
-	}
-	for _, e := range []string{"", "=2e", "=2", "a=", "=41", "a.b", "=ZZ"} {
-		if got, ok := unescapeName(e); ok {
-			t.Fatalf("unescape(%q) = %q accepted a name escape never makes", e, got)
-		}
-	}
-	if _, err := escapeName(strings.Repeat("/", 100)); !errors.Is(err, storage.ErrInvalid) {
-		t.Fatalf("overlong name: %v", err)
-	}
-}
+// TestNamesAreTokens: escaped names are single tokens; '.' separates
+// tokens, so it is escaped even inside a name.
+func TestNamesAreTokens(t *testing.T) { namestest.Run(t, tokenNames, validToken, "a.b", "a*") }
 
 func TestRegisterRoundTrip(t *testing.T) {
 	for _, r := range []*register{
@@ -70,37 +55,21 @@ func TestRegisterRoundTrip(t *testing.T) {
 	}
 }
 
-func FuzzEscapeName(f *testing.F) {
-	for _, s := range []string{"a", "..", "a/b", "=", "x.y", "\x00"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		e, err := escapeName(s)
-		if err != nil {
-			return
-		}
-		if !validToken(e) {
-			t.Fatalf("escape(%q) = %q is not one token", s, e)
-		}
-		if got, ok := unescapeName(e); !ok || got != s {
-			t.Fatalf("unescape(escape(%q)) = %q, %v", s, got, ok)
-		}
-	})
-}
+func FuzzEscapeName(f *testing.F) { namestest.Fuzz(f, tokenNames, validToken) }
 
 func FuzzParseHandle(f *testing.F) {
 	for _, s := range []string{"pipeline-1/state/12/0-task-1-0", "pipeline-1/state/12/../../x", "../x", "pipeline-01/state/1/0-a"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		h, err := parseHandle(s)
+		h, err := tokenNames.ParseHandle(s)
 		if err != nil {
 			return
 		}
 		if h.String() != s {
-			t.Fatalf("parseHandle(%q) re-formats as %q", s, h.String())
+			t.Fatalf("tokenNames.ParseHandle(%q) re-formats as %q", s, h.String())
 		}
-		if m, ok := parseMarker(h.pipeline, strings.TrimPrefix(stateMarker("j", h), registerKey("j", h.pipeline)+".")); !ok || m.h != h {
+		if m, ok := parseMarker(h.Pipeline, strings.TrimPrefix(stateMarker("j", h), registerKey("j", h.Pipeline)+".")); !ok || m.h != h {
 			t.Fatalf("the marker of %q parses as %+v, %v", s, m, ok)
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/stactor/stactor/storage"
+	"github.com/stactor/stactor/storage/internal/names"
 )
 
 // A register is everything about a pipeline that must change atomically:
@@ -202,11 +203,11 @@ func (s *Store) NextAttempt(jobID string, p int, term uint64) (int, error) {
 	fail := func(err error) (int, error) {
 		return 0, fmt.Errorf("next attempt of job %s pipeline %d: %w", jobID, p, err)
 	}
-	job, err := escJob(jobID)
+	job, err := tokenNames.EscapeJob(jobID)
 	if err != nil {
 		return fail(err)
 	}
-	if err := checkPipeline(p); err != nil {
+	if err := names.CheckPipeline(p); err != nil {
 		return fail(err)
 	}
 	ctx, cancel := s.op()
@@ -218,7 +219,7 @@ func (s *Store) NextAttempt(jobID string, p int, term uint64) (int, error) {
 		}
 		r.term = term
 		next := max(r.attempt, r.ckptAttempt) + 1
-		if next > maxInt32 {
+		if next > names.MaxInt32 {
 			return fmt.Errorf("%w: attempts exhausted", storage.ErrInvalid)
 		}
 		r.attempt = next
@@ -238,11 +239,11 @@ func (s *Store) NextCheckpointID(jobID string, p int) (int64, error) {
 	fail := func(err error) (int64, error) {
 		return 0, fmt.Errorf("next checkpoint id of job %s pipeline %d: %w", jobID, p, err)
 	}
-	job, err := escJob(jobID)
+	job, err := tokenNames.EscapeJob(jobID)
 	if err != nil {
 		return fail(err)
 	}
-	if err := checkPipeline(p); err != nil {
+	if err := names.CheckPipeline(p); err != nil {
 		return fail(err)
 	}
 	ctx, cancel := s.op()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/storage"
+	"github.com/stactor/stactor/storage/internal/names"
 )
 
 // Retain implements storage.Storage.
@@ -27,11 +28,11 @@ func (s *Store) Retain(jobID string, p int, n int, keep func(*messages.Completed
 	fail := func(err error) error {
 		return fmt.Errorf("retain checkpoints of job %s pipeline %d: %w", jobID, p, err)
 	}
-	job, err := escJob(jobID)
+	job, err := tokenNames.EscapeJob(jobID)
 	if err != nil {
 		return fail(err)
 	}
-	if err := checkPipeline(p); err != nil {
+	if err := names.CheckPipeline(p); err != nil {
 		return fail(err)
 	}
 	if n < 1 {
@@ -73,7 +74,7 @@ func (s *Store) Retain(jobID string, p int, n int, keep func(*messages.Completed
 			committed = append(committed, c.Id)
 			oldest = min(oldest, c.Id)
 			for _, t := range c.Tasks {
-				if h, err := parseHandle(t.GetHandle()); err == nil && h.pipeline == p {
+				if h, err := tokenNames.ParseHandle(t.GetHandle()); err == nil && h.Pipeline == p {
 					referenced[stateObject(job, h)] = true
 				}
 			}
@@ -120,7 +121,7 @@ func (s *Store) Retain(jobID string, p int, n int, keep func(*messages.Completed
 		case !ok:
 		case m.state:
 			name := stateObject(job, m.h)
-			if !referenced[name] && (dropped[m.h.id] || m.h.id < oldest) {
+			if !referenced[name] && (dropped[m.h.ID] || m.h.ID < oldest) {
 				states = append(states, victim{k, rev, name})
 			}
 		default:

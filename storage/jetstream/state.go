@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/stactor/stactor/storage"
+	"github.com/stactor/stactor/storage/internal/names"
 )
 
 // WriteState implements storage.Storage. It reads the register for the
@@ -17,21 +18,21 @@ func (s *Store) WriteState(jobID string, p, attempt int, id int64, name string, 
 	fail := func(err error) (string, error) {
 		return "", fmt.Errorf("write state %q of job %s pipeline %d checkpoint %d attempt %d: %w", name, jobID, p, id, attempt, err)
 	}
-	job, err := escJob(jobID)
+	job, err := tokenNames.EscapeJob(jobID)
 	if err != nil {
 		return fail(err)
 	}
-	if err := checkPipeline(p); err != nil {
+	if err := names.CheckPipeline(p); err != nil {
 		return fail(err)
 	}
-	if attempt < 0 || attempt > maxInt32 || id < 0 {
+	if attempt < 0 || attempt > names.MaxInt32 || id < 0 {
 		return fail(fmt.Errorf("%w: negative attempt or checkpoint id", storage.ErrInvalid))
 	}
-	esc, err := escapeName(name)
+	esc, err := tokenNames.Escape(name)
 	if err != nil {
 		return fail(fmt.Errorf("state name: %w", err))
 	}
-	h := handle{pipeline: p, id: id, attempt: attempt, name: esc}
+	h := names.Handle{Pipeline: p, ID: id, Attempt: attempt, Name: esc}
 	ctx, cancel := s.op()
 	defer cancel()
 
@@ -74,11 +75,11 @@ func (s *Store) ReadState(jobID string, hs string) ([]byte, error) {
 	fail := func(err error) ([]byte, error) {
 		return nil, fmt.Errorf("read state %s of job %s: %w", hs, jobID, err)
 	}
-	job, err := escJob(jobID)
+	job, err := tokenNames.EscapeJob(jobID)
 	if err != nil {
 		return fail(err)
 	}
-	h, err := parseHandle(hs)
+	h, err := tokenNames.ParseHandle(hs)
 	if err != nil {
 		return fail(err)
 	}

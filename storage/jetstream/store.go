@@ -14,7 +14,7 @@
 //	    <job>.pipeline-<p>.state.<id>.<attempt>.<name>  marks a state object
 //	    <job>.pipeline-<p>.completed.<id>           marks a completed-checkpoint object
 //
-// Job ids and state names are escaped into single tokens (escapeName).
+// Job ids and state names are escaped into single tokens (tokenNames).
 //
 // The register is the only thing that decides: a completed-checkpoint object
 // counts only once its id is in the register's committed set, which Complete

@@ -7,7 +7,6 @@ import (
 	"net"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,17 +14,20 @@ import (
 
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/storage"
+	"github.com/stactor/stactor/storage/internal/names"
 	"github.com/stactor/stactor/storage/storagetest"
 )
 
 // TestConformance runs the shared suite; every open is a new connection and
-// a new Store on the same buckets, as a restarted process would make.
+// a new Store on the same buckets, as a restarted process would make. Ids
+// come from a compare-and-set on the register, one at a time, so they have
+// no gaps.
 func TestConformance(t *testing.T) {
 	srv := runServer(t, t.TempDir(), -1)
 	storagetest.Run(t, func(t *testing.T) func() storage.Storage {
 		prefix := newPrefix()
 		return func() storage.Storage { return openStore(t, connect(t, srv.ClientURL()), prefix) }
-	})
+	}, storagetest.DenseIDs())
 }
 
 // fixture is one server, one connection and one Store.
@@ -373,9 +375,9 @@ func TestReadStateCorrupt(t *testing.T) {
 	}
 }
 
-func mustHandle(t *testing.T, s string) handle {
+func mustHandle(t *testing.T, s string) names.Handle {
 	t.Helper()
-	h, err := parseHandle(s)
+	h, err := tokenNames.ParseHandle(s)
 	must(t, err)
 	return h
 }
@@ -407,82 +409,6 @@ func TestLoadJobOfAnotherID(t *testing.T) {
 	if _, err := s.LoadJob("b"); !errors.Is(err, storage.ErrCorrupt) {
 		t.Fatalf("LoadJob of a copied spec: %v", err)
 	}
-}
-
-// TestTwoStores: two Stores on one server (a replaced leader and its
-// successor, each with its own connection) never hand out the same attempt
-// or id, and between them hand out every one.
-func TestTwoStores(t *testing.T) {
-	f := newFixture(t)
-	stores := []*Store{f.s, f.another(t)}
-	const per = 40
-	var mu sync.Mutex
-	attempts, ids := map[int]bool{}, map[int64]bool{}
-	errs := make(chan error, 2*len(stores))
-	var wg sync.WaitGroup
-	for _, s := range stores {
-		for range 2 { // and two goroutines on each
-			wg.Go(func() {
-				for range per {
-					a, err := s.NextAttempt("j", 0, 0)
-					if err != nil {
-						errs <- err
-						return
-					}
-					id, err := s.NextCheckpointID("j", 0)
-					if err != nil {
-						errs <- err
-						return
-					}
-					mu.Lock()
-					dup := attempts[a] || ids[id]
-					attempts[a], ids[id] = true, true
-					mu.Unlock()
-					if dup {
-						errs <- fmt.Errorf("attempt %d or id %d handed out twice", a, id)
-						return
-					}
-				}
-			})
-		}
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	const n = 2 * 2 * per
-	for i := range n {
-		if !attempts[i] || !ids[int64(i+1)] {
-			t.Fatalf("attempt %d or id %d never handed out", i, i+1)
-		}
-	}
-}
-
-// A fenced leftover that wrote state before the fence still cannot complete.
-func TestFenceAcrossStores(t *testing.T) {
-	f := newFixture(t)
-	old, next := f.s, f.another(t)
-	a0, err := old.NextAttempt("j", 0, 0)
-	must(t, err)
-	id, err := old.NextCheckpointID("j", 0)
-	must(t, err)
-	h, err := old.WriteState("j", 0, a0, id, "t", []byte("x"))
-	must(t, err)
-	a1, err := next.NextAttempt("j", 0, 0)
-	must(t, err)
-	if err := old.Complete(storagetest.Checkpoint("j", 0, id, a0, h)); !errors.Is(err, storage.ErrFenced) {
-		t.Fatalf("Complete of the replaced attempt: %v", err)
-	}
-	if _, err := old.WriteState("j", 0, a0, id, "t", []byte("x")); !errors.Is(err, storage.ErrFenced) {
-		t.Fatalf("WriteState of the replaced attempt: %v", err)
-	}
-	id1, err := next.NextCheckpointID("j", 0)
-	must(t, err)
-	if id1 <= id {
-		t.Fatalf("new attempt's id %d not above %d", id1, id)
-	}
-	must(t, next.Complete(storagetest.Checkpoint("j", 0, id1, a1)))
 }
 
 // TestFencedBetweenWriteAndCommit: the new attempt starts after the old

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/storage"
+	"github.com/stactor/stactor/storage/internal/names"
 )
 
 // completed is a completed checkpoint that read back intact.
@@ -104,7 +105,7 @@ func checkCheckpoint(cp *messages.CompletedCheckpoint) (job string, err error) {
 	if cp == nil {
 		return "", fmt.Errorf("%w: nil checkpoint", storage.ErrInvalid)
 	}
-	if job, err = escJob(cp.JobId); err != nil {
+	if job, err = fileNames.EscapeJob(cp.JobId); err != nil {
 		return "", err
 	}
 	if cp.Pipeline < 0 || cp.Id < 0 || cp.Attempt < 0 {
@@ -158,7 +159,7 @@ func (s *Store) Complete(cp *messages.CompletedCheckpoint) error {
 		if err != nil {
 			return fail(err)
 		}
-		if h.pipeline != p {
+		if h.Pipeline != p {
 			return fail(fmt.Errorf("%w: state %s belongs to another pipeline", storage.ErrInvalid, t.Handle))
 		}
 		path := s.statePath(job, h)
@@ -207,14 +208,14 @@ func (s *Store) Latest(jobID string, p int) (*messages.CompletedCheckpoint, []st
 	fail := func(err error) (*messages.CompletedCheckpoint, []string, error) {
 		return nil, nil, fmt.Errorf("latest checkpoint of job %s pipeline %d: %w", jobID, p, err)
 	}
-	job, err := escJob(jobID)
+	job, err := fileNames.EscapeJob(jobID)
 	if err != nil {
 		return fail(err)
 	}
-	if err := checkPipeline(p); err != nil {
+	if err := names.CheckPipeline(p); err != nil {
 		return fail(err)
 	}
-	pdir := filepath.Join(s.jobDir(job), pipelineDir(p))
+	pdir := filepath.Join(s.jobDir(job), names.Pipeline(p))
 	ids, err := listIDs(completedDir(pdir), parseCompletedName)
 	if err != nil {
 		return fail(err)
@@ -249,7 +250,7 @@ func (s *Store) List(jobID string) ([]*messages.CompletedCheckpoint, error) {
 	fail := func(err error) ([]*messages.CompletedCheckpoint, error) {
 		return nil, fmt.Errorf("list checkpoints of job %s: %w", jobID, err)
 	}
-	job, err := escJob(jobID)
+	job, err := fileNames.EscapeJob(jobID)
 	if err != nil {
 		return fail(err)
 	}
@@ -262,7 +263,7 @@ func (s *Store) List(jobID string) ([]*messages.CompletedCheckpoint, error) {
 	}
 	var per [][]completed
 	for _, e := range ents {
-		p, ok := parsePipelineDir(e.Name())
+		p, ok := names.ParsePipeline(e.Name())
 		if !ok || !e.IsDir() {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/stactor/stactor/storage"
+	"github.com/stactor/stactor/storage/internal/names"
 )
 
 // The counter files, in the pipeline directory, each hold one framed
@@ -69,11 +70,11 @@ func (s *Store) NextAttempt(jobID string, p int, term uint64) (int, error) {
 	fail := func(err error) (int, error) {
 		return 0, fmt.Errorf("next attempt of job %s pipeline %d: %w", jobID, p, err)
 	}
-	job, err := escJob(jobID)
+	job, err := fileNames.EscapeJob(jobID)
 	if err != nil {
 		return fail(err)
 	}
-	if err := checkPipeline(p); err != nil {
+	if err := names.CheckPipeline(p); err != nil {
 		return fail(err)
 	}
 	pl, unlock, err := s.lockPipeline(job, p)
@@ -110,7 +111,7 @@ func (s *Store) NextAttempt(jobID string, p int, term uint64) (int, error) {
 		last = max(last, int64(c.cp.Attempt))
 	}
 	next := last + 1
-	if next > maxInt32 {
+	if next > names.MaxInt32 {
 		return fail(fmt.Errorf("%w: attempts exhausted", storage.ErrInvalid))
 	}
 	if err := writeCounter(pl.dir, attemptFile, next); err != nil {
@@ -127,11 +128,11 @@ func (s *Store) NextCheckpointID(jobID string, p int) (int64, error) {
 	fail := func(err error) (int64, error) {
 		return 0, fmt.Errorf("next checkpoint id of job %s pipeline %d: %w", jobID, p, err)
 	}
-	job, err := escJob(jobID)
+	job, err := fileNames.EscapeJob(jobID)
 	if err != nil {
 		return fail(err)
 	}
-	if err := checkPipeline(p); err != nil {
+	if err := names.CheckPipeline(p); err != nil {
 		return fail(err)
 	}
 	pl, unlock, err := s.lockPipeline(job, p)
@@ -163,7 +164,7 @@ func (s *Store) reserveIDs(pl *pipeline) error {
 	if len(ids) > 0 {
 		base = max(base, ids[len(ids)-1])
 	}
-	ids, err = listIDs(filepath.Join(pl.dir, "state"), parseCount)
+	ids, err = listIDs(filepath.Join(pl.dir, "state"), names.ParseCount)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/storage"
+	"github.com/stactor/stactor/storage/internal/names"
 )
 
 // Retain implements storage.Storage.
@@ -24,17 +25,17 @@ func (s *Store) Retain(jobID string, p int, n int, keep func(*messages.Completed
 	fail := func(err error) error {
 		return fmt.Errorf("retain checkpoints of job %s pipeline %d: %w", jobID, p, err)
 	}
-	job, err := escJob(jobID)
+	job, err := fileNames.EscapeJob(jobID)
 	if err != nil {
 		return fail(err)
 	}
-	if err := checkPipeline(p); err != nil {
+	if err := names.CheckPipeline(p); err != nil {
 		return fail(err)
 	}
 	if n < 1 {
 		return fail(fmt.Errorf("%w: keep %d checkpoints (at least the latest must stay)", storage.ErrInvalid, n))
 	}
-	if _, err := os.Stat(filepath.Join(s.jobDir(job), pipelineDir(p))); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(s.jobDir(job), names.Pipeline(p))); errors.Is(err, fs.ErrNotExist) {
 		return nil // nothing stored: do not create the pipeline just to lock it
 	}
 	pl, unlock, err := s.lockPipeline(job, p)
@@ -69,7 +70,7 @@ func (s *Store) Retain(jobID string, p int, n int, keep func(*messages.Completed
 		oldest = min(oldest, c.id)
 		for _, t := range c.cp.Tasks {
 			h, err := parseHandle(t.GetHandle())
-			if err != nil || h.pipeline != p {
+			if err != nil || h.Pipeline != p {
 				continue
 			}
 			path := s.statePath(job, h)
@@ -106,7 +107,7 @@ func (s *Store) Retain(jobID string, p int, n int, keep func(*messages.Completed
 		}
 	}
 
-	stateIDs, err := listIDs(filepath.Join(pl.dir, "state"), parseCount)
+	stateIDs, err := listIDs(filepath.Join(pl.dir, "state"), names.ParseCount)
 	if err != nil {
 		return fail(err)
 	}

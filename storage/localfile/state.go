@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/stactor/stactor/storage"
+	"github.com/stactor/stactor/storage/internal/names"
 )
 
 // stateDir is where checkpoint id's blobs of a pipeline live.
@@ -23,22 +24,22 @@ func (s *Store) WriteState(jobID string, p, attempt int, id int64, name string, 
 	fail := func(err error) (string, error) {
 		return "", fmt.Errorf("write state %q of job %s pipeline %d checkpoint %d attempt %d: %w", name, jobID, p, id, attempt, err)
 	}
-	job, err := escJob(jobID)
+	job, err := fileNames.EscapeJob(jobID)
 	if err != nil {
 		return fail(err)
 	}
-	if err := checkPipeline(p); err != nil {
+	if err := names.CheckPipeline(p); err != nil {
 		return fail(err)
 	}
-	if attempt < 0 || attempt > maxInt32 || id < 0 {
+	if attempt < 0 || attempt > names.MaxInt32 || id < 0 {
 		return fail(fmt.Errorf("%w: negative attempt or checkpoint id", storage.ErrInvalid))
 	}
-	esc, err := escapeName(name)
+	esc, err := fileNames.Escape(name)
 	if err != nil {
 		return fail(fmt.Errorf("state name: %w", err))
 	}
-	h := handle{pipeline: p, id: id, attempt: attempt, name: esc}
-	pdir := filepath.Join(s.jobDir(job), pipelineDir(p))
+	h := names.Handle{Pipeline: p, ID: id, Attempt: attempt, Name: esc}
+	pdir := filepath.Join(s.jobDir(job), names.Pipeline(p))
 	latest, err := latestAttempt(pdir)
 	if err != nil {
 		return fail(err)
@@ -50,10 +51,10 @@ func (s *Store) WriteState(jobID string, p, attempt int, id int64, name string, 
 	if err := mkdirSync(dir); err != nil {
 		return fail(err)
 	}
-	if err := writeAtomic(dir, h.file(), frameHeader(data), data); err != nil {
+	if err := writeAtomic(dir, stateFile(h), frameHeader(data), data); err != nil {
 		return fail(err)
 	}
-	return h.String(), nil
+	return formatHandle(h), nil
 }
 
 // ReadState implements storage.Storage.
@@ -61,7 +62,7 @@ func (s *Store) ReadState(jobID string, hs string) ([]byte, error) {
 	fail := func(err error) ([]byte, error) {
 		return nil, fmt.Errorf("read state %s of job %s: %w", hs, jobID, err)
 	}
-	job, err := escJob(jobID)
+	job, err := fileNames.EscapeJob(jobID)
 	if err != nil {
 		return fail(err)
 	}
@@ -83,6 +84,6 @@ func (s *Store) ReadState(jobID string, hs string) ([]byte, error) {
 	return data, nil
 }
 
-func (s *Store) statePath(job string, h handle) string {
-	return filepath.Join(stateDir(filepath.Join(s.jobDir(job), pipelineDir(h.pipeline)), h.id), h.file())
+func (s *Store) statePath(job string, h names.Handle) string {
+	return filepath.Join(stateDir(filepath.Join(s.jobDir(job), names.Pipeline(h.Pipeline)), h.ID), stateFile(h))
 }

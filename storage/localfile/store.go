@@ -11,7 +11,7 @@
 //	<root>/<job>/pipeline-<p>/completed/<id, 20 digits>.ckpt   completed checkpoints
 //
 // Job ids and state names are escaped into single path elements (see
-// escapeName). Every file is a frame — magic, length, CRC-32C, payload — and
+// fileNames). Every file is a frame — magic, length, CRC-32C, payload — and
 // is written to a temp file, fsynced and renamed into place; directories are
 // fsynced where an entry must be durable before the call returns.
 //
@@ -34,6 +34,7 @@ import (
 
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/storage"
+	"github.com/stactor/stactor/storage/internal/names"
 )
 
 // Store is a storage.Storage on the local file system.
@@ -122,22 +123,6 @@ func (s *Store) Close() error {
 
 func (s *Store) jobDir(job string) string { return filepath.Join(s.root, job) }
 
-// escJob escapes a job id for its directory name.
-func escJob(job string) (string, error) {
-	e, err := escapeName(job)
-	if err != nil {
-		return "", fmt.Errorf("job id: %w", err)
-	}
-	return e, nil
-}
-
-func checkPipeline(p int) error {
-	if p < 0 || p > maxInt32 {
-		return fmt.Errorf("%w: pipeline %d", storage.ErrInvalid, p)
-	}
-	return nil
-}
-
 // lockPipeline takes the pipeline's lock (creating its directory) and
 // returns it with the function that releases it.
 func (s *Store) lockPipeline(job string, p int) (*pipeline, func(), error) {
@@ -145,7 +130,7 @@ func (s *Store) lockPipeline(job string, p int) (*pipeline, func(), error) {
 	k := pipeKey{job, p}
 	pl := s.pipes[k]
 	if pl == nil {
-		pl = &pipeline{dir: filepath.Join(s.jobDir(job), pipelineDir(p)), nextID: 1}
+		pl = &pipeline{dir: filepath.Join(s.jobDir(job), names.Pipeline(p)), nextID: 1}
 		s.pipes[k] = pl
 	}
 	s.mu.Unlock()
@@ -178,7 +163,7 @@ func (s *Store) SaveJob(spec *messages.JobSpec) error {
 	if spec == nil {
 		return fmt.Errorf("save job: %w: nil spec", storage.ErrInvalid)
 	}
-	job, err := escJob(spec.JobId)
+	job, err := fileNames.EscapeJob(spec.JobId)
 	if err != nil {
 		return fmt.Errorf("save job: %w", err)
 	}
@@ -201,7 +186,7 @@ func (s *Store) SaveJob(spec *messages.JobSpec) error {
 
 // LoadJob implements storage.Storage.
 func (s *Store) LoadJob(jobID string) (*messages.JobSpec, error) {
-	job, err := escJob(jobID)
+	job, err := fileNames.EscapeJob(jobID)
 	if err != nil {
 		return nil, fmt.Errorf("load job: %w", err)
 	}
@@ -238,7 +223,7 @@ func (s *Store) Jobs() ([]string, error) {
 		if !e.IsDir() {
 			continue
 		}
-		if job, ok := unescapeName(e.Name()); ok {
+		if job, ok := fileNames.Unescape(e.Name()); ok {
 			jobs = append(jobs, job)
 		}
 	}

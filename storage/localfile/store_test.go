@@ -8,11 +8,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/storage"
+	"github.com/stactor/stactor/storage/internal/names"
+	"github.com/stactor/stactor/storage/internal/names/namestest"
 	"github.com/stactor/stactor/storage/storagetest"
 )
 
@@ -40,12 +41,18 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-// The same suite with one id per block: every id is a write of the ids file.
-func TestConformanceIDBlockOne(t *testing.T) {
-	storagetest.Run(t, func(t *testing.T) func() storage.Storage {
-		root := t.TempDir()
-		return func() storage.Storage { return open(t, root, WithIDBlock(1)) }
-	})
+// The same suite with small id blocks: with one id per block every id is a
+// write of the ids file; with three, Stores on one root take turns
+// mid-block.
+func TestConformanceIDBlocks(t *testing.T) {
+	for _, n := range []int64{1, 3} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			storagetest.Run(t, func(t *testing.T) func() storage.Storage {
+				root := t.TempDir()
+				return func() storage.Storage { return open(t, root, WithIDBlock(n)) }
+			})
+		})
+	}
 }
 
 func TestLayout(t *testing.T) {
@@ -213,14 +220,14 @@ func TestRetainCorrupt(t *testing.T) {
 	must(t, s.Retain("j", 0, 2, nil))
 	ents, err := os.ReadDir(filepath.Dir(paths[1]))
 	must(t, err)
-	var names []string
+	var files []string
 	for _, e := range ents {
-		names = append(names, e.Name())
+		files = append(files, e.Name())
 	}
-	if want := []string{completedName(4), completedName(5), completedName(6)}; !slices.Equal(names, want) {
-		t.Fatalf("completed/ holds %v, want %v", names, want)
+	if want := []string{completedName(4), completedName(5), completedName(6)}; !slices.Equal(files, want) {
+		t.Fatalf("completed/ holds %v, want %v", files, want)
 	}
-	ids, err := listIDs(filepath.Join(s.Root(), "j", "pipeline-0", "state"), parseCount)
+	ids, err := listIDs(filepath.Join(s.Root(), "j", "pipeline-0", "state"), names.ParseCount)
 	must(t, err)
 	if !slices.Equal(ids, []int64{4, 5, 6}) {
 		t.Fatalf("state dirs %v", ids)
@@ -320,111 +327,17 @@ func TestNoEscapeFromRoot(t *testing.T) {
 	}
 }
 
-// TestTwoProcesses: two Stores on one root (a replaced leader and its
-// successor) never hand out the same attempt or id.
-func TestTwoProcesses(t *testing.T) {
-	root := t.TempDir()
-	stores := []*Store{open(t, root, WithIDBlock(3)), open(t, root, WithIDBlock(3))}
-	const per = 30
-	var mu sync.Mutex
-	attempts, ids := map[int]bool{}, map[int64]bool{}
-	errs := make(chan error, 4)
-	var wg sync.WaitGroup
-	for _, s := range stores {
-		wg.Go(func() {
-			for range per {
-				a, err := s.NextAttempt("j", 0, 0)
-				if err != nil {
-					errs <- err
-					return
-				}
-				id, err := s.NextCheckpointID("j", 0)
-				if err != nil {
-					errs <- err
-					return
-				}
-				mu.Lock()
-				dup := attempts[a] || ids[id]
-				attempts[a], ids[id] = true, true
-				mu.Unlock()
-				if dup {
-					errs <- fmt.Errorf("attempt %d or id %d handed out twice", a, id)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	if len(attempts) != 2*per {
-		t.Fatalf("%d attempts", len(attempts))
-	}
+// localPathElement: what an escaped name must be to stay in its directory
+// and apart from temp files.
+func localPathElement(e string) bool {
+	return filepath.IsLocal(e) && !strings.ContainsAny(e, `/\`) && !strings.HasPrefix(e, ".")
 }
 
-// A fenced leftover that wrote state before the fence still cannot complete.
-func TestFenceAcrossStores(t *testing.T) {
-	root := t.TempDir()
-	old, next := open(t, root), open(t, root)
-	a0, err := old.NextAttempt("j", 0, 0)
-	must(t, err)
-	id, err := old.NextCheckpointID("j", 0)
-	must(t, err)
-	h, err := old.WriteState("j", 0, a0, id, "t", []byte("x"))
-	must(t, err)
-	a1, err := next.NextAttempt("j", 0, 0)
-	must(t, err)
-	if err := old.Complete(storagetest.Checkpoint("j", 0, id, a0, h)); !errors.Is(err, storage.ErrFenced) {
-		t.Fatalf("Complete of the replaced attempt: %v", err)
-	}
-	id1, err := next.NextCheckpointID("j", 0)
-	must(t, err)
-	if id1 <= id {
-		t.Fatalf("new attempt's id %d not above %d", id1, id)
-	}
-	must(t, next.Complete(storagetest.Checkpoint("j", 0, id1, a1)))
+func TestNamesArePathElements(t *testing.T) {
+	namestest.Run(t, fileNames, localPathElement, ".tmp-x", "..", "%2E%2E")
 }
 
-func TestNamesRoundTrip(t *testing.T) {
-	for _, s := range []string{"a", "A-b_c", "x.y", ".", "..", "/", "a/b", "%", "%2F", "日本", "\x00", "a\\b"} {
-		e, err := escapeName(s)
-		must(t, err)
-		if !filepath.IsLocal(e) || strings.ContainsAny(e, `/\`) || strings.HasPrefix(e, ".") {
-			t.Fatalf("escape(%q) = %q is not one local path element", s, e)
-		}
-		if got, ok := unescapeName(e); !ok || got != s {
-			t.Fatalf("unescape(escape(%q)) = %q, %v", s, got, ok)
-		}
-	}
-	for _, e := range []string{"", ".tmp-x", "%2f", "%2", "a%", "%41", ".."} {
-		if got, ok := unescapeName(e); ok {
-			t.Fatalf("unescape(%q) = %q accepted a name escape never makes", e, got)
-		}
-	}
-	if _, err := escapeName(strings.Repeat("/", 100)); !errors.Is(err, storage.ErrInvalid) {
-		t.Fatalf("overlong name: %v", err)
-	}
-}
-
-func FuzzEscapeName(f *testing.F) {
-	for _, s := range []string{"a", "..", "a/b", "%", "x.y", "\x00"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		e, err := escapeName(s)
-		if err != nil {
-			return
-		}
-		if !filepath.IsLocal(e) || strings.ContainsAny(e, `/\`) || strings.HasPrefix(e, ".") {
-			t.Fatalf("escape(%q) = %q is not one local path element", s, e)
-		}
-		if got, ok := unescapeName(e); !ok || got != s {
-			t.Fatalf("unescape(escape(%q)) = %q, %v", s, got, ok)
-		}
-	})
-}
+func FuzzEscapeName(f *testing.F) { namestest.Fuzz(f, fileNames, localPathElement) }
 
 func FuzzParseHandle(f *testing.F) {
 	for _, s := range []string{"pipeline-1/state/12/0-task-1-0.pb", "pipeline-1/state/12/../../x.pb", "../x", "pipeline-01/state/1/0-a.pb"} {
@@ -435,8 +348,8 @@ func FuzzParseHandle(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if h.String() != s {
-			t.Fatalf("parseHandle(%q) re-formats as %q", s, h.String())
+		if formatHandle(h) != s {
+			t.Fatalf("parseHandle(%q) re-formats as %q", s, formatHandle(h))
 		}
 		if !filepath.IsLocal(filepath.FromSlash(s)) {
 			t.Fatalf("handle %q is not local", s)

@@ -22,12 +22,28 @@ import (
 
 // Factory makes a fresh, empty backing store for one test and returns a
 // function that opens it. Each call of open returns a new Storage on the
-// same backing store, as a restarted process would see it; the factory
-// closes them with t.Cleanup.
+// same backing store, as a restarted process — or another process, at the
+// same time — would see it; the factory closes them with t.Cleanup.
 type Factory func(t *testing.T) (open func() storage.Storage)
 
+// Option adds a promise a backend makes beyond the Storage contract, and
+// the checks that hold it to it.
+type Option func(*config)
+
+type config struct {
+	denseIDs bool
+}
+
+// DenseIDs: the backend never skips a checkpoint id, even with several
+// Storages on one backing store (it reserves no blocks of ids).
+func DenseIDs() Option { return func(c *config) { c.denseIDs = true } }
+
 // Run runs the conformance suite against the backend f makes.
-func Run(t *testing.T, f Factory) {
+func Run(t *testing.T, f Factory, opts ...Option) {
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
 	cases := []struct {
 		name string
 		run  func(*testing.T, func() storage.Storage)
@@ -44,6 +60,8 @@ func Run(t *testing.T, f Factory) {
 		{"Retain", testRetain},
 		{"ConcurrentWriteState", testConcurrentWriteState},
 		{"ConcurrentPipelines", testConcurrentPipelines},
+		{"TwoStores", func(t *testing.T, open func() storage.Storage) { testTwoStores(t, open, cfg) }},
+		{"FenceAcrossStores", testFenceAcrossStores},
 		{"Jobs", testJobs},
 		{"AnyJobID", testAnyJobID},
 		{"InvalidArguments", testInvalidArguments},
@@ -556,6 +574,83 @@ func testConcurrentPipelines(t *testing.T, open func() storage.Storage) {
 			}
 		}
 	}
+}
+
+// testTwoStores: two Storages on one backing store (a replaced leader and
+// its successor), each used by two goroutines, never hand out the same
+// attempt or id, and between them hand out every attempt.
+func testTwoStores(t *testing.T, open func() storage.Storage, cfg config) {
+	const job = "job-two"
+	stores := []storage.Storage{open(), open()}
+	const goroutines, per = 2, 40
+	var mu sync.Mutex // guards attempts and ids
+	attempts, ids := map[int]bool{}, map[int64]bool{}
+	errs := make(chan error, goroutines*len(stores))
+	var wg sync.WaitGroup
+	for _, s := range stores {
+		for range goroutines {
+			wg.Go(func() {
+				for range per {
+					a, err := s.NextAttempt(job, 0, 0)
+					if err != nil {
+						errs <- err
+						return
+					}
+					id, err := s.NextCheckpointID(job, 0)
+					if err != nil {
+						errs <- err
+						return
+					}
+					mu.Lock()
+					dup := attempts[a] || ids[id]
+					attempts[a], ids[id] = true, true
+					mu.Unlock()
+					if dup {
+						errs <- fmt.Errorf("attempt %d or id %d handed out twice", a, id)
+						return
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	const n = goroutines * 2 * per
+	for i := range n {
+		if !attempts[i] {
+			t.Fatalf("attempt %d never handed out", i)
+		}
+		if cfg.denseIDs && !ids[int64(i+1)] {
+			t.Fatalf("id %d never handed out", i+1)
+		}
+	}
+}
+
+// testFenceAcrossStores: a leftover that wrote state before another
+// Storage started a newer attempt can neither complete nor write more.
+func testFenceAcrossStores(t *testing.T, open func() storage.Storage) {
+	const job = "job-fence"
+	old, next := open(), open()
+	a0, err := old.NextAttempt(job, 0, 0)
+	must(t, err)
+	id, err := old.NextCheckpointID(job, 0)
+	must(t, err)
+	h, err := old.WriteState(job, 0, a0, id, "t", []byte("x"))
+	must(t, err)
+	a1, err := next.NextAttempt(job, 0, 0)
+	must(t, err)
+	wantErr(t, old.Complete(Checkpoint(job, 0, id, a0, h)), storage.ErrFenced)
+	_, err = old.WriteState(job, 0, a0, id, "t", []byte("x"))
+	wantErr(t, err, storage.ErrFenced)
+	id1, err := next.NextCheckpointID(job, 0)
+	must(t, err)
+	if id1 <= id {
+		t.Fatalf("new attempt's id %d not above %d", id1, id)
+	}
+	must(t, next.Complete(Checkpoint(job, 0, id1, a1)))
 }
 
 func testJobs(t *testing.T, open func() storage.Storage) {

@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/stactor/stactor/cluster/consul/consultest"
 )
 
 // Shared by every test.
@@ -37,7 +39,7 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	root, err := repoRoot()
+	root, err := consultest.RepoRoot()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tests/cluster:", err)
 		return 1
@@ -62,18 +64,19 @@ func run(m *testing.M) int {
 		skipWhy = "STACTOR_SKIP_CONSUL=1: cluster tests skipped"
 		return m.Run()
 	}
-	consul, err := consulBinary(root)
+	consul, err := consultest.Binary(root, os.Stderr)
 	if err != nil {
-		skipWhy = fmt.Sprintf("no Consul %s agent (build it with `go tool task consul:build` or set STACTOR_CONSUL_BIN): %v", consulVersion, err)
+		skipWhy = fmt.Sprintf("no Consul %s agent (build it with `go tool task consul:build` or set STACTOR_CONSUL_BIN): %v", consultest.Version, err)
 		fmt.Fprintln(os.Stderr, "tests/cluster:", skipWhy)
 		return m.Run()
 	}
-	stopConsul, err := startConsul(consul, filepath.Join(dir, "consul"))
+	agent, err := consultest.Start(consul, consultest.WithNode("stactor-cluster-test"), consultest.WithDir(filepath.Join(dir, "consul")))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tests/cluster:", err)
 		return 1
 	}
-	defer stopConsul()
+	defer agent.Stop()
+	consulAddr = agent.Addr
 
 	ns, err := startNATS(filepath.Join(dir, "nats"))
 	if err != nil {
@@ -90,26 +93,6 @@ func need(t *testing.T) {
 	t.Helper()
 	if skipWhy != "" {
 		t.Skip(skipWhy)
-	}
-}
-
-// repoRoot is the directory of the main module's go.mod, above the test's
-// working directory.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && strings.HasPrefix(string(mod), "module github.com/stactor/stactor\n") {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no github.com/stactor/stactor go.mod above the working directory")
-		}
-		dir = parent
 	}
 }
 
