@@ -26,14 +26,14 @@ func start(t *testing.T, batchSize int, opts ...func(*engine.Config)) *engine.En
 	t.Helper()
 	cfg := engine.DefaultConfig()
 	cfg.Task.BatchSize = batchSize
-	for _, o := range opts {
-		o(&cfg)
-	}
 	store, err := localfile.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.Store = store
+	for _, o := range opts {
+		o(&cfg)
+	}
 	e, err := engine.Start(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -558,4 +558,32 @@ sink { EngineTestSink { key = "pending" } }`)
 	}
 	_, committed := got.get("pending")
 	checkExactlyOnce(t, "committed", committed, 100)
+}
+
+// A replaced leader (an older term) starts nothing, and its job ends —
+// FAILED, saying why — instead of hanging as RUNNING.
+func TestReplacedLeaderStartsNothing(t *testing.T) {
+	var store *localfile.Store
+	e := start(t, 16, func(c *engine.Config) {
+		c.Term = 5
+		s, err := localfile.New(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		store = s
+		c.Store = s
+	})
+	if _, err := store.NextAttempt("fenced", 1, 9); err != nil { // the newer leader's attempt
+		t.Fatal(err)
+	}
+	submit(t, e, "fenced", `
+source { EngineTestSource { rows = 10 } }
+sink { EngineTestSink { key = "fenced" } }`)
+	st := wait(t, e, "fenced")
+	if st.State != state.JobFailed || !strings.Contains(st.Error, "fenced") || !strings.Contains(st.Error, "term 9") {
+		t.Fatalf("state %s: %s", st.State, st.Error)
+	}
+	if _, committed := got.get("fenced"); len(committed) != 0 {
+		t.Fatalf("a replaced leader committed %d rows", len(committed))
+	}
 }

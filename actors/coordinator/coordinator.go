@@ -47,6 +47,12 @@ type Service struct {
 	specs     map[string]*messages.JobSpec
 	// early are cancels and savepoints of jobs not resumed yet.
 	early map[string]any
+	// hist caches the registry's jobs for histTTL: ListJobs is polled
+	// (the web page, /metrics), and each read is a Consul request made
+	// inside this actor.
+	hist    []*messages.JobStatus
+	histAt  time.Time
+	spawned int // JobMasters spawned, for their names
 }
 
 type job struct {
@@ -174,6 +180,9 @@ func (s *Service) forward(ctx actor.Context, id string, m any) {
 		return
 	}
 	if st := s.recorded(id); st.State != "UNKNOWN" && !state.JobEnded(st.State) {
+		if _, canceled := s.early[id].(*messages.CancelJob); canceled {
+			return // a cancel stands; a later savepoint does not undo it
+		}
 		s.log.Info().Str("job", id).Msgf("%T held until the job is resumed", m)
 		s.early[id] = m
 	}
@@ -186,12 +195,20 @@ func (s *Service) history() []*messages.JobStatus {
 	if !ok {
 		return nil
 	}
+	if time.Since(s.histAt) < histTTL {
+		return s.hist
+	}
 	jobs, err := h.Jobs()
 	if err != nil {
 		s.log.Warn().Err(err).Msg("reading the job registry")
+		return s.hist // the last good read, if any
 	}
+	s.hist, s.histAt = jobs, time.Now()
 	return jobs
 }
+
+// histTTL is how long a read of the registry's jobs is used again.
+const histTTL = 2 * time.Second
 
 // recorded is the registry's status of a job this coordinator does not
 // run, or UNKNOWN.
@@ -218,12 +235,18 @@ func (s *Service) submit(ctx actor.Context, m *messages.SubmitJob) *messages.Sub
 	spec := &messages.JobSpec{JobId: m.JobId, File: m.File, Config: m.Config, Vars: m.Vars, Name: m.Name}
 	p, err := worker.PlanFor(spec)
 	if err != nil {
+		delete(s.early, m.JobId)
 		return &messages.SubmitJobReply{JobId: m.JobId, Error: err.Error()}
 	}
 	opts := s.opts
 	opts.Restore = m.Restore
-	pid, err := ctx.SpawnNamed(actor.PropsFromProducer(jobmaster.New(spec, p, s.resources, s.store, opts, s.log)), "job/"+m.JobId)
+	// Numbered: the JobMaster of an earlier run of the id (a restore right
+	// after a savepoint) may still be stopping.
+	s.spawned++
+	pid, err := ctx.SpawnNamed(actor.PropsFromProducer(jobmaster.New(spec, p, s.resources, s.store, opts, s.log)),
+		fmt.Sprintf("job/%s/%d", m.JobId, s.spawned))
 	if err != nil {
+		delete(s.early, m.JobId)
 		return &messages.SubmitJobReply{JobId: m.JobId, Error: err.Error()}
 	}
 	s.jobs[m.JobId] = &job{pid: pid}

@@ -77,11 +77,13 @@ type JobMaster struct {
 	self      *actor.PID
 	sys       *actor.ActorSystem
 	savepoint bool // a savepoint is draining the job
+	ended     bool // Ended was sent: nothing may end the job again
 }
 
 type pipelineRun struct {
 	p           *plan.Pipeline
 	state       string
+	queued      bool // its slot request waits (WAIT)
 	attempt     int
 	retries     int
 	restore     *messages.CompletedCheckpoint
@@ -159,23 +161,23 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 		if j.state == state.JobScheduled {
 			j.state = state.JobRunning
 		}
+		j.checkEnd(ctx) // every pipeline may have failed to start
 		j.scheduleWatchdog()
 	case *checkpoint.Ready:
 		if p := j.pipeline(m.Pipeline, m.Attempt); p != nil {
 			j.requestSlots(ctx, p)
 		}
 	case *resource.Queued:
-		// The job waits for slots (job-schedule-strategy WAIT): it is
-		// PENDING, as SeaTunnel shows it, until they are granted.
-		if p := j.owned(m.Owner); p != nil && j.state == state.JobRunning {
-			j.log.Info().Int("pipeline", p.p.ID).Str("cause", m.Cause).Msg("job pending: waiting for slots")
-			j.state = state.JobPending
+		// The pipeline waits for slots (job-schedule-strategy WAIT).
+		if p := j.owned(m.Owner); p != nil {
+			j.log.Info().Int("pipeline", p.p.ID).Str("cause", m.Cause).Msg("pipeline waiting for slots")
+			p.queued = true
+			j.updatePending()
 		}
 	case *resource.Granted:
 		if p := j.owned(m.Owner); p != nil {
-			if j.state == state.JobPending {
-				j.state = state.JobRunning
-			}
+			p.queued = false
+			j.updatePending()
 			j.deploy(ctx, p, m)
 		}
 	case *resource.Refused:
@@ -255,6 +257,7 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 		j.onTerminated(ctx, m.who)
 	case *restart:
 		j.startPipeline(ctx, m.p, true)
+		j.checkEnd(ctx) // it may have failed to start
 	case *messages.CancelJob:
 		j.cancel(ctx)
 	case *messages.Savepoint:
@@ -285,6 +288,7 @@ func (j *JobMaster) failBeforeStart(ctx actor.Context, cause string) {
 	j.cause = cause
 	j.state = state.JobFailed
 	j.end = time.Now()
+	j.ended = true
 	// The coordinator stops this actor when it has the final status
 	// (with a PoisonPill, after any status request it forwarded here).
 	ctx.Send(ctx.Parent(), &Ended{Status: j.status(), Metrics: j.jobMetrics()})
@@ -366,7 +370,7 @@ func (j *JobMaster) startPipeline(ctx actor.Context, p *pipelineRun, restore boo
 		// A newer leader runs the job: this master was replaced and must
 		// start nothing (DESIGN §6).
 		j.log.Warn().Int("pipeline", p.p.ID).Uint64("term", j.opts.Term).Msg("a newer leader runs this pipeline; not restarting it")
-		j.endPipeline(ctx, p, state.PipelineFailed, fmt.Sprintf("fenced: a newer leader (term above %d) runs this job", j.opts.Term))
+		j.endPipeline(ctx, p, state.PipelineFailed, fmt.Sprintf("not restarting pipeline %d: %v", p.p.ID, err))
 		return
 	}
 	if err != nil {
@@ -430,6 +434,7 @@ func (j *JobMaster) requestSlots(ctx actor.Context, p *pipelineRun) {
 		n += c.Parallelism
 	}
 	p.state = state.PipelineDeploying
+	p.queued = false
 	ctx.Send(j.resources, &resource.Request{Owner: j.slotOwner(p), N: n, Filter: j.plan.Job.TagFilter, ReplyTo: ctx.Self()})
 }
 
@@ -643,9 +648,36 @@ func (j *JobMaster) endPipeline(ctx actor.Context, p *pipelineRun, s, cause stri
 	}
 }
 
+// updatePending shows the job PENDING, as SeaTunnel does, while every
+// pipeline that has not ended waits for slots, and RUNNING otherwise.
+func (j *JobMaster) updatePending() {
+	if j.state != state.JobRunning && j.state != state.JobPending {
+		return
+	}
+	waiting, live := 0, 0
+	for _, p := range j.pipelines {
+		switch p.state {
+		case state.PipelineFinished, state.PipelineFailed, state.PipelineCanceled:
+			continue
+		}
+		live++
+		if p.queued {
+			waiting++
+		}
+	}
+	if live > 0 && waiting == live {
+		j.state = state.JobPending
+	} else {
+		j.state = state.JobRunning
+	}
+}
+
 // checkEnd moves pipelines whose subtasks are all gone on — restored,
 // failed, canceled or finished — and ends the job when all have ended.
 func (j *JobMaster) checkEnd(ctx actor.Context) {
+	if j.ended {
+		return
+	}
 	for _, p := range j.pipelines {
 		if !allGone(p) {
 			continue
@@ -689,6 +721,7 @@ func (j *JobMaster) checkEnd(ctx actor.Context) {
 		j.state = state.JobFinished
 	}
 	j.end = time.Now()
+	j.ended = true
 	// The coordinator stops this actor when it has the final status
 	// (with a PoisonPill, after any status request it forwarded here).
 	ctx.Send(ctx.Parent(), &Ended{Status: j.status(), Metrics: j.jobMetrics()})
@@ -730,6 +763,11 @@ func workersOf(sys *actor.ActorSystem, resources *actor.PID) checkpoint.Workers 
 		ws, ok := res.(*resource.Workers)
 		if !ok {
 			return nil, fmt.Errorf("the resource manager answered %T", res)
+		}
+		if len(ws.Workers) == 0 {
+			// A new leader that has not heard from Consul yet: no worker
+			// listed says nothing about the writers.
+			return nil, fmt.Errorf("the resource manager has no workers yet")
 		}
 		out := make(map[string]*actor.PID, len(ws.Workers))
 		for _, w := range ws.Workers {
