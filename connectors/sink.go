@@ -46,6 +46,11 @@ type CommitContext struct {
 	Attempt      int
 	Term         uint64 // the leader's term that started the attempt
 	CheckpointID int64
+	// WriterGone is set when the infos are committed away from the node
+	// that wrote them because that node left the cluster (DESIGN §8): a
+	// sink that stages on the writer's disk finds its files here only on a
+	// shared filesystem, and should fail permanently when they are not.
+	WriterGone bool
 	// Final is set on the pipeline's last checkpoint, taken after every
 	// source ended: nothing will be written after it.
 	Final bool

@@ -39,10 +39,13 @@ type Committer struct {
 	// staleDone are the nodes (by worker address) whose stale work is
 	// aborted, while a restore's abort is retried.
 	staleDone map[string]bool
-	backoff   time.Duration
-	waiting   bool // a retry timer is set
-	self      *actor.PID
-	sys       *actor.ActorSystem
+	// missingSince is when each writer node was first found missing from
+	// the cluster's workers (NodeGoneAfter).
+	missingSince map[string]time.Time
+	backoff      time.Duration
+	waiting      bool // a retry timer is set
+	self         *actor.PID
+	sys          *actor.ActorSystem
 }
 
 // NewCommitter is the props producer of a committer for sink vertex v.
@@ -50,7 +53,8 @@ type Committer struct {
 // what it carries, prepared work of other attempts is aborted.
 func NewCommitter(v *plan.Vertex, job Job, attempt int, restored bool, cfg Config, log zerolog.Logger) actor.Producer {
 	return func() actor.Actor {
-		return &Committer{v: v, job: job, attempt: attempt, restored: restored, cfg: cfg, log: log, staleDone: map[string]bool{}}
+		return &Committer{v: v, job: job, attempt: attempt, restored: restored, cfg: cfg, log: log, staleDone: map[string]bool{},
+			missingSince: map[string]time.Time{}}
 	}
 }
 

@@ -40,6 +40,7 @@ type Coordinator struct {
 	pendingFinal  map[int64]bool
 	uncommitted   map[int64]map[int]bool // checkpoint → sink vertices yet to commit
 	restoring     map[int]bool           // sinks still committing a restore's leftovers
+	restoredIDs   []int64                // checkpoint ids of the infos a restore carries
 	inflight      *inflight
 	lastEnd       time.Time
 	failures      int
@@ -124,9 +125,31 @@ func (c *Coordinator) startCommitters(ctx actor.Context) {
 		c.restoring[v] = true
 		ctx.Send(pid, &commit{checkpoint: c.restore.Id, final: c.restore.Type == TypeFinal, infos: byVertex[v]})
 	}
-	if len(c.restoring) == 0 {
-		ctx.Send(ctx.Parent(), &Ready{Pipeline: c.pipe.ID, Attempt: c.attempt})
+	if len(c.restoring) == 0 || c.restore.Type == TypeFinal {
+		// A FINAL checkpoint ends the pipeline once its commits are done:
+		// Ready waits for them (onCommitted).
+		if len(c.restoring) == 0 {
+			ctx.Send(ctx.Parent(), &Ready{Pipeline: c.pipe.ID, Attempt: c.attempt})
+		}
+		return
 	}
+	// The pipeline need not wait for the restore's commits: they are first
+	// in each committer's queue, so nothing commits before them, and their
+	// infos stay pending — carried into every later checkpoint — until
+	// they are committed. A restore whose writer node is paused or gone
+	// (the commit waits for it, up to NodeGoneAfter) still runs at once.
+	for _, p := range c.restore.Pending {
+		id := p.CheckpointId
+		if c.uncommitted[id] == nil {
+			c.uncommitted[id] = map[int]bool{}
+			c.restoredIDs = append(c.restoredIDs, id)
+		}
+		for v := range c.committers {
+			c.uncommitted[id][v] = true
+		}
+		c.pending[id] = append(c.pending[id], p)
+	}
+	ctx.Send(ctx.Parent(), &Ready{Pipeline: c.pipe.ID, Attempt: c.attempt})
 }
 
 func (c *Coordinator) schedule(d time.Duration) {
@@ -280,8 +303,17 @@ func (c *Coordinator) holdsUncommitted(cp *messages.CompletedCheckpoint) bool {
 func (c *Coordinator) onCommitted(ctx actor.Context, m *committed) {
 	if c.restoring[m.vertex] && c.restore != nil && m.checkpoint == c.restore.Id {
 		delete(c.restoring, m.vertex)
-		if len(c.restoring) == 0 {
-			ctx.Send(ctx.Parent(), &Ready{Pipeline: c.pipe.ID, Attempt: c.attempt})
+		if c.restore.Type == TypeFinal {
+			if len(c.restoring) == 0 {
+				ctx.Send(ctx.Parent(), &Ready{Pipeline: c.pipe.ID, Attempt: c.attempt})
+			}
+			return
+		}
+		for _, id := range c.restoredIDs {
+			if u := c.uncommitted[id]; u != nil {
+				delete(u, m.vertex)
+				c.checkCommitted(ctx, id)
+			}
 		}
 		return
 	}

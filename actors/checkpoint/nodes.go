@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -15,9 +16,10 @@ import (
 // that wrote it and that node's TaskExecutionService as it was; the node
 // is looked up again by id (Job.Workers) because a node that restarted
 // keeps its id but not its address; the recorded pid is the fallback when
-// the workers cannot be listed. A node the ResourceManager no longer lists
-// has left the cluster (its Consul check failed): its part is committed
-// here rather than waited for — right on a shared filesystem; without one
+// the workers cannot be listed, and for a node they do not list. A node
+// missing from the ResourceManager's workers for NodeGoneAfter has left the
+// cluster: its part is committed here rather than waited for, with
+// CommitContext.WriterGone set — right on a shared filesystem; without one
 // its staged files are gone with it, the commit fails permanently and the
 // job fails with an error naming the missing file, instead of hanging.
 // Infos written on this actor system's node are committed here; every
@@ -53,7 +55,7 @@ type nodePart struct {
 // restore, aborts stale work on every node.
 func (c *Committer) commitOnNodes(m *commit, infos []*messages.PendingCommit) error {
 	workers := c.workers()
-	parts := partsByNode(infos, workers)
+	parts := partsByNode(infos, workers, c.goneNode(workers))
 	for _, p := range parts {
 		if p.gone && !m.done[p.key] {
 			c.log.Warn().Str("sink", c.v.Name).Str("node", p.node).Int64("checkpoint", m.checkpoint).
@@ -65,7 +67,11 @@ func (c *Committer) commitOnNodes(m *commit, infos []*messages.PendingCommit) er
 	}
 	cc := c.commitContext(m)
 	err := c.eachNode(parts, m.done,
-		func(p *nodePart) error { return c.c.Commit(cc, rawInfos(p.infos)) },
+		func(p *nodePart) error {
+			pc := cc
+			pc.WriterGone = p.gone
+			return c.c.Commit(pc, rawInfos(p.infos))
+		},
 		func(p *nodePart) *messages.CommitOnNode { r := c.request(m); r.Infos = p.infos; return r })
 	if err != nil || !c.restored {
 		return err
@@ -97,9 +103,29 @@ func (c *Committer) workers() map[string]*actor.PID {
 	return ws
 }
 
+// goneNode tells, for the workers just listed, whether a writer node that
+// is not among them has been missing for NodeGoneAfter; it notes when each
+// was first missed and forgets nodes that are back.
+func (c *Committer) goneNode(workers map[string]*actor.PID) func(node string) bool {
+	for node := range c.missingSince {
+		if workers[node] != nil {
+			delete(c.missingSince, node)
+		}
+	}
+	now := time.Now()
+	return func(node string) bool {
+		since, ok := c.missingSince[node]
+		if !ok {
+			c.missingSince[node], since = now, now
+		}
+		return now.Sub(since) >= c.cfg.NodeGoneAfter
+	}
+}
+
 // partsByNode groups infos by the node that wrote them, in the order of
-// their first info.
-func partsByNode(infos []*messages.PendingCommit, workers map[string]*actor.PID) []*nodePart {
+// their first info. A node the workers do not list is asked at its
+// recorded address until gone says it left for good.
+func partsByNode(infos []*messages.PendingCommit, workers map[string]*actor.PID, gone func(node string) bool) []*nodePart {
 	var parts []*nodePart
 	byKey := map[string]*nodePart{}
 	for _, in := range infos {
@@ -123,7 +149,7 @@ func partsByNode(infos []*messages.PendingCommit, workers map[string]*actor.PID)
 		}
 		if w := workers[p.node]; w != nil {
 			p.to = w
-		} else {
+		} else if gone(p.node) {
 			// The node that wrote is gone (the ResourceManager no longer
 			// lists it): waiting for it could wait forever, so its part is
 			// committed here, which is right on a shared filesystem. Files

@@ -36,11 +36,12 @@ var _ connectors.WriterNodeCommitter = (*nodeSink)(nil)
 type recorder struct {
 	mu     sync.Mutex // guards the fields below
 	infos  []string
+	gone   []string // infos committed with WriterGone
 	stale  int
 	failAt int // the number of commits that fail first
 }
 
-func (r *recorder) Commit(_ connectors.CommitContext, infos [][]byte) error {
+func (r *recorder) Commit(cc connectors.CommitContext, infos [][]byte) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.failAt > 0 {
@@ -49,6 +50,9 @@ func (r *recorder) Commit(_ connectors.CommitContext, infos [][]byte) error {
 	}
 	for _, in := range infos {
 		r.infos = append(r.infos, string(in))
+		if cc.WriterGone {
+			r.gone = append(r.gone, string(in))
+		}
 	}
 	return nil
 }
@@ -125,6 +129,8 @@ type cluster struct {
 	workers map[string]*actor.PID
 	wmu     sync.Mutex // guards workers
 	events  chan any   // committed and commitFailed, from the committer
+	// goneAfter overrides NodeGoneAfter (0: the default).
+	goneAfter time.Duration
 }
 
 func newCluster(t *testing.T, addresses ...string) *cluster {
@@ -175,6 +181,9 @@ func (c *cluster) start(t *testing.T, here *recorder, restored bool) *actor.PID 
 	v := &plan.Vertex{ID: 3, Name: "Sink[0]-Test", Sink: &nodeSink{here: here}, Pipeline: &plan.Pipeline{ID: 1}}
 	cfg := DefaultConfig()
 	cfg.CommitBackoff, cfg.CommitBackoffMax, cfg.CommitTimeout = 10*time.Millisecond, 20*time.Millisecond, 2*time.Second
+	if c.goneAfter != 0 {
+		cfg.NodeGoneAfter = c.goneAfter
+	}
 	job := Job{Spec: &messages.JobSpec{JobId: "j1", Config: []byte("job")}, Term: 7, Workers: c.directory}
 	pids := make(chan *actor.PID, 1)
 	c.sys.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
@@ -249,9 +258,9 @@ func TestCommitterRoutesInfosToTheNodesThatWrote(t *testing.T) {
 }
 
 // A node that restarted keeps its id but not its address: the committer
-// finds it through the cluster's workers. A node the cluster no longer has
-// is not waited for: its part is committed here (a shared filesystem has
-// its files; without one the commit fails permanently, see the next test).
+// finds it through the cluster's workers. A node the workers do not list
+// (yet: a new leader that has not heard from Consul, a missed health
+// check) is still asked at its recorded address.
 func TestCommitterFindsARestartedNodeByID(t *testing.T) {
 	c := newCluster(t, "b:2", "c:1")
 	c.setWorkers(map[string]string{"b": "b:2"})
@@ -266,11 +275,43 @@ func TestCommitterFindsARestartedNodeByID(t *testing.T) {
 	if got := infosOf(c.nodes["b:2"].requests()); !slices.Equal(got, []string{"b-8-0", "b-9-0"}) {
 		t.Fatalf("node b at its new address got %v", got)
 	}
-	if got := infosOf(c.nodes["c:1"].requests()); len(got) != 0 {
-		t.Fatalf("node c, gone from the cluster, was asked to commit %v", got)
+	if got := infosOf(c.nodes["c:1"].requests()); !slices.Equal(got, []string{"c-9-1"}) {
+		t.Fatalf("node c at its recorded address got %v", got)
 	}
-	if got, _ := here.snapshot(); !slices.Equal(got, []string{"c-9-1"}) {
-		t.Fatalf("committed here %v, want the part of node c, which left", got)
+	if got, _ := here.snapshot(); len(got) != 0 {
+		t.Fatalf("committed here %v", got)
+	}
+}
+
+// A node missing from the workers for NodeGoneAfter left the cluster: its
+// part is retried where it was until then, and committed here after, with
+// WriterGone set (right on a shared filesystem; LocalFile fails otherwise).
+func TestCommitterCommitsADepartedNodesPartHere(t *testing.T) {
+	c := newCluster(t, "b:1")
+	c.goneAfter = 300 * time.Millisecond
+	c.setWorkers(map[string]string{"b": "b:1"})
+	here := &recorder{}
+	pid := c.start(t, here, false)
+	start := time.Now()
+	// Node d wrote, and is neither listed nor reachable.
+	c.sys.Root.Send(pid, &commit{checkpoint: 4, infos: []*messages.PendingCommit{pending(4, 0, "b", "b:1"), pending(4, 1, "d", "d:1")}})
+	if ev := c.next(t); ev.(*committed).checkpoint != 4 {
+		t.Fatalf("got %#v", ev)
+	}
+	if waited := time.Since(start); waited < 300*time.Millisecond {
+		t.Fatalf("committed a missing node's part here after %s, before NodeGoneAfter", waited)
+	}
+	if got, _ := here.snapshot(); !slices.Equal(got, []string{"d-4-1"}) {
+		t.Fatalf("committed here %v, want the departed node's part", got)
+	}
+	here.mu.Lock()
+	gone := slices.Clone(here.gone)
+	here.mu.Unlock()
+	if !slices.Equal(gone, []string{"d-4-1"}) {
+		t.Fatalf("committed with WriterGone: %v", gone)
+	}
+	if got := infosOf(c.nodes["b:1"].requests()); !slices.Equal(got, []string{"b-4-0"}) {
+		t.Fatalf("node b got %v", got)
 	}
 }
 

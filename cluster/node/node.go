@@ -242,12 +242,21 @@ func (n *Node) serve(ctx context.Context, l *consul.Leader) {
 	wctx, stopWatch := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() { defer wg.Done(); n.feedWorkers(wctx, m) }()
+	fed := make(chan struct{})
+	go func() { defer wg.Done(); n.feedWorkers(wctx, m, fed) }()
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		feedLoads(wctx, n.nc, n.cfg.Engine.Task.Prefix, n.sys.Root, m.Resources, n.log)
 	}()
+	// Resume once the ResourceManager knows the workers: a restore's
+	// commits go to the nodes that wrote, found among them.
+	select {
+	case <-fed:
+	case <-time.After(10 * time.Second):
+		n.log.Warn().Msg("no membership from Consul after 10s; resuming jobs anyway")
+	case <-ctx.Done():
+	}
 	n.resume(ctx, m, reg)
 	if n.cfg.HistoryExpire > 0 {
 		wg.Add(1)
@@ -270,9 +279,10 @@ func (n *Node) serve(ctx context.Context, l *consul.Leader) {
 }
 
 // feedWorkers tells the ResourceManager which workers are healthy, as
-// Consul's membership changes.
-func (n *Node) feedWorkers(ctx context.Context, m *engine.Master) {
+// Consul's membership changes; fed is closed after the first membership.
+func (n *Node) feedWorkers(ctx context.Context, m *engine.Master, fed chan struct{}) {
 	known := map[string]bool{}
+	first := true
 	for members := range consul.Watch(ctx, n.client, n.cfg.Cluster) {
 		seen := map[string]bool{}
 		for _, mb := range members {
@@ -294,6 +304,10 @@ func (n *Node) feedWorkers(ctx context.Context, m *engine.Master) {
 			}
 		}
 		known = seen
+		if first {
+			first = false
+			close(fed)
+		}
 	}
 }
 
@@ -402,6 +416,24 @@ func (r *registry) Save(spec *messages.JobSpec, st *messages.JobStatus) error {
 		rec.Pipelines = append(rec.Pipelines, consul.PipelineRecord{ID: p.Id, State: p.State, Attempt: p.Attempt})
 	}
 	newIdx, err := r.jobs.PutJob(ctx, rec)
+	if errors.Is(err, consul.ErrConflict) {
+		// The record changed since this leader last wrote it. Written by a
+		// newer leader: this one was replaced and must not overwrite it.
+		// Deleted (history expired, then the id restored) or written by
+		// this or an older term: write over it once more.
+		cur, gerr := r.jobs.GetJob(ctx, spec.JobId)
+		switch {
+		case errors.Is(gerr, consul.ErrNotFound):
+			rec.Index = 0
+		case gerr != nil:
+			return gerr
+		case cur.Term > r.term:
+			return fmt.Errorf("job %s: the registry record is a newer leader's (term %d, this leader's is %d): %w", spec.JobId, cur.Term, r.term, err)
+		default:
+			rec.Index = cur.Index
+		}
+		newIdx, err = r.jobs.PutJob(ctx, rec)
+	}
 	if err != nil {
 		return err
 	}

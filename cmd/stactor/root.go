@@ -42,6 +42,7 @@ func newSettings() *settings {
 	v.SetDefault("checkpoint.min-pause", "0s")
 	v.SetDefault("checkpoint.tolerable-failure", 3)
 	v.SetDefault("checkpoint.storage.max-retained", 3)
+	v.SetDefault("commit.node-gone-timeout", "20s")
 	v.SetDefault("watchdog.no-progress-timeout", "10m")
 	v.SetDefault("task.cancel-timeout", "10s")
 	v.SetDefault("slot-allocate-strategy", "SLOT_RATIO")
@@ -101,6 +102,10 @@ func (s *settings) checkpointConfig() (checkpoint.Config, error) {
 	c.MinPause = s.v.GetDuration("checkpoint.min-pause")
 	c.TolerableFailures = s.v.GetInt("checkpoint.tolerable-failure")
 	c.MaxRetained = s.v.GetInt("checkpoint.storage.max-retained")
+	c.NodeGoneAfter = s.v.GetDuration("commit.node-gone-timeout")
+	if c.NodeGoneAfter < 0 {
+		return c, fmt.Errorf("engine setting commit.node-gone-timeout must not be negative, got %s", c.NodeGoneAfter)
+	}
 	if c.Interval <= 0 {
 		return c, fmt.Errorf("engine setting checkpoint.interval must be positive, got %s", c.Interval)
 	}

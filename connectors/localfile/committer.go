@@ -32,7 +32,7 @@ func (c *committer) Commit(ctx connectors.CommitContext, infos [][]byte) error {
 		}
 		dirs := map[string]bool{}
 		for _, m := range info.Files {
-			if err := commitFile(m.From, m.To); err != nil {
+			if err := commitFile(m.From, m.To, ctx.WriterGone); err != nil {
 				return fmt.Errorf("LocalFile commit of %s (checkpoint %d): %w", info.Txn, info.Checkpoint, err)
 			}
 			dirs[filepath.Dir(m.To)] = true
@@ -52,19 +52,22 @@ func (c *committer) Commit(ctx connectors.CommitContext, infos [][]byte) error {
 	return nil
 }
 
-// commitFile renames from to to, or finds it already done.
-func commitFile(from, to string) error {
+// commitFile renames from to to, or finds it already done. A staged file
+// that is gone was committed before, as SeaTunnel's file committers take
+// it ("already finished in the last commit, skip"): the committed file may
+// have been moved on since by whoever reads the output — unless the node
+// that staged it left the cluster (writerGone), where it is missing
+// because this node's disk is not the writer's: the job fails, saying so,
+// instead of waiting forever or passing over lost rows.
+func commitFile(from, to string, writerGone bool) error {
 	if _, err := os.Lstat(from); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-		if _, err := os.Lstat(to); err == nil {
+		if _, err := os.Lstat(to); err == nil || !writerGone {
 			return nil // committed before
 		}
-		// Retrying cannot bring it back: the job fails with this error
-		// rather than wait forever (a dead node's disk, without a shared
-		// filesystem, or someone deleted the staging folder).
-		return connectors.Permanent(fmt.Errorf("neither the staged file %s nor its committed name %s exists", from, to))
+		return connectors.Permanent(fmt.Errorf("the node that staged %s left the cluster and the file is not on this node's filesystem (LocalFile needs a shared filesystem to commit a departed node's files); its rows are lost", from))
 	}
 	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 		return err

@@ -91,11 +91,13 @@ func TestCommitIsIdempotent(t *testing.T) {
 	if rows := readAll(t, src, 1); len(rows) != 10 {
 		t.Fatalf("read %d rows", len(rows))
 	}
-	// A staged file that vanished without being committed is an error.
-	ci.Files[0].To += ".missing"
-	bad, _ := ci.encode()
-	if err := c.Commit(cctx(0, 1), [][]byte{bad}); err == nil {
-		t.Fatal("commit of a lost file succeeded")
+	// A staged file that is gone and whose committed name is gone too was
+	// committed before and moved on by a reader (SeaTunnel's committers
+	// skip it); see TestCommitOfLostStaging for when that is an error.
+	ci.Files[0].To += ".moved-on"
+	moved, _ := ci.encode()
+	if err := c.Commit(cctx(0, 1), [][]byte{moved}); err != nil {
+		t.Fatalf("commit of files committed and moved on since: %v", err)
 	}
 }
 
@@ -294,10 +296,12 @@ func TestSingleFileAndEmptyFile(t *testing.T) {
 	}
 }
 
-// Staged files that are gone (a dead node's disk without a shared
-// filesystem) fail the commit permanently: retrying cannot bring them back,
-// and the job must fail with the file's name rather than wait forever.
-func TestCommitOfLostStagingIsPermanent(t *testing.T) {
+// A staged file that is gone was committed before (SeaTunnel's file
+// committers skip it: the output may have been moved on since) — unless
+// the node that staged it left the cluster, where it is missing because
+// this is not the writer's disk: that fails the commit permanently, naming
+// the file, rather than wait forever or pass over lost rows.
+func TestCommitOfLostStaging(t *testing.T) {
 	dir := t.TempDir()
 	k := newTestSink(t, "path = "+q(dir)+"\nfile_format_type = csv", numbered)
 	info, w := prepared(t, k, task(0, 1), 2, numberedRows(t, 3))
@@ -308,8 +312,13 @@ func TestCommitOfLostStagingIsPermanent(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, _ := k.CreateCommitter()
-	err := c.Commit(cctx(1, 2), [][]byte{info})
-	if err == nil || !connectors.IsPermanent(err) || !strings.Contains(err.Error(), "neither the staged file") {
-		t.Fatalf("commit of lost staging: %v (permanent %v)", err, connectors.IsPermanent(err))
+	if err := c.Commit(cctx(1, 2), [][]byte{info}); err != nil {
+		t.Fatalf("commit of staging gone on the writer's node: %v", err)
+	}
+	gone := cctx(1, 2)
+	gone.WriterGone = true
+	err := c.Commit(gone, [][]byte{info})
+	if err == nil || !connectors.IsPermanent(err) || !strings.Contains(err.Error(), "left the cluster") {
+		t.Fatalf("commit of a departed node's lost staging: %v (permanent %v)", err, connectors.IsPermanent(err))
 	}
 }
