@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/stactor/stactor/config"
-	"github.com/stactor/stactor/config/hocon"
 	"github.com/stactor/stactor/connectors"
+	"github.com/stactor/stactor/connectors/transformtest"
 	"github.com/stactor/stactor/row"
 )
 
@@ -19,15 +19,7 @@ var input = row.MustSchema("fake",
 
 func newTransform(t *testing.T, body string) (connectors.Transform, error) {
 	t.Helper()
-	root, err := hocon.Parse([]byte(body), hocon.Options{File: "t.conf"})
-	if err != nil {
-		t.Fatalf("parse: %v", err)
-	}
-	cfg, _, err := config.Validate("t.conf", "transform FilterRowKind", "FilterRowKind", root.Pos, root, Factory.Options, config.CommonPluginOptions)
-	if err != nil {
-		return nil, err
-	}
-	return Factory.Create(cfg, input)
+	return transformtest.New(t, Factory, body, input)
 }
 
 // batch has one row per kind given, with id = position.
@@ -46,16 +38,7 @@ func batch(t *testing.T, kinds ...row.Kind) *row.Batch {
 	return b.Build()
 }
 
-func rows(b *row.Batch) [][]any {
-	if b == nil {
-		return nil
-	}
-	var out [][]any
-	for i := 0; i < b.Len(); i++ {
-		out = append(out, append([]any{b.Kind(i).Short()}, b.Row(i)...))
-	}
-	return out
-}
+func rows(b *row.Batch) [][]any { return transformtest.Rows(b) }
 
 func TestFilterRowKind(t *testing.T) {
 	cdc := []row.Kind{row.Insert, row.UpdateBefore, row.UpdateAfter, row.Delete, row.Insert}

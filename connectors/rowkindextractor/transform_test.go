@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/stactor/stactor/config"
-	"github.com/stactor/stactor/config/hocon"
 	"github.com/stactor/stactor/connectors"
+	"github.com/stactor/stactor/connectors/transformtest"
 	"github.com/stactor/stactor/row"
 )
 
@@ -24,15 +24,7 @@ var input = func() *row.Schema {
 
 func newTransform(t *testing.T, body string) (connectors.Transform, error) {
 	t.Helper()
-	root, err := hocon.Parse([]byte(body), hocon.Options{File: "t.conf"})
-	if err != nil {
-		t.Fatalf("parse: %v", err)
-	}
-	cfg, _, err := config.Validate("t.conf", "transform RowKindExtractor", "RowKindExtractor", root.Pos, root, Factory.Options, config.CommonPluginOptions)
-	if err != nil {
-		return nil, err
-	}
-	return Factory.Create(cfg, input)
+	return transformtest.New(t, Factory, body, input)
 }
 
 // The rows of the documentation's example.
@@ -56,13 +48,7 @@ func cdc(t *testing.T) *row.Batch {
 	return b.Build()
 }
 
-func rows(b *row.Batch) [][]any {
-	var out [][]any
-	for i := 0; i < b.Len(); i++ {
-		out = append(out, append([]any{b.Kind(i).Short()}, b.Row(i)...))
-	}
-	return out
-}
+func rows(b *row.Batch) [][]any { return transformtest.Rows(b) }
 
 func TestRowKindExtractor(t *testing.T) {
 	cases := []struct {

@@ -10,8 +10,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/stactor/stactor/config"
-	"github.com/stactor/stactor/config/hocon"
 	"github.com/stactor/stactor/connectors"
+	"github.com/stactor/stactor/connectors/transformtest"
 	"github.com/stactor/stactor/row"
 )
 
@@ -28,15 +28,7 @@ var input = func() *row.Schema {
 
 func newTransform(t *testing.T, body string) (connectors.Transform, error) {
 	t.Helper()
-	root, err := hocon.Parse([]byte(body), hocon.Options{File: "t.conf"})
-	if err != nil {
-		t.Fatalf("parse: %v", err)
-	}
-	cfg, _, err := config.Validate("t.conf", "transform Split", "Split", root.Pos, root, Factory.Options, config.CommonPluginOptions)
-	if err != nil {
-		return nil, err
-	}
-	return Factory.Create(cfg, input)
+	return transformtest.New(t, Factory, body, input)
 }
 
 func batch(t *testing.T, names ...any) *row.Batch {
