@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"encoding/binary"
 	"fmt"
 	"sort"
 	"time"
@@ -26,29 +25,21 @@ type enumerator struct {
 
 var _ connectors.SplitEnumerator = (*enumerator)(nil)
 
-const enumStateVersion = 1
-
 func newEnumerator(ctx connectors.EnumeratorContext, tables []*tableConfig, state []byte) (*enumerator, error) {
 	e := &enumerator{ctx: ctx, tables: tables, now: time.Now, noMore: map[int]bool{}}
 	if state == nil {
 		return e, nil
 	}
-	if len(state) < 2 || state[0] != enumStateVersion {
-		return nil, fmt.Errorf("FakeSource enumerator state: unknown version")
+	discovered, splits, err := connectors.DecodeEnumeratorState(state)
+	if err != nil {
+		return nil, fmt.Errorf("FakeSource enumerator state: %w", err)
 	}
-	e.discovered = state[1] == 1
-	b := state[2:]
-	for len(b) > 0 {
-		n, m := binary.Uvarint(b)
-		if m <= 0 || uint64(len(b)-m) < n {
-			return nil, fmt.Errorf("FakeSource enumerator state: truncated")
-		}
-		b = b[m:]
-		s, err := decodeSplit(connectors.Split{ID: "state", Data: b[:n]})
+	e.discovered = discovered
+	for _, d := range splits {
+		s, err := decodeSplit(connectors.Split{ID: "state", Data: d})
 		if err != nil {
 			return nil, fmt.Errorf("FakeSource enumerator state: %w", err)
 		}
-		b = b[n:]
 		e.pending = append(e.pending, s)
 	}
 	return e, nil
@@ -157,16 +148,11 @@ func (e *enumerator) AddSplitsBack(splits []connectors.Split, subtask int) error
 // and whether discovery has happened; assigned splits are in the readers'
 // state.
 func (e *enumerator) SnapshotState(checkpointID int64) ([]byte, error) {
-	b := []byte{enumStateVersion, 0}
-	if e.discovered {
-		b[1] = 1
+	splits := make([][]byte, len(e.pending))
+	for i, s := range e.pending {
+		splits[i] = s.encode().Data
 	}
-	for _, s := range e.pending {
-		d := s.encode().Data
-		b = binary.AppendUvarint(b, uint64(len(d)))
-		b = append(b, d...)
-	}
-	return b, nil
+	return connectors.EncodeEnumeratorState(e.discovered, splits), nil
 }
 
 func (e *enumerator) NotifyCheckpointComplete(checkpointID int64) error { return nil }

@@ -1,7 +1,6 @@
 package localfile
 
 import (
-	"encoding/binary"
 	"fmt"
 	"sort"
 
@@ -24,28 +23,21 @@ type enumerator struct {
 
 var _ connectors.SplitEnumerator = (*enumerator)(nil)
 
-const enumStateVersion = 1
-
 func newEnumerator(ctx connectors.EnumeratorContext, cfg *sourceConfig, state []byte) (*enumerator, error) {
 	e := &enumerator{ctx: ctx, cfg: cfg}
 	if state == nil {
 		return e, nil
 	}
-	if len(state) < 2 || state[0] != enumStateVersion {
-		return nil, fmt.Errorf("LocalFile enumerator state: unknown version")
+	discovered, splits, err := connectors.DecodeEnumeratorState(state)
+	if err != nil {
+		return nil, fmt.Errorf("LocalFile enumerator state: %w", err)
 	}
-	e.discovered = state[1] == 1
-	b := state[2:]
-	for len(b) > 0 {
-		n, m := binary.Uvarint(b)
-		if m <= 0 || uint64(len(b)-m) < n {
-			return nil, fmt.Errorf("LocalFile enumerator state: truncated")
-		}
-		s, err := decodeSplit(connectors.Split{ID: "state", Data: b[m : m+int(n)]})
+	e.discovered = discovered
+	for _, d := range splits {
+		s, err := decodeSplit(connectors.Split{ID: "state", Data: d})
 		if err != nil {
 			return nil, fmt.Errorf("LocalFile enumerator state: %w", err)
 		}
-		b = b[m+int(n):]
 		e.pending = append(e.pending, s)
 	}
 	return e, nil
@@ -140,16 +132,11 @@ func (e *enumerator) AddSplitsBack(splits []connectors.Split, subtask int) error
 // SnapshotState encodes the unassigned splits; assigned ones are in their
 // readers' state.
 func (e *enumerator) SnapshotState(checkpointID int64) ([]byte, error) {
-	b := []byte{enumStateVersion, 0}
-	if e.discovered {
-		b[1] = 1
+	splits := make([][]byte, len(e.pending))
+	for i, s := range e.pending {
+		splits[i] = s.encode().Data
 	}
-	for _, s := range e.pending {
-		d := s.encode().Data
-		b = binary.AppendUvarint(b, uint64(len(d)))
-		b = append(b, d...)
-	}
-	return b, nil
+	return connectors.EncodeEnumeratorState(e.discovered, splits), nil
 }
 
 func (e *enumerator) NotifyCheckpointComplete(checkpointID int64) error { return nil }
