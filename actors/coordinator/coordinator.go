@@ -188,8 +188,9 @@ func (s *Service) forward(ctx actor.Context, id string, m any) {
 	}
 }
 
-// history is the registry's jobs (none without a History registry; a
-// registry that cannot be read is logged and taken as empty).
+// history is the registry's jobs, read at most every histTTL (none without
+// a History registry; when the registry cannot be read, the error is
+// logged and the last good read is used).
 func (s *Service) history() []*messages.JobStatus {
 	h, ok := s.registry.(History)
 	if !ok {

@@ -44,10 +44,9 @@ func loadSubject(prefix, node string) string { return prefix + ".load." + natsch
 // loadSampler reads Linux's /proc; CPU use is the busy share of the time
 // between two samples, so the first sample reports memory only.
 type loadSampler struct {
-	proc            string // "/proc", a test's folder otherwise
-	idle, total     uint64
-	haveCPU         bool
-	cpu, mem, share float64
+	proc        string // "/proc", a test's folder otherwise
+	idle, total uint64
+	haveCPU     bool
 }
 
 // sample takes a sample; an error means the machine does not say (not
