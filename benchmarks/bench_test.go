@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,7 +18,6 @@ import (
 	_ "github.com/stactor/stactor/connectors/localfile"
 	"github.com/stactor/stactor/connectors/sql"
 	"github.com/stactor/stactor/engine"
-	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/row"
 	"github.com/stactor/stactor/state"
@@ -176,7 +176,7 @@ func buildPlan(b *testing.B, job string) *plan.Plan {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := plan.Build(j, "bench")
+	p, err := plan.Resolve(context.Background(), j, "bench")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func newChain(b *testing.B, p *plan.Plan) *chain {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if err := en.Open(); err != nil {
+			if err := en.Open(context.Background()); err != nil {
 				b.Fatal(err)
 			}
 			if err := en.Run(); err != nil {
@@ -209,7 +209,7 @@ func newChain(b *testing.B, p *plan.Plan) *chain {
 			if c.reader, err = src.CreateReader(c.ctx); err != nil {
 				b.Fatal(err)
 			}
-			if err := c.reader.Open(); err != nil {
+			if err := c.reader.Open(context.Background()); err != nil {
 				b.Fatal(err)
 			}
 			if err := c.reader.AddSplits(ec.splits); err != nil {
@@ -229,7 +229,7 @@ func newChain(b *testing.B, p *plan.Plan) *chain {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if c.writer, err = s.CreateWriter(connectors.TaskInfo{Parallelism: 1}, nil); err != nil {
+			if c.writer, err = s.CreateWriter(context.Background(), connectors.TaskInfo{Parallelism: 1}, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -263,7 +263,11 @@ func runJob(b *testing.B, e *engine.Engine, job string) int64 {
 	b.Helper()
 	jobSeq++
 	id := "bench-" + strconv.Itoa(jobSeq)
-	if err := e.Submit(&messages.SubmitJob{JobId: id, File: id + ".conf", Config: []byte(job)}); err != nil {
+	m, err := engine.JobFromText(id, id+".conf", []byte(job), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := e.Submit(m); err != nil {
 		b.Fatalf("submit: %v", err)
 	}
 	st, err := e.Wait(id, 10*time.Minute)

@@ -1,6 +1,7 @@
 package benchmarks
 
 import (
+	"context"
 	"encoding/binary"
 	"strconv"
 	"sync/atomic"
@@ -27,13 +28,13 @@ func init() {
 	connectors.RegisterSource(connectors.SourceFactory{
 		Name:    "BenchSource",
 		Options: []config.Option{{Key: "rows", Type: config.TypeInt, Default: int64(1 << 20), Doc: "rows per subtask"}},
-		Create: func(cfg *config.PluginConfig, job connectors.JobContext) (connectors.Source, error) {
+		Create: func(cfg *config.PluginConfig, _ []byte, job connectors.JobContext) (connectors.Source, error) {
 			return &benchSource{rows: cfg.Int("rows")}, nil
 		},
 	})
 	connectors.RegisterSink(connectors.SinkFactory{
 		Name: "BenchSink",
-		Create: func(*config.PluginConfig, []*row.Schema, connectors.JobContext) (connectors.Sink, error) {
+		Create: func(*config.PluginConfig, []*row.Schema, []byte, connectors.JobContext) (connectors.Sink, error) {
 			return benchSink{}, nil
 		},
 	})
@@ -57,7 +58,7 @@ type benchEnum struct{ ctx connectors.EnumeratorContext }
 
 var _ connectors.SplitEnumerator = (*benchEnum)(nil)
 
-func (e *benchEnum) Open() error { return nil }
+func (e *benchEnum) Open(context.Context) error { return nil }
 func (e *benchEnum) Run() error {
 	for _, i := range e.ctx.RegisteredReaders() {
 		e.ctx.AssignSplits(i, connectors.Split{ID: strconv.Itoa(i), Data: binary.AppendVarint(nil, 0)})
@@ -83,7 +84,7 @@ type benchReader struct {
 
 var _ connectors.Reader = (*benchReader)(nil)
 
-func (r *benchReader) Open() error { return nil }
+func (r *benchReader) Open(context.Context) error { return nil }
 func (r *benchReader) PollNext(out connectors.Collector) error {
 	if r.split == nil {
 		if r.noMore {
@@ -127,7 +128,7 @@ type benchSink struct{}
 
 var _ connectors.Sink = benchSink{}
 
-func (benchSink) CreateWriter(connectors.TaskInfo, [][]byte) (connectors.Writer, error) {
+func (benchSink) CreateWriter(context.Context, connectors.TaskInfo, [][]byte) (connectors.Writer, error) {
 	return &benchWriter{}, nil
 }
 

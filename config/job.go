@@ -28,6 +28,7 @@ var EnvOptions = []Option{
 // Job is a parsed job file.
 type Job struct {
 	File        string
+	Tree        *hocon.Value // the parsed file, variables filled (ParseTree)
 	Env         *PluginConfig
 	Mode        string // BATCH or STREAMING
 	Name        string
@@ -97,25 +98,68 @@ func Load(path string, vars map[string]string) (*Job, error) {
 	return Parse(path, src, vars)
 }
 
-// Parse reads a job file's text; file names it in errors.
+// Parse reads a job file's text; file names it in errors. It is ParseTree
+// and FromTree in one.
 func Parse(file string, src []byte, vars map[string]string) (*Job, error) {
-	root, err := hocon.Parse(src, hocon.Options{
+	root, err := ParseTree(file, src, vars)
+	if err != nil {
+		return nil, err
+	}
+	return FromTree(file, root)
+}
+
+// ParseTree is the submitting client's part (DESIGN §2): it parses the
+// job file's text, reads its includes, and fills ${var} and ${var:default}
+// from vars and then from this process's environment, as SeaTunnel's
+// client does. The tree it returns is what the client ships; nodes never
+// see the text.
+func ParseTree(file string, src []byte, vars map[string]string) (*hocon.Value, error) {
+	return parseTree(file, src, vars, true)
+}
+
+// ParseUntrusted parses a job file that arrived over the network (the REST
+// API's submit): ${var} is filled from vars alone, never from the
+// environment of the node that received it, and include is refused — a
+// job's includes are read where it is submitted from, on the user's own
+// files (the CLI), never on a node.
+func ParseUntrusted(file string, src []byte, vars map[string]string) (*hocon.Value, error) {
+	return parseTree(file, src, vars, false)
+}
+
+func parseTree(file string, src []byte, vars map[string]string, local bool) (*hocon.Value, error) {
+	readFile := os.ReadFile
+	if !local {
+		readFile = func(path string) ([]byte, error) {
+			return nil, fmt.Errorf("include is not allowed in a job submitted over the network; submit it with stactor submit, which reads includes on your machine")
+		}
+	}
+	return hocon.Parse(src, hocon.Options{
 		File:               file,
 		SubstituteInQuoted: true,
 		Resolve: func(name string) (string, bool) {
 			if v, ok := vars[name]; ok {
 				return v, true
 			}
+			if !local {
+				return "", false
+			}
 			return os.LookupEnv(name)
 		},
 		// hocon already resolves an include against the including file.
-		ReadFile:       os.ReadFile,
+		ReadFile:       readFile,
 		KeepDuplicates: pluginBlock,
 	})
-	if err != nil {
-		return nil, err
+}
+
+// FromTree reads a job from its parsed tree: env checked, the plugins
+// found (their own options are checked by the planner). It reads no file
+// and no environment, so the master gets from a tree exactly what the
+// client meant.
+func FromTree(file string, root *hocon.Value) (*Job, error) {
+	if root == nil || root.Kind != hocon.Object {
+		return nil, &Error{Pos: hocon.Pos{File: file, Line: 1, Col: 1}, Msg: "the job is not a HOCON object"}
 	}
-	job := &Job{File: file}
+	job := &Job{File: file, Tree: root}
 	rootPos := hocon.Pos{File: file, Line: 1, Col: 1}
 	for _, f := range root.Fields {
 		switch f.Key {

@@ -43,6 +43,11 @@ type TaskInfo struct {
 	Term         uint64
 	SubtaskIndex int
 	Parallelism  int
+	// Node is the id of the node the subtask runs on, as the cluster knows
+	// it (the system's address in one process): for names and logs. A
+	// job's configuration is the same on every node (DESIGN §2), so a
+	// connector must not take node-local settings from it.
+	Node string
 }
 
 // EnumeratorContext is how an enumerator talks to its readers. Its calls

@@ -1,6 +1,7 @@
 package connectors
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -10,17 +11,30 @@ import (
 	"github.com/stactor/stactor/row"
 )
 
-// SourceFactory makes a Source from its checked options at plan time.
+// SourceFactory makes a Source in two steps (DESIGN §2, "a job is resolved
+// once"):
+//
+//   - Resolve may do I/O (fetch catalog tables, check the server, list
+//     what is plan-time work). It runs once per job, on the master, in the
+//     job's planner goroutine — never inside an actor's message handler —
+//     with ctx cancelled on cancel and after the resolve timeout. It returns
+//     the connector's own encoding of what it found; the resolved plan
+//     carries those bytes to every node, so every node sees the same
+//     tables, splits and parallelism. A nil Resolve resolves to nothing.
+//   - Create makes the Source from the checked options and the bytes
+//     Resolve returned (nil without Resolve). It does no I/O: it runs on
+//     the master to check the plan and again wherever a part is deployed.
+//     It checks what Options cannot (schemas, relations between options)
+//     and returns errors through cfg.Errorf so they carry a position.
 type SourceFactory struct {
 	Name    string // SeaTunnel's plugin name, e.g. "FakeSource"
 	Options []config.Option
-	// Create checks what Options cannot (schemas, relations between
-	// options) and returns errors through cfg.Errorf so they carry a
-	// position.
-	Create func(cfg *config.PluginConfig, job JobContext) (Source, error)
+	Resolve func(ctx context.Context, cfg *config.PluginConfig, job JobContext) ([]byte, error)
+	Create  func(cfg *config.PluginConfig, resolved []byte, job JobContext) (Source, error)
 }
 
-// TransformFactory makes a Transform for one input table at plan time.
+// TransformFactory makes a Transform for one input table. Transforms are
+// pure: Create does no I/O, so there is no resolve step.
 type TransformFactory struct {
 	Name    string
 	Options []config.Option
@@ -30,11 +44,15 @@ type TransformFactory struct {
 	Create func(cfg *config.PluginConfig, input *row.Schema) (Transform, error)
 }
 
-// SinkFactory makes a Sink for its input tables at plan time.
+// SinkFactory makes a Sink for its input tables in the same two steps as
+// SourceFactory: Resolve (optional, may do I/O, once per job on the master:
+// check the server, read the target table's catalog) and Create (no I/O,
+// from the checked options and the resolved bytes, on every node).
 type SinkFactory struct {
 	Name    string
 	Options []config.Option
-	Create  func(cfg *config.PluginConfig, inputs []*row.Schema, job JobContext) (Sink, error)
+	Resolve func(ctx context.Context, cfg *config.PluginConfig, inputs []*row.Schema, job JobContext) ([]byte, error)
+	Create  func(cfg *config.PluginConfig, inputs []*row.Schema, resolved []byte, job JobContext) (Sink, error)
 }
 
 var registry = struct {

@@ -1,6 +1,7 @@
 package connectors
 
 import (
+	"context"
 	"errors"
 
 	"github.com/stactor/stactor/row"
@@ -15,10 +16,13 @@ import (
 // outside before that, and never in Close. The end of a BATCH job is a final
 // checkpoint like any other.
 type Sink interface {
-	// CreateWriter makes the writer of one subtask. states is nil on a fresh
-	// start, or the states its SnapshotState returned in the checkpoint
-	// restored from.
-	CreateWriter(task TaskInfo, states [][]byte) (Writer, error)
+	// CreateWriter makes the writer of one subtask, in the subtask actor.
+	// states is nil on a fresh start, or the states its SnapshotState
+	// returned in the checkpoint restored from. ctx lives as long as the
+	// writer: it is cancelled when the subtask stops (cancel, failover), so
+	// a writer that connects here, and its Write and PrepareCommit, should
+	// use it for their I/O.
+	CreateWriter(ctx context.Context, task TaskInfo, states [][]byte) (Writer, error)
 }
 
 // Writer writes batches in one subtask actor.
@@ -54,6 +58,9 @@ type CommitContext struct {
 	// Final is set on the pipeline's last checkpoint, taken after every
 	// source ended: nothing will be written after it.
 	Final bool
+	// Node is the id of the node whose writers prepared the infos, where a
+	// WriterNodeCommitter commits them ("" where it is not known).
+	Node string
 }
 
 // Committer commits the infos of individual writers. It runs in the
@@ -65,9 +72,11 @@ type Committer interface {
 	// the same infos are committed again. An error is retried with backoff;
 	// the infos stay in every later checkpoint until Commit succeeds. An
 	// error that is permanent (IsPermanent) fails the job instead.
-	Commit(ctx CommitContext, infos [][]byte) error
+	// ctx is cancelled when the committer stops (the job ends, or the
+	// pipeline fails over).
+	Commit(ctx context.Context, cc CommitContext, infos [][]byte) error
 	// Abort discards prepared work that will never be committed.
-	Abort(ctx CommitContext, infos [][]byte) error
+	Abort(ctx context.Context, cc CommitContext, infos [][]byte) error
 }
 
 // AggregatedCommitter commits the combined infos of all writers of a sink,
@@ -76,9 +85,9 @@ type AggregatedCommitter interface {
 	// Combine merges the writers' infos of one checkpoint into one.
 	Combine(infos [][]byte) ([]byte, error)
 	// Commit makes the combined infos visible; idempotent, as Committer's.
-	Commit(ctx CommitContext, aggregated [][]byte) error
+	Commit(ctx context.Context, cc CommitContext, aggregated [][]byte) error
 	// Abort discards combined prepared work that will never be committed.
-	Abort(ctx CommitContext, aggregated [][]byte) error
+	Abort(ctx context.Context, cc CommitContext, aggregated [][]byte) error
 	// Close releases resources.
 	Close() error
 }
@@ -117,23 +126,24 @@ type WriterNodeCommitter interface {
 // StaleAborter is a committer (either kind) that can find prepared work of
 // its own. On restore, after the restored checkpoint's infos are committed,
 // the engine calls AbortStale so work prepared by later attempts, or after
-// that checkpoint, is discarded; ctx.Attempt is the new attempt, whose work
+// that checkpoint, is discarded; cc.Attempt is the new attempt, whose work
 // must be left alone.
 type StaleAborter interface {
-	AbortStale(ctx CommitContext) error
+	AbortStale(ctx context.Context, cc CommitContext) error
 }
 
 // SaveModeHandler is a Sink that prepares its target before the job writes
 // anything, as SeaTunnel's SupportSaveMode sinks do with schema_save_mode
 // and data_save_mode (create or recreate the table, drop its data, refuse
-// to write over data). The JobMaster calls HandleSaveMode on the plan-time
-// instance, once per job, before it deploys the first attempt of any
-// pipeline; never when the job is restored from a checkpoint (the target
-// then holds output the restored job has committed) and never on a
-// pipeline's failover. It runs in the JobMaster actor, so it should be
-// quick. An error fails the job before anything runs.
+// to write over data). HandleSaveMode runs on the master's instance, once
+// per job, after the job is resolved and before the first attempt of any
+// pipeline is deployed; never when the job is restored from a checkpoint
+// (the target then holds output the restored job has committed) and never
+// on a pipeline's failover. It runs in the job's planner goroutine, not in
+// an actor's handler, so it may do I/O; ctx is cancelled when the job is
+// cancelled. An error fails the job before anything runs.
 type SaveModeHandler interface {
-	HandleSaveMode() error
+	HandleSaveMode(ctx context.Context) error
 }
 
 // IsPermanent tells whether a commit error says that retrying cannot help:

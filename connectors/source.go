@@ -1,6 +1,10 @@
 package connectors
 
-import "github.com/stactor/stactor/row"
+import (
+	"context"
+
+	"github.com/stactor/stactor/row"
+)
 
 // Split is a unit of source work (a file, a range of rows, a partition) with
 // its position. Data is the connector's own encoding; the engine stores and
@@ -27,8 +31,10 @@ type Source interface {
 // its own actor (the enumerator host), one per source per pipeline; every
 // call comes from that actor.
 type SplitEnumerator interface {
-	// Open prepares the enumerator (connections, listing). Called once.
-	Open() error
+	// Open prepares the enumerator (connections, listing). Called once. ctx
+	// lives as long as the enumerator: it is cancelled when the pipeline is
+	// cancelled or fails over.
+	Open(ctx context.Context) error
 	// Run is called once after Open; it must return promptly. Assign what
 	// is known now; later assignments happen in the other calls.
 	Run() error
@@ -53,8 +59,13 @@ type SplitEnumerator interface {
 // Reader reads splits in one subtask actor.
 type Reader interface {
 	// Open prepares the reader. Splits come after, through AddSplits
-	// (restored splits, with their positions, come the same way).
-	Open() error
+	// (restored splits, with their positions, come the same way). ctx lives
+	// as long as the reader: it is cancelled when the subtask stops (cancel,
+	// failover). A reader whose client library blocks must not block in
+	// PollNext: it runs the blocking reads in a goroutine it owns, started
+	// here (or on AddSplits) with ctx and ended by Close, and PollNext takes
+	// what is ready (Fetcher is that pattern, ready-made).
+	Open(ctx context.Context) error
 	// PollNext emits what is ready and returns within about 100 ms, even
 	// with nothing to emit. It is called again and again until the reader
 	// calls ReaderContext.SignalNoMoreElement.

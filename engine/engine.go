@@ -6,6 +6,7 @@ package engine
 
 import (
 	"fmt"
+	"github.com/stactor/stactor/config"
 	"io"
 	"log/slog"
 	"math"
@@ -34,6 +35,8 @@ type Engine struct {
 	Coordinator *actor.PID
 	Worker      *actor.PID
 	Resources   *actor.PID
+
+	resolveTimeout time.Duration
 }
 
 // Config are the engine's settings.
@@ -54,12 +57,9 @@ type Config struct {
 	// Term is the leader's term (its Consul lock index; 0 in local mode).
 	// A master fences every attempt it starts with it (DESIGN §6).
 	Term uint64
-	// NodeVars are the worker's own variables for the jobs it plans
-	// (worker.WithVars): what the environment gives on a machine of its
-	// own, for nodes that share a process. The master plans from the
-	// environment alone, so on a node that is both they should agree.
-	NodeVars map[string]string
-	Log      zerolog.Logger
+	// ResolveTimeout bounds resolving a job on the master (0: 5 minutes).
+	ResolveTimeout time.Duration
+	Log            zerolog.Logger
 }
 
 // DefaultConfig is the engine's defaults with logging off; Store must be
@@ -152,17 +152,21 @@ func SpawnMaster(sys *actor.ActorSystem, cfg Config, rm resource.Options, reg co
 		return nil, fmt.Errorf("starting the resource manager: %w", err)
 	}
 	c, err := sys.Root.SpawnNamed(actor.PropsFromProducer(coordinator.New(r, cfg.Store, jobmaster.Options{Checkpoint: cfg.Checkpoint,
-		NoProgressTimeout: cfg.NoProgressTimeout, CancelTimeout: cfg.CancelTimeout, Term: cfg.Term}, reg, cfg.Log)), "coordinator")
+		NoProgressTimeout: cfg.NoProgressTimeout, CancelTimeout: cfg.CancelTimeout, Term: cfg.Term, ResolveTimeout: cfg.ResolveTimeout}, reg, cfg.Log)), "coordinator")
 	if err != nil {
 		return nil, fmt.Errorf("starting the coordinator: %w", err)
 	}
 	return &Master{Coordinator: c, Resources: r}, nil
 }
 
-// Stop stops the master's actors (leadership was lost).
+// Stop stops the master's actors (leadership was lost) and waits, up to
+// 10 s, until they have stopped, so that a node that leads again can
+// spawn them under the same names.
 func (m *Master) Stop(sys *actor.ActorSystem) {
-	sys.Root.Stop(m.Coordinator)
-	sys.Root.Stop(m.Resources)
+	c := sys.Root.StopFuture(m.Coordinator)
+	r := sys.Root.StopFuture(m.Resources)
+	_ = c.Wait()
+	_ = r.Wait()
 }
 
 // NewSystem starts an actor system for a node (with remote when
@@ -171,7 +175,7 @@ func NewSystem(cfg Config) (*actor.ActorSystem, error) { return newSystem(cfg) }
 
 // SpawnWorker starts a node's TaskExecutionService, named "worker".
 func SpawnWorker(sys *actor.ActorSystem, cfg Config) (*actor.PID, error) {
-	w, err := sys.Root.SpawnNamed(worker.Props(cfg.Task, cfg.Store, cfg.Log, worker.WithVars(cfg.NodeVars)), "worker")
+	w, err := sys.Root.SpawnNamed(worker.Props(cfg.Task, cfg.Store, cfg.Log), "worker")
 	if err != nil {
 		return nil, fmt.Errorf("starting the worker: %w", err)
 	}
@@ -211,7 +215,7 @@ func StartWith(cfg Config, rm resource.Options, reg coordinator.Registry) (*Engi
 		sys.Shutdown()
 		return nil, err
 	}
-	return &Engine{System: sys, Coordinator: m.Coordinator, Worker: w, Resources: m.Resources}, nil
+	return &Engine{System: sys, Coordinator: m.Coordinator, Worker: w, Resources: m.Resources, resolveTimeout: cfg.ResolveTimeout}, nil
 }
 
 // Stop shuts the engine down.
@@ -219,9 +223,11 @@ func (e *Engine) Stop() {
 	e.System.Shutdown()
 }
 
-// Submit submits a job; the error is the job's refusal (a bad job file).
+// Submit submits a job and waits until the master has resolved it; the
+// error is the job's refusal (a bad job file, a source that cannot be
+// resolved).
 func (e *Engine) Submit(m *messages.SubmitJob) error {
-	res, err := e.System.Root.RequestFuture(e.Coordinator, m, 30*time.Second).Result()
+	res, err := e.System.Root.RequestFuture(e.Coordinator, m, SubmitTimeout(e.resolveTimeout)).Result()
 	if err != nil {
 		return fmt.Errorf("submitting job: %w", err)
 	}
@@ -230,6 +236,15 @@ func (e *Engine) Submit(m *messages.SubmitJob) error {
 		return &RefusedError{Msg: reply.Error}
 	}
 	return nil
+}
+
+// SubmitTimeout is how long a submitter waits for its job to be resolved,
+// for a master whose ResolveTimeout is resolve (0: the default).
+func SubmitTimeout(resolve time.Duration) time.Duration {
+	if resolve <= 0 {
+		resolve = 5 * time.Minute
+	}
+	return resolve + 30*time.Second
 }
 
 // RefusedError is a job the coordinator would not run.
@@ -266,4 +281,16 @@ func (e *Engine) Cancel(jobID string) {
 // Savepoint asks the job to take a savepoint and stop (SAVEPOINT_DONE).
 func (e *Engine) Savepoint(jobID string) {
 	e.System.Root.Send(e.Coordinator, &messages.Savepoint{JobId: jobID})
+}
+
+// JobFromText is what a submitting client makes of a job file's text
+// (DESIGN §2): parsed, includes read and variables filled here, from vars
+// and this process's environment, ready to Submit. Mistakes are
+// *config.Error with the file, line and key.
+func JobFromText(jobID, file string, src []byte, vars map[string]string) (*messages.SubmitJob, error) {
+	tree, _, err := config.ParseForSubmit(file, src, vars)
+	if err != nil {
+		return nil, err
+	}
+	return &messages.SubmitJob{JobId: jobID, File: file, Tree: tree, Vars: vars}, nil
 }

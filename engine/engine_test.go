@@ -43,7 +43,11 @@ func start(t *testing.T, batchSize int, opts ...func(*engine.Config)) *engine.En
 }
 
 func submitMsg(id, job string) *messages.SubmitJob {
-	return &messages.SubmitJob{JobId: id, File: id + ".conf", Config: []byte(job)}
+	m, err := engine.JobFromText(id, id+".conf", []byte(job), nil)
+	if err != nil {
+		panic(fmt.Sprintf("test job %s: %v", id, err))
+	}
+	return m
 }
 
 func submit(t *testing.T, e *engine.Engine, id, job string) {
@@ -190,7 +194,11 @@ sink { EngineTestSink { key = "slow", delay_ms = 20, parallelism = 4 } }`)
 
 func TestBadJobIsRefused(t *testing.T) {
 	e := start(t, 16)
-	err := e.Submit(&messages.SubmitJob{JobId: "bad", File: "bad.conf", Config: []byte("source { Nope {} }\nsink { EngineTestSink { key = x } }")})
+	m, err := engine.JobFromText("bad", "bad.conf", []byte("source { Nope {} }\nsink { EngineTestSink { key = x } }"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = e.Submit(m)
 	if err == nil || !strings.Contains(err.Error(), `unknown source plugin "Nope"`) || !strings.Contains(err.Error(), "bad.conf:1:") {
 		t.Fatalf("got %v", err)
 	}
@@ -269,7 +277,9 @@ sink { EngineTestSink { key = "savepoint", parallelism = 3 } }`
 		t.Fatal(err)
 	}
 	defer e2.Stop()
-	if err := e2.Submit(&messages.SubmitJob{JobId: "sp", File: "sp.conf", Config: []byte(job), Restore: true}); err != nil {
+	m := submitMsg("sp", job)
+	m.Restore = true
+	if err := e2.Submit(m); err != nil {
 		t.Fatal(err)
 	}
 	st = wait(t, e2, "sp")
@@ -455,7 +465,9 @@ sink { EngineTestSink { key = "corrupt", parallelism = 2 } }`
 		t.Fatal(err)
 	}
 	defer e2.Stop()
-	if err := e2.Submit(&messages.SubmitJob{JobId: "corrupt", File: "corrupt.conf", Config: []byte(job), Restore: true}); err != nil {
+	m := submitMsg("corrupt", job)
+	m.Restore = true
+	if err := e2.Submit(m); err != nil {
 		t.Fatal(err)
 	}
 	if st := wait(t, e2, "corrupt"); st.State != state.JobFinished {

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"strconv"
@@ -32,32 +33,44 @@ func (r *results) get(key string) (written, committed []int64) {
 	return append([]int64(nil), r.written[key]...), append([]int64(nil), r.committed[key]...)
 }
 
+var testSourceOptions = []config.Option{
+	{Key: "rows", Type: config.TypeInt, Default: int64(100)},
+	{Key: "unbounded", Type: config.TypeBool},
+	{Key: "fail_at", Type: config.TypeInt, Default: int64(-1)},
+	{Key: "panic_at", Type: config.TypeInt, Default: int64(-1)},
+	{Key: "fail_once", Type: config.TypeString, Doc: "with fail_at/panic_at: fail only the first time, per this key"},
+}
+
+func newTestSource(cfg *config.PluginConfig, job connectors.JobContext) *testSource {
+	return &testSource{rows: cfg.Int("rows"), unbounded: cfg.Bool("unbounded"), failAt: cfg.Int("fail_at"), panicAt: cfg.Int("panic_at"),
+		failOnce: cfg.String("fail_once"), par: job.Parallelism}
+}
+
+var testSinkOptions = []config.Option{
+	{Key: "key", Type: config.TypeString, Required: true},
+	{Key: "delay_ms", Type: config.TypeInt},
+	{Key: "fail_at", Type: config.TypeInt, Default: int64(-1)},
+	{Key: "count_only", Type: config.TypeBool, Doc: "record nothing (benchmarks)"},
+}
+
+func newTestSink(cfg *config.PluginConfig) *testSink {
+	return &testSink{key: cfg.String("key"), delay: time.Duration(cfg.Int("delay_ms")) * time.Millisecond, failAt: cfg.Int("fail_at"),
+		countOnly: cfg.Bool("count_only")}
+}
+
 func init() {
 	connectors.RegisterSource(connectors.SourceFactory{
-		Name: "EngineTestSource",
-		Options: []config.Option{
-			{Key: "rows", Type: config.TypeInt, Default: int64(100)},
-			{Key: "unbounded", Type: config.TypeBool},
-			{Key: "fail_at", Type: config.TypeInt, Default: int64(-1)},
-			{Key: "panic_at", Type: config.TypeInt, Default: int64(-1)},
-			{Key: "fail_once", Type: config.TypeString, Doc: "with fail_at/panic_at: fail only the first time, per this key"},
-		},
-		Create: func(cfg *config.PluginConfig, job connectors.JobContext) (connectors.Source, error) {
-			return &testSource{rows: cfg.Int("rows"), unbounded: cfg.Bool("unbounded"), failAt: cfg.Int("fail_at"), panicAt: cfg.Int("panic_at"),
-				failOnce: cfg.String("fail_once"), par: job.Parallelism}, nil
+		Name:    "EngineTestSource",
+		Options: testSourceOptions,
+		Create: func(cfg *config.PluginConfig, _ []byte, job connectors.JobContext) (connectors.Source, error) {
+			return newTestSource(cfg, job), nil
 		},
 	})
 	connectors.RegisterSink(connectors.SinkFactory{
-		Name: "EngineTestSink",
-		Options: []config.Option{
-			{Key: "key", Type: config.TypeString, Required: true},
-			{Key: "delay_ms", Type: config.TypeInt},
-			{Key: "fail_at", Type: config.TypeInt, Default: int64(-1)},
-			{Key: "count_only", Type: config.TypeBool, Doc: "record nothing (benchmarks)"},
-		},
-		Create: func(cfg *config.PluginConfig, _ []*row.Schema, _ connectors.JobContext) (connectors.Sink, error) {
-			return &testSink{key: cfg.String("key"), delay: time.Duration(cfg.Int("delay_ms")) * time.Millisecond, failAt: cfg.Int("fail_at"),
-				countOnly: cfg.Bool("count_only")}, nil
+		Name:    "EngineTestSink",
+		Options: testSinkOptions,
+		Create: func(cfg *config.PluginConfig, _ []*row.Schema, _ []byte, _ connectors.JobContext) (connectors.Sink, error) {
+			return newTestSink(cfg), nil
 		},
 	})
 }
@@ -105,7 +118,7 @@ type testEnum struct {
 	back     map[int][]connectors.Split
 }
 
-func (e *testEnum) Open() error { return nil }
+func (e *testEnum) Open(context.Context) error { return nil }
 func (e *testEnum) Run() error {
 	for _, i := range e.ctx.RegisteredReaders() {
 		if !e.restored {
@@ -146,7 +159,7 @@ type testReader struct {
 	noMore bool
 }
 
-func (r *testReader) Open() error { return nil }
+func (r *testReader) Open(context.Context) error { return nil }
 func (r *testReader) PollNext(out connectors.Collector) error {
 	if r.split == nil && len(r.splits) > 0 {
 		r.split, r.splits = r.splits[0], r.splits[1:]
@@ -211,7 +224,7 @@ type testSink struct {
 	countOnly bool
 }
 
-func (s *testSink) CreateWriter(task connectors.TaskInfo, _ [][]byte) (connectors.Writer, error) {
+func (s *testSink) CreateWriter(_ context.Context, task connectors.TaskInfo, _ [][]byte) (connectors.Writer, error) {
 	return &testWriter{s: s, task: task}, nil
 }
 func (s *testSink) CreateCommitter() (connectors.Committer, error) { return &testCommitter{s: s}, nil }
@@ -263,7 +276,7 @@ func (w *testWriter) Close() error                          { return nil }
 
 type testCommitter struct{ s *testSink }
 
-func (c *testCommitter) Commit(_ connectors.CommitContext, infos [][]byte) error {
+func (c *testCommitter) Commit(_ context.Context, _ connectors.CommitContext, infos [][]byte) error {
 	got.mu.Lock()
 	defer got.mu.Unlock()
 	for _, info := range infos {
@@ -282,7 +295,7 @@ func (c *testCommitter) Commit(_ connectors.CommitContext, infos [][]byte) error
 	}
 	return nil
 }
-func (c *testCommitter) Abort(connectors.CommitContext, [][]byte) error { return nil }
+func (c *testCommitter) Abort(context.Context, connectors.CommitContext, [][]byte) error { return nil }
 
 var _ connectors.SinkWithCommitter = (*testSink)(nil)
 

@@ -78,15 +78,20 @@ func (x *Pid) GetId() string {
 	return ""
 }
 
-// SubmitJob asks the coordinator to run a job file.
+// SubmitJob asks the coordinator to run a job. The submitting client
+// parsed the file and filled its variables (DESIGN §2): tree is the job as
+// the client read it, and resolved, when set, is a plan already resolved
+// (a restore continuing a stored plan, a local run that resolved it
+// itself); the master then resolves nothing.
 type SubmitJob struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
-	File          string                 `protobuf:"bytes,2,opt,name=file,proto3" json:"file,omitempty"`     // the job file's name, for messages
-	Config        []byte                 `protobuf:"bytes,3,opt,name=config,proto3" json:"config,omitempty"` // the job file's text
-	Vars          map[string]string      `protobuf:"bytes,4,rep,name=vars,proto3" json:"vars,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	Name          string                 `protobuf:"bytes,5,opt,name=name,proto3" json:"name,omitempty"`        // overrides env's job.name when set
-	Restore       bool                   `protobuf:"varint,6,opt,name=restore,proto3" json:"restore,omitempty"` // continue from the job's latest checkpoint
+	File          string                 `protobuf:"bytes,2,opt,name=file,proto3" json:"file,omitempty"`                                                                           // the job file's name, for messages
+	Vars          map[string]string      `protobuf:"bytes,4,rep,name=vars,proto3" json:"vars,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"` // the -i variables, kept to show the job
+	Name          string                 `protobuf:"bytes,5,opt,name=name,proto3" json:"name,omitempty"`                                                                           // overrides env's job.name when set
+	Restore       bool                   `protobuf:"varint,6,opt,name=restore,proto3" json:"restore,omitempty"`                                                                    // continue from the job's latest checkpoint
+	Tree          *Hocon                 `protobuf:"bytes,7,opt,name=tree,proto3" json:"tree,omitempty"`
+	Resolved      *ResolvedJob           `protobuf:"bytes,8,opt,name=resolved,proto3" json:"resolved,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -135,13 +140,6 @@ func (x *SubmitJob) GetFile() string {
 	return ""
 }
 
-func (x *SubmitJob) GetConfig() []byte {
-	if x != nil {
-		return x.Config
-	}
-	return nil
-}
-
 func (x *SubmitJob) GetVars() map[string]string {
 	if x != nil {
 		return x.Vars
@@ -163,10 +161,25 @@ func (x *SubmitJob) GetRestore() bool {
 	return false
 }
 
+func (x *SubmitJob) GetTree() *Hocon {
+	if x != nil {
+		return x.Tree
+	}
+	return nil
+}
+
+func (x *SubmitJob) GetResolved() *ResolvedJob {
+	if x != nil {
+		return x.Resolved
+	}
+	return nil
+}
+
 type SubmitJobReply struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
-	Error         string                 `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"` // set when the job was refused (bad file, ...)
+	Error         string                 `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`       // set when the job was refused (bad file, ...)
+	Warnings      []string               `protobuf:"bytes,3,rep,name=warnings,proto3" json:"warnings,omitempty"` // what resolving the job found (unknown options, ...)
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -213,6 +226,13 @@ func (x *SubmitJobReply) GetError() string {
 		return x.Error
 	}
 	return ""
+}
+
+func (x *SubmitJobReply) GetWarnings() []string {
+	if x != nil {
+		return x.Warnings
+	}
+	return nil
 }
 
 type CancelJob struct {
@@ -960,16 +980,18 @@ func (x *TaskLocation) GetTerm() uint64 {
 	return 0
 }
 
-// JobSpec is what a worker needs to build a job's operators: the job file
-// and its variables. Planning is deterministic, so the worker's plan matches
-// the JobMaster's.
+// JobSpec is a job as the master keeps and ships it: once resolved, the
+// resolved plan, which is what deployment, the job registry, checkpoint
+// storage, a new leader, a restore and the HTTP DAG use (DESIGN §2). Before
+// it is resolved (only on the master) it has the client's tree.
 type JobSpec struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
 	File          string                 `protobuf:"bytes,2,opt,name=file,proto3" json:"file,omitempty"`
-	Config        []byte                 `protobuf:"bytes,3,opt,name=config,proto3" json:"config,omitempty"`
 	Vars          map[string]string      `protobuf:"bytes,4,rep,name=vars,proto3" json:"vars,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	Name          string                 `protobuf:"bytes,5,opt,name=name,proto3" json:"name,omitempty"`
+	Tree          *Hocon                 `protobuf:"bytes,6,opt,name=tree,proto3" json:"tree,omitempty"`
+	Resolved      *ResolvedJob           `protobuf:"bytes,7,opt,name=resolved,proto3" json:"resolved,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1018,13 +1040,6 @@ func (x *JobSpec) GetFile() string {
 	return ""
 }
 
-func (x *JobSpec) GetConfig() []byte {
-	if x != nil {
-		return x.Config
-	}
-	return nil
-}
-
 func (x *JobSpec) GetVars() map[string]string {
 	if x != nil {
 		return x.Vars
@@ -1037,6 +1052,348 @@ func (x *JobSpec) GetName() string {
 		return x.Name
 	}
 	return ""
+}
+
+func (x *JobSpec) GetTree() *Hocon {
+	if x != nil {
+		return x.Tree
+	}
+	return nil
+}
+
+func (x *JobSpec) GetResolved() *ResolvedJob {
+	if x != nil {
+		return x.Resolved
+	}
+	return nil
+}
+
+// Hocon is a parsed job file (config/hocon.Value) with its variables
+// filled, positions kept so that errors found on the master still name the
+// user's file, line and key.
+type Hocon struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Kind          int32                  `protobuf:"varint,1,opt,name=kind,proto3" json:"kind,omitempty"` // hocon.Kind
+	Text          string                 `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`  // scalars
+	Quoted        bool                   `protobuf:"varint,3,opt,name=quoted,proto3" json:"quoted,omitempty"`
+	Line          int32                  `protobuf:"varint,4,opt,name=line,proto3" json:"line,omitempty"`
+	Col           int32                  `protobuf:"varint,5,opt,name=col,proto3" json:"col,omitempty"`
+	File          int32                  `protobuf:"varint,6,opt,name=file,proto3" json:"file,omitempty"` // index into the root's files
+	Fields        []*HoconField          `protobuf:"bytes,7,rep,name=fields,proto3" json:"fields,omitempty"`
+	Items         []*Hocon               `protobuf:"bytes,8,rep,name=items,proto3" json:"items,omitempty"`
+	Files         []string               `protobuf:"bytes,9,rep,name=files,proto3" json:"files,omitempty"` // on the root only: the file names positions refer to
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Hocon) Reset() {
+	*x = Hocon{}
+	mi := &file_messages_stactor_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Hocon) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Hocon) ProtoMessage() {}
+
+func (x *Hocon) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Hocon.ProtoReflect.Descriptor instead.
+func (*Hocon) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *Hocon) GetKind() int32 {
+	if x != nil {
+		return x.Kind
+	}
+	return 0
+}
+
+func (x *Hocon) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *Hocon) GetQuoted() bool {
+	if x != nil {
+		return x.Quoted
+	}
+	return false
+}
+
+func (x *Hocon) GetLine() int32 {
+	if x != nil {
+		return x.Line
+	}
+	return 0
+}
+
+func (x *Hocon) GetCol() int32 {
+	if x != nil {
+		return x.Col
+	}
+	return 0
+}
+
+func (x *Hocon) GetFile() int32 {
+	if x != nil {
+		return x.File
+	}
+	return 0
+}
+
+func (x *Hocon) GetFields() []*HoconField {
+	if x != nil {
+		return x.Fields
+	}
+	return nil
+}
+
+func (x *Hocon) GetItems() []*Hocon {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
+func (x *Hocon) GetFiles() []string {
+	if x != nil {
+		return x.Files
+	}
+	return nil
+}
+
+type HoconField struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Key           string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	KeyLine       int32                  `protobuf:"varint,2,opt,name=key_line,json=keyLine,proto3" json:"key_line,omitempty"`
+	KeyCol        int32                  `protobuf:"varint,3,opt,name=key_col,json=keyCol,proto3" json:"key_col,omitempty"`
+	KeyFile       int32                  `protobuf:"varint,4,opt,name=key_file,json=keyFile,proto3" json:"key_file,omitempty"`
+	Value         *Hocon                 `protobuf:"bytes,5,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HoconField) Reset() {
+	*x = HoconField{}
+	mi := &file_messages_stactor_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HoconField) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HoconField) ProtoMessage() {}
+
+func (x *HoconField) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HoconField.ProtoReflect.Descriptor instead.
+func (*HoconField) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *HoconField) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *HoconField) GetKeyLine() int32 {
+	if x != nil {
+		return x.KeyLine
+	}
+	return 0
+}
+
+func (x *HoconField) GetKeyCol() int32 {
+	if x != nil {
+		return x.KeyCol
+	}
+	return 0
+}
+
+func (x *HoconField) GetKeyFile() int32 {
+	if x != nil {
+		return x.KeyFile
+	}
+	return 0
+}
+
+func (x *HoconField) GetValue() *Hocon {
+	if x != nil {
+		return x.Value
+	}
+	return nil
+}
+
+// ResolvedJob is a job resolved once, on the master: the tree it was
+// resolved from, and for every vertex what its connector resolved (catalog
+// tables, splits' plan-time listing) and the tables it outputs. Planning
+// the tree again with these gives the same vertices, chains and
+// parallelism on every node, without I/O.
+type ResolvedJob struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Tree           *Hocon                 `protobuf:"bytes,1,opt,name=tree,proto3" json:"tree,omitempty"`
+	Vertices       []*ResolvedVertex      `protobuf:"bytes,2,rep,name=vertices,proto3" json:"vertices,omitempty"`
+	ResolvedUnixMs int64                  `protobuf:"varint,3,opt,name=resolved_unix_ms,json=resolvedUnixMs,proto3" json:"resolved_unix_ms,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *ResolvedJob) Reset() {
+	*x = ResolvedJob{}
+	mi := &file_messages_stactor_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResolvedJob) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResolvedJob) ProtoMessage() {}
+
+func (x *ResolvedJob) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResolvedJob.ProtoReflect.Descriptor instead.
+func (*ResolvedJob) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *ResolvedJob) GetTree() *Hocon {
+	if x != nil {
+		return x.Tree
+	}
+	return nil
+}
+
+func (x *ResolvedJob) GetVertices() []*ResolvedVertex {
+	if x != nil {
+		return x.Vertices
+	}
+	return nil
+}
+
+func (x *ResolvedJob) GetResolvedUnixMs() int64 {
+	if x != nil {
+		return x.ResolvedUnixMs
+	}
+	return 0
+}
+
+type ResolvedVertex struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            int32                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"` // "Source[0]-FakeSource": checked on decode
+	Parallelism   int32                  `protobuf:"varint,3,opt,name=parallelism,proto3" json:"parallelism,omitempty"`
+	Resolved      []byte                 `protobuf:"bytes,4,opt,name=resolved,proto3" json:"resolved,omitempty"`                    // the factory's Resolve result
+	OutTables     [][]byte               `protobuf:"bytes,5,rep,name=out_tables,json=outTables,proto3" json:"out_tables,omitempty"` // row.EncodeSchema of each output table
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResolvedVertex) Reset() {
+	*x = ResolvedVertex{}
+	mi := &file_messages_stactor_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResolvedVertex) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResolvedVertex) ProtoMessage() {}
+
+func (x *ResolvedVertex) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResolvedVertex.ProtoReflect.Descriptor instead.
+func (*ResolvedVertex) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *ResolvedVertex) GetId() int32 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *ResolvedVertex) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ResolvedVertex) GetParallelism() int32 {
+	if x != nil {
+		return x.Parallelism
+	}
+	return 0
+}
+
+func (x *ResolvedVertex) GetResolved() []byte {
+	if x != nil {
+		return x.Resolved
+	}
+	return nil
+}
+
+func (x *ResolvedVertex) GetOutTables() [][]byte {
+	if x != nil {
+		return x.OutTables
+	}
+	return nil
 }
 
 // DeployTask asks a worker's TaskExecutionService to start a subtask.
@@ -1057,7 +1414,7 @@ type DeployTask struct {
 
 func (x *DeployTask) Reset() {
 	*x = DeployTask{}
-	mi := &file_messages_stactor_proto_msgTypes[15]
+	mi := &file_messages_stactor_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1069,7 +1426,7 @@ func (x *DeployTask) String() string {
 func (*DeployTask) ProtoMessage() {}
 
 func (x *DeployTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[15]
+	mi := &file_messages_stactor_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1082,7 +1439,7 @@ func (x *DeployTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeployTask.ProtoReflect.Descriptor instead.
 func (*DeployTask) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{15}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DeployTask) GetLoc() *TaskLocation {
@@ -1131,7 +1488,7 @@ type DeployTaskReply struct {
 
 func (x *DeployTaskReply) Reset() {
 	*x = DeployTaskReply{}
-	mi := &file_messages_stactor_proto_msgTypes[16]
+	mi := &file_messages_stactor_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1143,7 +1500,7 @@ func (x *DeployTaskReply) String() string {
 func (*DeployTaskReply) ProtoMessage() {}
 
 func (x *DeployTaskReply) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[16]
+	mi := &file_messages_stactor_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1156,7 +1513,7 @@ func (x *DeployTaskReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeployTaskReply.ProtoReflect.Descriptor instead.
 func (*DeployTaskReply) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{16}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *DeployTaskReply) GetLoc() *TaskLocation {
@@ -1191,7 +1548,7 @@ type TaskPid struct {
 
 func (x *TaskPid) Reset() {
 	*x = TaskPid{}
-	mi := &file_messages_stactor_proto_msgTypes[17]
+	mi := &file_messages_stactor_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1203,7 +1560,7 @@ func (x *TaskPid) String() string {
 func (*TaskPid) ProtoMessage() {}
 
 func (x *TaskPid) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[17]
+	mi := &file_messages_stactor_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1216,7 +1573,7 @@ func (x *TaskPid) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskPid.ProtoReflect.Descriptor instead.
 func (*TaskPid) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{17}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *TaskPid) GetChain() int32 {
@@ -1252,7 +1609,7 @@ type StartTask struct {
 
 func (x *StartTask) Reset() {
 	*x = StartTask{}
-	mi := &file_messages_stactor_proto_msgTypes[18]
+	mi := &file_messages_stactor_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1264,7 +1621,7 @@ func (x *StartTask) String() string {
 func (*StartTask) ProtoMessage() {}
 
 func (x *StartTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[18]
+	mi := &file_messages_stactor_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1277,7 +1634,7 @@ func (x *StartTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTask.ProtoReflect.Descriptor instead.
 func (*StartTask) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{18}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *StartTask) GetPeers() []*TaskPid {
@@ -1311,7 +1668,7 @@ type EnumeratorPid struct {
 
 func (x *EnumeratorPid) Reset() {
 	*x = EnumeratorPid{}
-	mi := &file_messages_stactor_proto_msgTypes[19]
+	mi := &file_messages_stactor_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1323,7 +1680,7 @@ func (x *EnumeratorPid) String() string {
 func (*EnumeratorPid) ProtoMessage() {}
 
 func (x *EnumeratorPid) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[19]
+	mi := &file_messages_stactor_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1336,7 +1693,7 @@ func (x *EnumeratorPid) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnumeratorPid.ProtoReflect.Descriptor instead.
 func (*EnumeratorPid) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{19}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *EnumeratorPid) GetVertex() int32 {
@@ -1364,7 +1721,7 @@ type TaskStateChanged struct {
 
 func (x *TaskStateChanged) Reset() {
 	*x = TaskStateChanged{}
-	mi := &file_messages_stactor_proto_msgTypes[20]
+	mi := &file_messages_stactor_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1376,7 +1733,7 @@ func (x *TaskStateChanged) String() string {
 func (*TaskStateChanged) ProtoMessage() {}
 
 func (x *TaskStateChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[20]
+	mi := &file_messages_stactor_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1389,7 +1746,7 @@ func (x *TaskStateChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStateChanged.ProtoReflect.Descriptor instead.
 func (*TaskStateChanged) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{20}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *TaskStateChanged) GetLoc() *TaskLocation {
@@ -1408,16 +1765,21 @@ func (x *TaskStateChanged) GetState() string {
 
 // TaskFailed reports a subtask's failure; the subtask has stopped.
 type TaskFailed struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Loc           *TaskLocation          `protobuf:"bytes,1,opt,name=loc,proto3" json:"loc,omitempty"`
-	Cause         string                 `protobuf:"bytes,2,opt,name=cause,proto3" json:"cause,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Loc   *TaskLocation          `protobuf:"bytes,1,opt,name=loc,proto3" json:"loc,omitempty"`
+	Cause string                 `protobuf:"bytes,2,opt,name=cause,proto3" json:"cause,omitempty"`
+	// fenced: checkpoint storage refused the subtask's state because a newer
+	// attempt of the pipeline has started elsewhere (a restore of the job in
+	// another process, a newer leader): this run was replaced and must stop,
+	// not fail over (which would fence the newer one in turn).
+	Fenced        bool `protobuf:"varint,3,opt,name=fenced,proto3" json:"fenced,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *TaskFailed) Reset() {
 	*x = TaskFailed{}
-	mi := &file_messages_stactor_proto_msgTypes[21]
+	mi := &file_messages_stactor_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1429,7 +1791,7 @@ func (x *TaskFailed) String() string {
 func (*TaskFailed) ProtoMessage() {}
 
 func (x *TaskFailed) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[21]
+	mi := &file_messages_stactor_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1442,7 +1804,7 @@ func (x *TaskFailed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskFailed.ProtoReflect.Descriptor instead.
 func (*TaskFailed) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{21}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *TaskFailed) GetLoc() *TaskLocation {
@@ -1457,6 +1819,13 @@ func (x *TaskFailed) GetCause() string {
 		return x.Cause
 	}
 	return ""
+}
+
+func (x *TaskFailed) GetFenced() bool {
+	if x != nil {
+		return x.Fenced
+	}
+	return false
 }
 
 // TaskMetrics are a subtask's cumulative counters, since its attempt
@@ -1483,7 +1852,7 @@ type TaskMetrics struct {
 
 func (x *TaskMetrics) Reset() {
 	*x = TaskMetrics{}
-	mi := &file_messages_stactor_proto_msgTypes[22]
+	mi := &file_messages_stactor_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1495,7 +1864,7 @@ func (x *TaskMetrics) String() string {
 func (*TaskMetrics) ProtoMessage() {}
 
 func (x *TaskMetrics) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[22]
+	mi := &file_messages_stactor_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1508,7 +1877,7 @@ func (x *TaskMetrics) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskMetrics.ProtoReflect.Descriptor instead.
 func (*TaskMetrics) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{22}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *TaskMetrics) GetLoc() *TaskLocation {
@@ -1586,7 +1955,7 @@ type VertexCounts struct {
 
 func (x *VertexCounts) Reset() {
 	*x = VertexCounts{}
-	mi := &file_messages_stactor_proto_msgTypes[23]
+	mi := &file_messages_stactor_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1598,7 +1967,7 @@ func (x *VertexCounts) String() string {
 func (*VertexCounts) ProtoMessage() {}
 
 func (x *VertexCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[23]
+	mi := &file_messages_stactor_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1611,7 +1980,7 @@ func (x *VertexCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexCounts.ProtoReflect.Descriptor instead.
 func (*VertexCounts) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{23}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *VertexCounts) GetVertex() int32 {
@@ -1663,7 +2032,7 @@ type CommitInfo struct {
 
 func (x *CommitInfo) Reset() {
 	*x = CommitInfo{}
-	mi := &file_messages_stactor_proto_msgTypes[24]
+	mi := &file_messages_stactor_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1675,7 +2044,7 @@ func (x *CommitInfo) String() string {
 func (*CommitInfo) ProtoMessage() {}
 
 func (x *CommitInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[24]
+	mi := &file_messages_stactor_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1688,7 +2057,7 @@ func (x *CommitInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitInfo.ProtoReflect.Descriptor instead.
 func (*CommitInfo) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{24}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *CommitInfo) GetVertex() int32 {
@@ -1738,7 +2107,7 @@ type TaskDrained struct {
 
 func (x *TaskDrained) Reset() {
 	*x = TaskDrained{}
-	mi := &file_messages_stactor_proto_msgTypes[25]
+	mi := &file_messages_stactor_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1750,7 +2119,7 @@ func (x *TaskDrained) String() string {
 func (*TaskDrained) ProtoMessage() {}
 
 func (x *TaskDrained) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[25]
+	mi := &file_messages_stactor_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1763,7 +2132,7 @@ func (x *TaskDrained) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskDrained.ProtoReflect.Descriptor instead.
 func (*TaskDrained) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{25}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *TaskDrained) GetLoc() *TaskLocation {
@@ -1789,7 +2158,7 @@ type CloseTask struct {
 
 func (x *CloseTask) Reset() {
 	*x = CloseTask{}
-	mi := &file_messages_stactor_proto_msgTypes[26]
+	mi := &file_messages_stactor_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1801,7 +2170,7 @@ func (x *CloseTask) String() string {
 func (*CloseTask) ProtoMessage() {}
 
 func (x *CloseTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[26]
+	mi := &file_messages_stactor_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1814,7 +2183,7 @@ func (x *CloseTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTask.ProtoReflect.Descriptor instead.
 func (*CloseTask) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{26}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{30}
 }
 
 // StopReading tells a source subtask to stop polling and end its output
@@ -1827,7 +2196,7 @@ type StopReading struct {
 
 func (x *StopReading) Reset() {
 	*x = StopReading{}
-	mi := &file_messages_stactor_proto_msgTypes[27]
+	mi := &file_messages_stactor_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1839,7 +2208,7 @@ func (x *StopReading) String() string {
 func (*StopReading) ProtoMessage() {}
 
 func (x *StopReading) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[27]
+	mi := &file_messages_stactor_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1852,7 +2221,7 @@ func (x *StopReading) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopReading.ProtoReflect.Descriptor instead.
 func (*StopReading) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{27}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{31}
 }
 
 // Savepoint asks a job to take a savepoint and stop (SAVEPOINT_DONE).
@@ -1865,7 +2234,7 @@ type Savepoint struct {
 
 func (x *Savepoint) Reset() {
 	*x = Savepoint{}
-	mi := &file_messages_stactor_proto_msgTypes[28]
+	mi := &file_messages_stactor_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1877,7 +2246,7 @@ func (x *Savepoint) String() string {
 func (*Savepoint) ProtoMessage() {}
 
 func (x *Savepoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[28]
+	mi := &file_messages_stactor_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1890,7 +2259,7 @@ func (x *Savepoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Savepoint.ProtoReflect.Descriptor instead.
 func (*Savepoint) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{28}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *Savepoint) GetJobId() string {
@@ -1909,7 +2278,7 @@ type CancelTask struct {
 
 func (x *CancelTask) Reset() {
 	*x = CancelTask{}
-	mi := &file_messages_stactor_proto_msgTypes[29]
+	mi := &file_messages_stactor_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1921,7 +2290,7 @@ func (x *CancelTask) String() string {
 func (*CancelTask) ProtoMessage() {}
 
 func (x *CancelTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[29]
+	mi := &file_messages_stactor_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1934,7 +2303,7 @@ func (x *CancelTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTask.ProtoReflect.Descriptor instead.
 func (*CancelTask) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{29}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{33}
 }
 
 // TaskClosed says a subtask has closed its operators and stopped.
@@ -1947,7 +2316,7 @@ type TaskClosed struct {
 
 func (x *TaskClosed) Reset() {
 	*x = TaskClosed{}
-	mi := &file_messages_stactor_proto_msgTypes[30]
+	mi := &file_messages_stactor_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1959,7 +2328,7 @@ func (x *TaskClosed) String() string {
 func (*TaskClosed) ProtoMessage() {}
 
 func (x *TaskClosed) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[30]
+	mi := &file_messages_stactor_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1972,7 +2341,7 @@ func (x *TaskClosed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskClosed.ProtoReflect.Descriptor instead.
 func (*TaskClosed) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{30}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *TaskClosed) GetLoc() *TaskLocation {
@@ -1997,7 +2366,7 @@ type Credit struct {
 
 func (x *Credit) Reset() {
 	*x = Credit{}
-	mi := &file_messages_stactor_proto_msgTypes[31]
+	mi := &file_messages_stactor_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2009,7 +2378,7 @@ func (x *Credit) String() string {
 func (*Credit) ProtoMessage() {}
 
 func (x *Credit) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[31]
+	mi := &file_messages_stactor_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2022,7 +2391,7 @@ func (x *Credit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Credit.ProtoReflect.Descriptor instead.
 func (*Credit) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{31}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *Credit) GetEdge() int32 {
@@ -2063,7 +2432,7 @@ type Split struct {
 
 func (x *Split) Reset() {
 	*x = Split{}
-	mi := &file_messages_stactor_proto_msgTypes[32]
+	mi := &file_messages_stactor_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2075,7 +2444,7 @@ func (x *Split) String() string {
 func (*Split) ProtoMessage() {}
 
 func (x *Split) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[32]
+	mi := &file_messages_stactor_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2088,7 +2457,7 @@ func (x *Split) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Split.ProtoReflect.Descriptor instead.
 func (*Split) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{32}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *Split) GetId() string {
@@ -2115,7 +2484,7 @@ type RegisterReader struct {
 
 func (x *RegisterReader) Reset() {
 	*x = RegisterReader{}
-	mi := &file_messages_stactor_proto_msgTypes[33]
+	mi := &file_messages_stactor_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2127,7 +2496,7 @@ func (x *RegisterReader) String() string {
 func (*RegisterReader) ProtoMessage() {}
 
 func (x *RegisterReader) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[33]
+	mi := &file_messages_stactor_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2140,7 +2509,7 @@ func (x *RegisterReader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterReader.ProtoReflect.Descriptor instead.
 func (*RegisterReader) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{33}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *RegisterReader) GetSubtask() int32 {
@@ -2166,7 +2535,7 @@ type SplitRequest struct {
 
 func (x *SplitRequest) Reset() {
 	*x = SplitRequest{}
-	mi := &file_messages_stactor_proto_msgTypes[34]
+	mi := &file_messages_stactor_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2178,7 +2547,7 @@ func (x *SplitRequest) String() string {
 func (*SplitRequest) ProtoMessage() {}
 
 func (x *SplitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[34]
+	mi := &file_messages_stactor_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2191,7 +2560,7 @@ func (x *SplitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SplitRequest.ProtoReflect.Descriptor instead.
 func (*SplitRequest) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{34}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *SplitRequest) GetSubtask() int32 {
@@ -2211,7 +2580,7 @@ type AddSplits struct {
 
 func (x *AddSplits) Reset() {
 	*x = AddSplits{}
-	mi := &file_messages_stactor_proto_msgTypes[35]
+	mi := &file_messages_stactor_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2223,7 +2592,7 @@ func (x *AddSplits) String() string {
 func (*AddSplits) ProtoMessage() {}
 
 func (x *AddSplits) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[35]
+	mi := &file_messages_stactor_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2236,7 +2605,7 @@ func (x *AddSplits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddSplits.ProtoReflect.Descriptor instead.
 func (*AddSplits) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{35}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *AddSplits) GetVertex() int32 {
@@ -2262,7 +2631,7 @@ type NoMoreSplits struct {
 
 func (x *NoMoreSplits) Reset() {
 	*x = NoMoreSplits{}
-	mi := &file_messages_stactor_proto_msgTypes[36]
+	mi := &file_messages_stactor_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2274,7 +2643,7 @@ func (x *NoMoreSplits) String() string {
 func (*NoMoreSplits) ProtoMessage() {}
 
 func (x *NoMoreSplits) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[36]
+	mi := &file_messages_stactor_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2287,7 +2656,7 @@ func (x *NoMoreSplits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NoMoreSplits.ProtoReflect.Descriptor instead.
 func (*NoMoreSplits) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{36}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *NoMoreSplits) GetVertex() int32 {
@@ -2310,7 +2679,7 @@ type CheckpointTrigger struct {
 
 func (x *CheckpointTrigger) Reset() {
 	*x = CheckpointTrigger{}
-	mi := &file_messages_stactor_proto_msgTypes[37]
+	mi := &file_messages_stactor_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2322,7 +2691,7 @@ func (x *CheckpointTrigger) String() string {
 func (*CheckpointTrigger) ProtoMessage() {}
 
 func (x *CheckpointTrigger) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[37]
+	mi := &file_messages_stactor_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2335,7 +2704,7 @@ func (x *CheckpointTrigger) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointTrigger.ProtoReflect.Descriptor instead.
 func (*CheckpointTrigger) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{37}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *CheckpointTrigger) GetId() int64 {
@@ -2366,7 +2735,7 @@ type Barrier struct {
 
 func (x *Barrier) Reset() {
 	*x = Barrier{}
-	mi := &file_messages_stactor_proto_msgTypes[38]
+	mi := &file_messages_stactor_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2378,7 +2747,7 @@ func (x *Barrier) String() string {
 func (*Barrier) ProtoMessage() {}
 
 func (x *Barrier) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[38]
+	mi := &file_messages_stactor_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2391,7 +2760,7 @@ func (x *Barrier) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Barrier.ProtoReflect.Descriptor instead.
 func (*Barrier) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{38}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *Barrier) GetId() int64 {
@@ -2444,7 +2813,7 @@ type CheckpointAck struct {
 
 func (x *CheckpointAck) Reset() {
 	*x = CheckpointAck{}
-	mi := &file_messages_stactor_proto_msgTypes[39]
+	mi := &file_messages_stactor_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2456,7 +2825,7 @@ func (x *CheckpointAck) String() string {
 func (*CheckpointAck) ProtoMessage() {}
 
 func (x *CheckpointAck) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[39]
+	mi := &file_messages_stactor_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2469,7 +2838,7 @@ func (x *CheckpointAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointAck.ProtoReflect.Descriptor instead.
 func (*CheckpointAck) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{39}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *CheckpointAck) GetId() int64 {
@@ -2561,7 +2930,7 @@ type CheckpointDone struct {
 
 func (x *CheckpointDone) Reset() {
 	*x = CheckpointDone{}
-	mi := &file_messages_stactor_proto_msgTypes[40]
+	mi := &file_messages_stactor_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2573,7 +2942,7 @@ func (x *CheckpointDone) String() string {
 func (*CheckpointDone) ProtoMessage() {}
 
 func (x *CheckpointDone) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[40]
+	mi := &file_messages_stactor_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2586,7 +2955,7 @@ func (x *CheckpointDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointDone.ProtoReflect.Descriptor instead.
 func (*CheckpointDone) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{40}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *CheckpointDone) GetId() int64 {
@@ -2614,7 +2983,7 @@ type TaskStateRef struct {
 
 func (x *TaskStateRef) Reset() {
 	*x = TaskStateRef{}
-	mi := &file_messages_stactor_proto_msgTypes[41]
+	mi := &file_messages_stactor_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2626,7 +2995,7 @@ func (x *TaskStateRef) String() string {
 func (*TaskStateRef) ProtoMessage() {}
 
 func (x *TaskStateRef) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[41]
+	mi := &file_messages_stactor_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2639,7 +3008,7 @@ func (x *TaskStateRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStateRef.ProtoReflect.Descriptor instead.
 func (*TaskStateRef) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{41}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *TaskStateRef) GetChain() int32 {
@@ -2673,7 +3042,7 @@ type EnumeratorState struct {
 
 func (x *EnumeratorState) Reset() {
 	*x = EnumeratorState{}
-	mi := &file_messages_stactor_proto_msgTypes[42]
+	mi := &file_messages_stactor_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2685,7 +3054,7 @@ func (x *EnumeratorState) String() string {
 func (*EnumeratorState) ProtoMessage() {}
 
 func (x *EnumeratorState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[42]
+	mi := &file_messages_stactor_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2698,7 +3067,7 @@ func (x *EnumeratorState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnumeratorState.ProtoReflect.Descriptor instead.
 func (*EnumeratorState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{42}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *EnumeratorState) GetVertex() int32 {
@@ -2734,7 +3103,7 @@ type PendingCommit struct {
 
 func (x *PendingCommit) Reset() {
 	*x = PendingCommit{}
-	mi := &file_messages_stactor_proto_msgTypes[43]
+	mi := &file_messages_stactor_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2746,7 +3115,7 @@ func (x *PendingCommit) String() string {
 func (*PendingCommit) ProtoMessage() {}
 
 func (x *PendingCommit) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[43]
+	mi := &file_messages_stactor_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2759,7 +3128,7 @@ func (x *PendingCommit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingCommit.ProtoReflect.Descriptor instead.
 func (*PendingCommit) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{43}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *PendingCommit) GetCheckpointId() int64 {
@@ -2819,13 +3188,14 @@ type CommitOnNode struct {
 	Final         bool                   `protobuf:"varint,7,opt,name=final,proto3" json:"final,omitempty"`
 	Infos         []*PendingCommit       `protobuf:"bytes,8,rep,name=infos,proto3" json:"infos,omitempty"`
 	AbortStale    bool                   `protobuf:"varint,9,opt,name=abort_stale,json=abortStale,proto3" json:"abort_stale,omitempty"`
+	Node          string                 `protobuf:"bytes,10,opt,name=node,proto3" json:"node,omitempty"` // the id of the node asked (CommitContext.Node)
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CommitOnNode) Reset() {
 	*x = CommitOnNode{}
-	mi := &file_messages_stactor_proto_msgTypes[44]
+	mi := &file_messages_stactor_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2837,7 +3207,7 @@ func (x *CommitOnNode) String() string {
 func (*CommitOnNode) ProtoMessage() {}
 
 func (x *CommitOnNode) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[44]
+	mi := &file_messages_stactor_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2850,7 +3220,7 @@ func (x *CommitOnNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitOnNode.ProtoReflect.Descriptor instead.
 func (*CommitOnNode) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{44}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *CommitOnNode) GetJob() *JobSpec {
@@ -2916,6 +3286,13 @@ func (x *CommitOnNode) GetAbortStale() bool {
 	return false
 }
 
+func (x *CommitOnNode) GetNode() string {
+	if x != nil {
+		return x.Node
+	}
+	return ""
+}
+
 type CommitOnNodeReply struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Error         string                 `protobuf:"bytes,1,opt,name=error,proto3" json:"error,omitempty"`
@@ -2926,7 +3303,7 @@ type CommitOnNodeReply struct {
 
 func (x *CommitOnNodeReply) Reset() {
 	*x = CommitOnNodeReply{}
-	mi := &file_messages_stactor_proto_msgTypes[45]
+	mi := &file_messages_stactor_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2938,7 +3315,7 @@ func (x *CommitOnNodeReply) String() string {
 func (*CommitOnNodeReply) ProtoMessage() {}
 
 func (x *CommitOnNodeReply) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[45]
+	mi := &file_messages_stactor_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2951,7 +3328,7 @@ func (x *CommitOnNodeReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitOnNodeReply.ProtoReflect.Descriptor instead.
 func (*CommitOnNodeReply) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{45}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *CommitOnNodeReply) GetError() string {
@@ -2994,7 +3371,7 @@ type CompletedCheckpoint struct {
 
 func (x *CompletedCheckpoint) Reset() {
 	*x = CompletedCheckpoint{}
-	mi := &file_messages_stactor_proto_msgTypes[46]
+	mi := &file_messages_stactor_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3006,7 +3383,7 @@ func (x *CompletedCheckpoint) String() string {
 func (*CompletedCheckpoint) ProtoMessage() {}
 
 func (x *CompletedCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[46]
+	mi := &file_messages_stactor_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3019,7 +3396,7 @@ func (x *CompletedCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompletedCheckpoint.ProtoReflect.Descriptor instead.
 func (*CompletedCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{46}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *CompletedCheckpoint) GetJobId() string {
@@ -3146,7 +3523,7 @@ type VertexState struct {
 
 func (x *VertexState) Reset() {
 	*x = VertexState{}
-	mi := &file_messages_stactor_proto_msgTypes[47]
+	mi := &file_messages_stactor_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3158,7 +3535,7 @@ func (x *VertexState) String() string {
 func (*VertexState) ProtoMessage() {}
 
 func (x *VertexState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[47]
+	mi := &file_messages_stactor_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3171,7 +3548,7 @@ func (x *VertexState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexState.ProtoReflect.Descriptor instead.
 func (*VertexState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{47}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *VertexState) GetVertex() int32 {
@@ -3210,7 +3587,7 @@ type ChannelState struct {
 
 func (x *ChannelState) Reset() {
 	*x = ChannelState{}
-	mi := &file_messages_stactor_proto_msgTypes[48]
+	mi := &file_messages_stactor_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3222,7 +3599,7 @@ func (x *ChannelState) String() string {
 func (*ChannelState) ProtoMessage() {}
 
 func (x *ChannelState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[48]
+	mi := &file_messages_stactor_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3235,7 +3612,7 @@ func (x *ChannelState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChannelState.ProtoReflect.Descriptor instead.
 func (*ChannelState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{48}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ChannelState) GetEdge() int32 {
@@ -3279,7 +3656,7 @@ type SubtaskState struct {
 
 func (x *SubtaskState) Reset() {
 	*x = SubtaskState{}
-	mi := &file_messages_stactor_proto_msgTypes[49]
+	mi := &file_messages_stactor_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3291,7 +3668,7 @@ func (x *SubtaskState) String() string {
 func (*SubtaskState) ProtoMessage() {}
 
 func (x *SubtaskState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[49]
+	mi := &file_messages_stactor_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3304,7 +3681,7 @@ func (x *SubtaskState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubtaskState.ProtoReflect.Descriptor instead.
 func (*SubtaskState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{49}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *SubtaskState) GetChain() int32 {
@@ -3342,20 +3719,22 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\x16messages/stactor.proto\x12\x10stactor.messages\"/\n" +
 	"\x03Pid\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x0e\n" +
-	"\x02id\x18\x02 \x01(\tR\x02id\"\xf0\x01\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\"\xc6\x02\n" +
 	"\tSubmitJob\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x12\n" +
-	"\x04file\x18\x02 \x01(\tR\x04file\x12\x16\n" +
-	"\x06config\x18\x03 \x01(\fR\x06config\x129\n" +
+	"\x04file\x18\x02 \x01(\tR\x04file\x129\n" +
 	"\x04vars\x18\x04 \x03(\v2%.stactor.messages.SubmitJob.VarsEntryR\x04vars\x12\x12\n" +
 	"\x04name\x18\x05 \x01(\tR\x04name\x12\x18\n" +
-	"\arestore\x18\x06 \x01(\bR\arestore\x1a7\n" +
+	"\arestore\x18\x06 \x01(\bR\arestore\x12+\n" +
+	"\x04tree\x18\a \x01(\v2\x17.stactor.messages.HoconR\x04tree\x129\n" +
+	"\bresolved\x18\b \x01(\v2\x1d.stactor.messages.ResolvedJobR\bresolved\x1a7\n" +
 	"\tVarsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"=\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01J\x04\b\x03\x10\x04\"Y\n" +
 	"\x0eSubmitJobReply\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x14\n" +
-	"\x05error\x18\x02 \x01(\tR\x05error\"\"\n" +
+	"\x05error\x18\x02 \x01(\tR\x05error\x12\x1a\n" +
+	"\bwarnings\x18\x03 \x03(\tR\bwarnings\"\"\n" +
 	"\tCancelJob\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"%\n" +
 	"\fGetJobStatus\x12\x15\n" +
@@ -3415,16 +3794,45 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\aattempt\x18\x03 \x01(\x05R\aattempt\x12\x14\n" +
 	"\x05chain\x18\x04 \x01(\x05R\x05chain\x12\x18\n" +
 	"\asubtask\x18\x05 \x01(\x05R\asubtask\x12\x12\n" +
-	"\x04term\x18\x06 \x01(\x04R\x04term\"\xd2\x01\n" +
+	"\x04term\x18\x06 \x01(\x04R\x04term\"\xa8\x02\n" +
 	"\aJobSpec\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x12\n" +
-	"\x04file\x18\x02 \x01(\tR\x04file\x12\x16\n" +
-	"\x06config\x18\x03 \x01(\fR\x06config\x127\n" +
+	"\x04file\x18\x02 \x01(\tR\x04file\x127\n" +
 	"\x04vars\x18\x04 \x03(\v2#.stactor.messages.JobSpec.VarsEntryR\x04vars\x12\x12\n" +
-	"\x04name\x18\x05 \x01(\tR\x04name\x1a7\n" +
+	"\x04name\x18\x05 \x01(\tR\x04name\x12+\n" +
+	"\x04tree\x18\x06 \x01(\v2\x17.stactor.messages.HoconR\x04tree\x129\n" +
+	"\bresolved\x18\a \x01(\v2\x1d.stactor.messages.ResolvedJobR\bresolved\x1a7\n" +
 	"\tVarsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xf6\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01J\x04\b\x03\x10\x04\"\xfc\x01\n" +
+	"\x05Hocon\x12\x12\n" +
+	"\x04kind\x18\x01 \x01(\x05R\x04kind\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\x12\x16\n" +
+	"\x06quoted\x18\x03 \x01(\bR\x06quoted\x12\x12\n" +
+	"\x04line\x18\x04 \x01(\x05R\x04line\x12\x10\n" +
+	"\x03col\x18\x05 \x01(\x05R\x03col\x12\x12\n" +
+	"\x04file\x18\x06 \x01(\x05R\x04file\x124\n" +
+	"\x06fields\x18\a \x03(\v2\x1c.stactor.messages.HoconFieldR\x06fields\x12-\n" +
+	"\x05items\x18\b \x03(\v2\x17.stactor.messages.HoconR\x05items\x12\x14\n" +
+	"\x05files\x18\t \x03(\tR\x05files\"\x9c\x01\n" +
+	"\n" +
+	"HoconField\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x19\n" +
+	"\bkey_line\x18\x02 \x01(\x05R\akeyLine\x12\x17\n" +
+	"\akey_col\x18\x03 \x01(\x05R\x06keyCol\x12\x19\n" +
+	"\bkey_file\x18\x04 \x01(\x05R\akeyFile\x12-\n" +
+	"\x05value\x18\x05 \x01(\v2\x17.stactor.messages.HoconR\x05value\"\xa2\x01\n" +
+	"\vResolvedJob\x12+\n" +
+	"\x04tree\x18\x01 \x01(\v2\x17.stactor.messages.HoconR\x04tree\x12<\n" +
+	"\bvertices\x18\x02 \x03(\v2 .stactor.messages.ResolvedVertexR\bvertices\x12(\n" +
+	"\x10resolved_unix_ms\x18\x03 \x01(\x03R\x0eresolvedUnixMs\"\x91\x01\n" +
+	"\x0eResolvedVertex\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12 \n" +
+	"\vparallelism\x18\x03 \x01(\x05R\vparallelism\x12\x1a\n" +
+	"\bresolved\x18\x04 \x01(\fR\bresolved\x12\x1d\n" +
+	"\n" +
+	"out_tables\x18\x05 \x03(\fR\toutTables\"\xf6\x01\n" +
 	"\n" +
 	"DeployTask\x120\n" +
 	"\x03loc\x18\x01 \x01(\v2\x1e.stactor.messages.TaskLocationR\x03loc\x12+\n" +
@@ -3450,11 +3858,12 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\x03pid\x18\x02 \x01(\v2\x15.stactor.messages.PidR\x03pid\"Z\n" +
 	"\x10TaskStateChanged\x120\n" +
 	"\x03loc\x18\x01 \x01(\v2\x1e.stactor.messages.TaskLocationR\x03loc\x12\x14\n" +
-	"\x05state\x18\x02 \x01(\tR\x05state\"T\n" +
+	"\x05state\x18\x02 \x01(\tR\x05state\"l\n" +
 	"\n" +
 	"TaskFailed\x120\n" +
 	"\x03loc\x18\x01 \x01(\v2\x1e.stactor.messages.TaskLocationR\x03loc\x12\x14\n" +
-	"\x05cause\x18\x02 \x01(\tR\x05cause\"\xc1\x02\n" +
+	"\x05cause\x18\x02 \x01(\tR\x05cause\x12\x16\n" +
+	"\x06fenced\x18\x03 \x01(\bR\x06fenced\"\xc1\x02\n" +
 	"\vTaskMetrics\x120\n" +
 	"\x03loc\x18\x01 \x01(\v2\x1e.stactor.messages.TaskLocationR\x03loc\x12\x1b\n" +
 	"\tread_rows\x18\x02 \x01(\x03R\breadRows\x12\x1d\n" +
@@ -3550,7 +3959,7 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\asubtask\x18\x03 \x01(\x05R\asubtask\x12\x12\n" +
 	"\x04info\x18\x04 \x01(\fR\x04info\x12\x12\n" +
 	"\x04node\x18\x05 \x01(\tR\x04node\x12-\n" +
-	"\x06worker\x18\x06 \x01(\v2\x15.stactor.messages.PidR\x06worker\"\xb0\x02\n" +
+	"\x06worker\x18\x06 \x01(\v2\x15.stactor.messages.PidR\x06worker\"\xc4\x02\n" +
 	"\fCommitOnNode\x12+\n" +
 	"\x03job\x18\x01 \x01(\v2\x19.stactor.messages.JobSpecR\x03job\x12\x1a\n" +
 	"\bpipeline\x18\x02 \x01(\x05R\bpipeline\x12\x18\n" +
@@ -3561,7 +3970,9 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\x05final\x18\a \x01(\bR\x05final\x125\n" +
 	"\x05infos\x18\b \x03(\v2\x1f.stactor.messages.PendingCommitR\x05infos\x12\x1f\n" +
 	"\vabort_stale\x18\t \x01(\bR\n" +
-	"abortStale\"G\n" +
+	"abortStale\x12\x12\n" +
+	"\x04node\x18\n" +
+	" \x01(\tR\x04node\"G\n" +
 	"\x11CommitOnNodeReply\x12\x14\n" +
 	"\x05error\x18\x01 \x01(\tR\x05error\x12\x1c\n" +
 	"\tpermanent\x18\x02 \x01(\bR\tpermanent\"\xc0\x05\n" +
@@ -3615,7 +4026,7 @@ func file_messages_stactor_proto_rawDescGZIP() []byte {
 	return file_messages_stactor_proto_rawDescData
 }
 
-var file_messages_stactor_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
+var file_messages_stactor_proto_msgTypes = make([]protoimpl.MessageInfo, 57)
 var file_messages_stactor_proto_goTypes = []any{
 	(*Pid)(nil),                 // 0: stactor.messages.Pid
 	(*SubmitJob)(nil),           // 1: stactor.messages.SubmitJob
@@ -3632,89 +4043,102 @@ var file_messages_stactor_proto_goTypes = []any{
 	(*VertexMetrics)(nil),       // 12: stactor.messages.VertexMetrics
 	(*TaskLocation)(nil),        // 13: stactor.messages.TaskLocation
 	(*JobSpec)(nil),             // 14: stactor.messages.JobSpec
-	(*DeployTask)(nil),          // 15: stactor.messages.DeployTask
-	(*DeployTaskReply)(nil),     // 16: stactor.messages.DeployTaskReply
-	(*TaskPid)(nil),             // 17: stactor.messages.TaskPid
-	(*StartTask)(nil),           // 18: stactor.messages.StartTask
-	(*EnumeratorPid)(nil),       // 19: stactor.messages.EnumeratorPid
-	(*TaskStateChanged)(nil),    // 20: stactor.messages.TaskStateChanged
-	(*TaskFailed)(nil),          // 21: stactor.messages.TaskFailed
-	(*TaskMetrics)(nil),         // 22: stactor.messages.TaskMetrics
-	(*VertexCounts)(nil),        // 23: stactor.messages.VertexCounts
-	(*CommitInfo)(nil),          // 24: stactor.messages.CommitInfo
-	(*TaskDrained)(nil),         // 25: stactor.messages.TaskDrained
-	(*CloseTask)(nil),           // 26: stactor.messages.CloseTask
-	(*StopReading)(nil),         // 27: stactor.messages.StopReading
-	(*Savepoint)(nil),           // 28: stactor.messages.Savepoint
-	(*CancelTask)(nil),          // 29: stactor.messages.CancelTask
-	(*TaskClosed)(nil),          // 30: stactor.messages.TaskClosed
-	(*Credit)(nil),              // 31: stactor.messages.Credit
-	(*Split)(nil),               // 32: stactor.messages.Split
-	(*RegisterReader)(nil),      // 33: stactor.messages.RegisterReader
-	(*SplitRequest)(nil),        // 34: stactor.messages.SplitRequest
-	(*AddSplits)(nil),           // 35: stactor.messages.AddSplits
-	(*NoMoreSplits)(nil),        // 36: stactor.messages.NoMoreSplits
-	(*CheckpointTrigger)(nil),   // 37: stactor.messages.CheckpointTrigger
-	(*Barrier)(nil),             // 38: stactor.messages.Barrier
-	(*CheckpointAck)(nil),       // 39: stactor.messages.CheckpointAck
-	(*CheckpointDone)(nil),      // 40: stactor.messages.CheckpointDone
-	(*TaskStateRef)(nil),        // 41: stactor.messages.TaskStateRef
-	(*EnumeratorState)(nil),     // 42: stactor.messages.EnumeratorState
-	(*PendingCommit)(nil),       // 43: stactor.messages.PendingCommit
-	(*CommitOnNode)(nil),        // 44: stactor.messages.CommitOnNode
-	(*CommitOnNodeReply)(nil),   // 45: stactor.messages.CommitOnNodeReply
-	(*CompletedCheckpoint)(nil), // 46: stactor.messages.CompletedCheckpoint
-	(*VertexState)(nil),         // 47: stactor.messages.VertexState
-	(*ChannelState)(nil),        // 48: stactor.messages.ChannelState
-	(*SubtaskState)(nil),        // 49: stactor.messages.SubtaskState
-	nil,                         // 50: stactor.messages.SubmitJob.VarsEntry
-	nil,                         // 51: stactor.messages.JobSpec.VarsEntry
-	nil,                         // 52: stactor.messages.CompletedCheckpoint.ParallelismEntry
+	(*Hocon)(nil),               // 15: stactor.messages.Hocon
+	(*HoconField)(nil),          // 16: stactor.messages.HoconField
+	(*ResolvedJob)(nil),         // 17: stactor.messages.ResolvedJob
+	(*ResolvedVertex)(nil),      // 18: stactor.messages.ResolvedVertex
+	(*DeployTask)(nil),          // 19: stactor.messages.DeployTask
+	(*DeployTaskReply)(nil),     // 20: stactor.messages.DeployTaskReply
+	(*TaskPid)(nil),             // 21: stactor.messages.TaskPid
+	(*StartTask)(nil),           // 22: stactor.messages.StartTask
+	(*EnumeratorPid)(nil),       // 23: stactor.messages.EnumeratorPid
+	(*TaskStateChanged)(nil),    // 24: stactor.messages.TaskStateChanged
+	(*TaskFailed)(nil),          // 25: stactor.messages.TaskFailed
+	(*TaskMetrics)(nil),         // 26: stactor.messages.TaskMetrics
+	(*VertexCounts)(nil),        // 27: stactor.messages.VertexCounts
+	(*CommitInfo)(nil),          // 28: stactor.messages.CommitInfo
+	(*TaskDrained)(nil),         // 29: stactor.messages.TaskDrained
+	(*CloseTask)(nil),           // 30: stactor.messages.CloseTask
+	(*StopReading)(nil),         // 31: stactor.messages.StopReading
+	(*Savepoint)(nil),           // 32: stactor.messages.Savepoint
+	(*CancelTask)(nil),          // 33: stactor.messages.CancelTask
+	(*TaskClosed)(nil),          // 34: stactor.messages.TaskClosed
+	(*Credit)(nil),              // 35: stactor.messages.Credit
+	(*Split)(nil),               // 36: stactor.messages.Split
+	(*RegisterReader)(nil),      // 37: stactor.messages.RegisterReader
+	(*SplitRequest)(nil),        // 38: stactor.messages.SplitRequest
+	(*AddSplits)(nil),           // 39: stactor.messages.AddSplits
+	(*NoMoreSplits)(nil),        // 40: stactor.messages.NoMoreSplits
+	(*CheckpointTrigger)(nil),   // 41: stactor.messages.CheckpointTrigger
+	(*Barrier)(nil),             // 42: stactor.messages.Barrier
+	(*CheckpointAck)(nil),       // 43: stactor.messages.CheckpointAck
+	(*CheckpointDone)(nil),      // 44: stactor.messages.CheckpointDone
+	(*TaskStateRef)(nil),        // 45: stactor.messages.TaskStateRef
+	(*EnumeratorState)(nil),     // 46: stactor.messages.EnumeratorState
+	(*PendingCommit)(nil),       // 47: stactor.messages.PendingCommit
+	(*CommitOnNode)(nil),        // 48: stactor.messages.CommitOnNode
+	(*CommitOnNodeReply)(nil),   // 49: stactor.messages.CommitOnNodeReply
+	(*CompletedCheckpoint)(nil), // 50: stactor.messages.CompletedCheckpoint
+	(*VertexState)(nil),         // 51: stactor.messages.VertexState
+	(*ChannelState)(nil),        // 52: stactor.messages.ChannelState
+	(*SubtaskState)(nil),        // 53: stactor.messages.SubtaskState
+	nil,                         // 54: stactor.messages.SubmitJob.VarsEntry
+	nil,                         // 55: stactor.messages.JobSpec.VarsEntry
+	nil,                         // 56: stactor.messages.CompletedCheckpoint.ParallelismEntry
 }
 var file_messages_stactor_proto_depIdxs = []int32{
-	50, // 0: stactor.messages.SubmitJob.vars:type_name -> stactor.messages.SubmitJob.VarsEntry
-	9,  // 1: stactor.messages.JobList.jobs:type_name -> stactor.messages.JobStatus
-	8,  // 2: stactor.messages.JobStatus.pipelines:type_name -> stactor.messages.PipelineStatus
-	12, // 3: stactor.messages.JobMetrics.vertices:type_name -> stactor.messages.VertexMetrics
-	51, // 4: stactor.messages.JobSpec.vars:type_name -> stactor.messages.JobSpec.VarsEntry
-	13, // 5: stactor.messages.DeployTask.loc:type_name -> stactor.messages.TaskLocation
-	14, // 6: stactor.messages.DeployTask.job:type_name -> stactor.messages.JobSpec
-	0,  // 7: stactor.messages.DeployTask.job_master:type_name -> stactor.messages.Pid
-	46, // 8: stactor.messages.DeployTask.restore:type_name -> stactor.messages.CompletedCheckpoint
-	13, // 9: stactor.messages.DeployTaskReply.loc:type_name -> stactor.messages.TaskLocation
-	0,  // 10: stactor.messages.DeployTaskReply.task:type_name -> stactor.messages.Pid
-	0,  // 11: stactor.messages.TaskPid.pid:type_name -> stactor.messages.Pid
-	17, // 12: stactor.messages.StartTask.peers:type_name -> stactor.messages.TaskPid
-	19, // 13: stactor.messages.StartTask.enumerators:type_name -> stactor.messages.EnumeratorPid
-	0,  // 14: stactor.messages.StartTask.coordinator:type_name -> stactor.messages.Pid
-	0,  // 15: stactor.messages.EnumeratorPid.pid:type_name -> stactor.messages.Pid
-	13, // 16: stactor.messages.TaskStateChanged.loc:type_name -> stactor.messages.TaskLocation
-	13, // 17: stactor.messages.TaskFailed.loc:type_name -> stactor.messages.TaskLocation
-	13, // 18: stactor.messages.TaskMetrics.loc:type_name -> stactor.messages.TaskLocation
-	23, // 19: stactor.messages.TaskMetrics.vertices:type_name -> stactor.messages.VertexCounts
-	0,  // 20: stactor.messages.CommitInfo.worker:type_name -> stactor.messages.Pid
-	13, // 21: stactor.messages.TaskDrained.loc:type_name -> stactor.messages.TaskLocation
-	22, // 22: stactor.messages.TaskDrained.metrics:type_name -> stactor.messages.TaskMetrics
-	13, // 23: stactor.messages.TaskClosed.loc:type_name -> stactor.messages.TaskLocation
-	0,  // 24: stactor.messages.RegisterReader.reader:type_name -> stactor.messages.Pid
-	32, // 25: stactor.messages.AddSplits.splits:type_name -> stactor.messages.Split
-	13, // 26: stactor.messages.CheckpointAck.loc:type_name -> stactor.messages.TaskLocation
-	24, // 27: stactor.messages.CheckpointAck.commits:type_name -> stactor.messages.CommitInfo
-	0,  // 28: stactor.messages.PendingCommit.worker:type_name -> stactor.messages.Pid
-	14, // 29: stactor.messages.CommitOnNode.job:type_name -> stactor.messages.JobSpec
-	43, // 30: stactor.messages.CommitOnNode.infos:type_name -> stactor.messages.PendingCommit
-	41, // 31: stactor.messages.CompletedCheckpoint.tasks:type_name -> stactor.messages.TaskStateRef
-	42, // 32: stactor.messages.CompletedCheckpoint.enumerators:type_name -> stactor.messages.EnumeratorState
-	43, // 33: stactor.messages.CompletedCheckpoint.pending:type_name -> stactor.messages.PendingCommit
-	52, // 34: stactor.messages.CompletedCheckpoint.parallelism:type_name -> stactor.messages.CompletedCheckpoint.ParallelismEntry
-	32, // 35: stactor.messages.VertexState.splits:type_name -> stactor.messages.Split
-	47, // 36: stactor.messages.SubtaskState.vertices:type_name -> stactor.messages.VertexState
-	48, // 37: stactor.messages.SubtaskState.channels:type_name -> stactor.messages.ChannelState
-	38, // [38:38] is the sub-list for method output_type
-	38, // [38:38] is the sub-list for method input_type
-	38, // [38:38] is the sub-list for extension type_name
-	38, // [38:38] is the sub-list for extension extendee
-	0,  // [0:38] is the sub-list for field type_name
+	54, // 0: stactor.messages.SubmitJob.vars:type_name -> stactor.messages.SubmitJob.VarsEntry
+	15, // 1: stactor.messages.SubmitJob.tree:type_name -> stactor.messages.Hocon
+	17, // 2: stactor.messages.SubmitJob.resolved:type_name -> stactor.messages.ResolvedJob
+	9,  // 3: stactor.messages.JobList.jobs:type_name -> stactor.messages.JobStatus
+	8,  // 4: stactor.messages.JobStatus.pipelines:type_name -> stactor.messages.PipelineStatus
+	12, // 5: stactor.messages.JobMetrics.vertices:type_name -> stactor.messages.VertexMetrics
+	55, // 6: stactor.messages.JobSpec.vars:type_name -> stactor.messages.JobSpec.VarsEntry
+	15, // 7: stactor.messages.JobSpec.tree:type_name -> stactor.messages.Hocon
+	17, // 8: stactor.messages.JobSpec.resolved:type_name -> stactor.messages.ResolvedJob
+	16, // 9: stactor.messages.Hocon.fields:type_name -> stactor.messages.HoconField
+	15, // 10: stactor.messages.Hocon.items:type_name -> stactor.messages.Hocon
+	15, // 11: stactor.messages.HoconField.value:type_name -> stactor.messages.Hocon
+	15, // 12: stactor.messages.ResolvedJob.tree:type_name -> stactor.messages.Hocon
+	18, // 13: stactor.messages.ResolvedJob.vertices:type_name -> stactor.messages.ResolvedVertex
+	13, // 14: stactor.messages.DeployTask.loc:type_name -> stactor.messages.TaskLocation
+	14, // 15: stactor.messages.DeployTask.job:type_name -> stactor.messages.JobSpec
+	0,  // 16: stactor.messages.DeployTask.job_master:type_name -> stactor.messages.Pid
+	50, // 17: stactor.messages.DeployTask.restore:type_name -> stactor.messages.CompletedCheckpoint
+	13, // 18: stactor.messages.DeployTaskReply.loc:type_name -> stactor.messages.TaskLocation
+	0,  // 19: stactor.messages.DeployTaskReply.task:type_name -> stactor.messages.Pid
+	0,  // 20: stactor.messages.TaskPid.pid:type_name -> stactor.messages.Pid
+	21, // 21: stactor.messages.StartTask.peers:type_name -> stactor.messages.TaskPid
+	23, // 22: stactor.messages.StartTask.enumerators:type_name -> stactor.messages.EnumeratorPid
+	0,  // 23: stactor.messages.StartTask.coordinator:type_name -> stactor.messages.Pid
+	0,  // 24: stactor.messages.EnumeratorPid.pid:type_name -> stactor.messages.Pid
+	13, // 25: stactor.messages.TaskStateChanged.loc:type_name -> stactor.messages.TaskLocation
+	13, // 26: stactor.messages.TaskFailed.loc:type_name -> stactor.messages.TaskLocation
+	13, // 27: stactor.messages.TaskMetrics.loc:type_name -> stactor.messages.TaskLocation
+	27, // 28: stactor.messages.TaskMetrics.vertices:type_name -> stactor.messages.VertexCounts
+	0,  // 29: stactor.messages.CommitInfo.worker:type_name -> stactor.messages.Pid
+	13, // 30: stactor.messages.TaskDrained.loc:type_name -> stactor.messages.TaskLocation
+	26, // 31: stactor.messages.TaskDrained.metrics:type_name -> stactor.messages.TaskMetrics
+	13, // 32: stactor.messages.TaskClosed.loc:type_name -> stactor.messages.TaskLocation
+	0,  // 33: stactor.messages.RegisterReader.reader:type_name -> stactor.messages.Pid
+	36, // 34: stactor.messages.AddSplits.splits:type_name -> stactor.messages.Split
+	13, // 35: stactor.messages.CheckpointAck.loc:type_name -> stactor.messages.TaskLocation
+	28, // 36: stactor.messages.CheckpointAck.commits:type_name -> stactor.messages.CommitInfo
+	0,  // 37: stactor.messages.PendingCommit.worker:type_name -> stactor.messages.Pid
+	14, // 38: stactor.messages.CommitOnNode.job:type_name -> stactor.messages.JobSpec
+	47, // 39: stactor.messages.CommitOnNode.infos:type_name -> stactor.messages.PendingCommit
+	45, // 40: stactor.messages.CompletedCheckpoint.tasks:type_name -> stactor.messages.TaskStateRef
+	46, // 41: stactor.messages.CompletedCheckpoint.enumerators:type_name -> stactor.messages.EnumeratorState
+	47, // 42: stactor.messages.CompletedCheckpoint.pending:type_name -> stactor.messages.PendingCommit
+	56, // 43: stactor.messages.CompletedCheckpoint.parallelism:type_name -> stactor.messages.CompletedCheckpoint.ParallelismEntry
+	36, // 44: stactor.messages.VertexState.splits:type_name -> stactor.messages.Split
+	51, // 45: stactor.messages.SubtaskState.vertices:type_name -> stactor.messages.VertexState
+	52, // 46: stactor.messages.SubtaskState.channels:type_name -> stactor.messages.ChannelState
+	47, // [47:47] is the sub-list for method output_type
+	47, // [47:47] is the sub-list for method input_type
+	47, // [47:47] is the sub-list for extension type_name
+	47, // [47:47] is the sub-list for extension extendee
+	0,  // [0:47] is the sub-list for field type_name
 }
 
 func init() { file_messages_stactor_proto_init() }
@@ -3728,7 +4152,7 @@ func file_messages_stactor_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_stactor_proto_rawDesc), len(file_messages_stactor_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   53,
+			NumMessages:   57,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

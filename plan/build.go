@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -11,10 +12,36 @@ import (
 	"github.com/stactor/stactor/row"
 )
 
-// Build plans a job: creates and checks every plugin, wires them, and cuts
-// pipelines and chains. Errors are *config.Error with the position of the
-// plugin or option at fault.
-func Build(job *config.Job, jobID string) (*Plan, error) {
+// Resolve plans a job once, on the master (DESIGN §2): it checks every
+// plugin's options, runs each source's and sink's Resolve (which may do
+// I/O, bounded by ctx), creates the plugins from what they resolved to
+// derive and check the tables between them, wires them, and cuts
+// pipelines and chains. The plan's Resolved is what the master ships.
+// Errors are *config.Error with the position of the plugin or option at
+// fault.
+func Resolve(ctx context.Context, job *config.Job, jobID string) (*Plan, error) {
+	p, err := build(job, jobID, func(v *Vertex) ([]byte, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("resolving %s: %w", v.Name, err)
+		}
+		switch {
+		case v.Kind == SourceVertex && v.sourceFactory.Resolve != nil:
+			return v.sourceFactory.Resolve(ctx, v.Config, v.jobCtx())
+		case v.Kind == SinkVertex && v.sinkFactory.Resolve != nil:
+			return v.sinkFactory.Resolve(ctx, v.Config, v.InTables, v.jobCtx())
+		}
+		return nil, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.Resolved = p.encode()
+	return p, nil
+}
+
+// build is the one way to plan: resolved gives a source's or sink's
+// resolved form (by resolving it, or from a resolved plan).
+func build(job *config.Job, jobID string, resolved func(v *Vertex) ([]byte, error)) (*Plan, error) {
 	p := &Plan{JobID: jobID, Job: job, Warnings: append([]config.Warning(nil), job.Warnings...),
 		JobCtx: connectors.JobContext{JobID: jobID, JobName: job.Name, Mode: connectors.JobMode(job.Mode), Parallelism: job.Parallelism}}
 
@@ -25,7 +52,7 @@ func Build(job *config.Job, jobID string) (*Plan, error) {
 	plugins = append(plugins, job.Sinks...)
 	outputs := map[string]*Vertex{}
 	for _, pl := range plugins {
-		v := &Vertex{ID: len(p.Vertices), Plugin: pl, Parallelism: pl.Parallelism}
+		v := &Vertex{ID: len(p.Vertices), Plugin: pl, Parallelism: pl.Parallelism, plan: p}
 		if v.Parallelism == 0 {
 			v.Parallelism = job.Parallelism
 		}
@@ -126,7 +153,12 @@ func Build(job *config.Job, jobID string) (*Plan, error) {
 		}
 		switch v.Kind {
 		case SourceVertex:
-			src, err := v.sourceFactory.Create(v.Config, connectors.JobContext{JobID: jobID, JobName: job.Name, Mode: connectors.JobMode(job.Mode), Parallelism: v.Parallelism})
+			res, err := resolved(v)
+			if err != nil {
+				return nil, positioned(v, err)
+			}
+			v.Resolved = res
+			src, err := v.sourceFactory.Create(v.Config, res, v.jobCtx())
 			if err != nil {
 				return nil, positioned(v, err)
 			}
@@ -147,7 +179,12 @@ func Build(job *config.Job, jobID string) (*Plan, error) {
 				}
 			}
 		case SinkVertex:
-			snk, err := v.sinkFactory.Create(v.Config, v.InTables, connectors.JobContext{JobID: jobID, JobName: job.Name, Mode: connectors.JobMode(job.Mode), Parallelism: v.Parallelism})
+			res, err := resolved(v)
+			if err != nil {
+				return nil, positioned(v, err)
+			}
+			v.Resolved = res
+			snk, err := v.sinkFactory.Create(v.Config, v.InTables, res, v.jobCtx())
 			if err != nil {
 				return nil, positioned(v, err)
 			}

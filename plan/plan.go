@@ -5,6 +5,7 @@ import (
 
 	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/connectors"
+	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/row"
 )
 
@@ -55,12 +56,16 @@ type Vertex struct {
 	// for enumerators and committers); subtasks make their own.
 	Source connectors.Source
 	Sink   connectors.Sink
+	// Resolved is what the source's or sink's Resolve returned, on the
+	// master; every node creates its instances from it.
+	Resolved []byte
 
 	In  []*Edge
 	Out []*Edge
 
 	Pipeline *Pipeline
 	Chain    *Chain
+	plan     *Plan
 }
 
 // Edge connects two vertices.
@@ -117,6 +122,9 @@ type Plan struct {
 	Pipelines []*Pipeline
 	Chains    []*Chain
 	Warnings  []config.Warning
+	// Resolved is the plan in the form the master ships (DESIGN §2):
+	// FromResolved rebuilds this plan from it on any node.
+	Resolved *messages.ResolvedJob
 }
 
 // Sources are the pipeline's source vertices.
@@ -141,9 +149,9 @@ func (p *Pipeline) Sinks() []*Vertex {
 	return out
 }
 
-// NewSource makes a fresh Source instance for a subtask.
+// NewSource makes a fresh Source instance for a subtask (no I/O).
 func (v *Vertex) NewSource() (connectors.Source, error) {
-	return v.sourceFactory.Create(v.Config, v.jobCtx())
+	return v.sourceFactory.Create(v.Config, v.Resolved, v.jobCtx())
 }
 
 // NewTransform makes a fresh Transform for a subtask, for input table t.
@@ -151,14 +159,14 @@ func (v *Vertex) NewTransform(t *row.Schema) (connectors.Transform, error) {
 	return v.transformFactory.Create(v.Config, t)
 }
 
-// NewSink makes a fresh Sink instance for a subtask.
+// NewSink makes a fresh Sink instance for a subtask (no I/O).
 func (v *Vertex) NewSink() (connectors.Sink, error) {
-	return v.sinkFactory.Create(v.Config, v.InTables, v.jobCtx())
+	return v.sinkFactory.Create(v.Config, v.InTables, v.Resolved, v.jobCtx())
 }
 
 func (v *Vertex) jobCtx() connectors.JobContext {
-	return connectors.JobContext{JobID: v.Pipeline.plan.JobID, JobName: v.Pipeline.plan.Job.Name,
-		Mode: connectors.JobMode(v.Pipeline.plan.Job.Mode), Parallelism: v.Parallelism}
+	return connectors.JobContext{JobID: v.plan.JobID, JobName: v.plan.Job.Name,
+		Mode: connectors.JobMode(v.plan.Job.Mode), Parallelism: v.Parallelism}
 }
 
 // String describes the plan, one chain a line.

@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -27,7 +28,7 @@ func init() {
 		{Key: "size", Type: config.TypeInt, Default: int64(1)},
 	}
 	connectors.RegisterSource(connectors.SourceFactory{Name: "PlanTestSource", Options: opts,
-		Create: func(cfg *config.PluginConfig, job connectors.JobContext) (connectors.Source, error) {
+		Create: func(cfg *config.PluginConfig, _ []byte, job connectors.JobContext) (connectors.Source, error) {
 			if err := failure(cfg); err != nil {
 				return nil, err
 			}
@@ -36,11 +37,11 @@ func init() {
 		}})
 	connectors.RegisterSource(connectors.SourceFactory{Name: "PlanTestStrictSource",
 		Options: []config.Option{{Key: "n", Type: config.TypeInt, Required: true}},
-		Create: func(cfg *config.PluginConfig, job connectors.JobContext) (connectors.Source, error) {
+		Create: func(cfg *config.PluginConfig, _ []byte, job connectors.JobContext) (connectors.Source, error) {
 			return &testSource{table: row.MustSchema("strict", row.Field{Name: "id", Type: row.BigInt})}, nil
 		}})
 	connectors.RegisterSource(connectors.SourceFactory{Name: "PlanTestEmptySource",
-		Create: func(cfg *config.PluginConfig, job connectors.JobContext) (connectors.Source, error) {
+		Create: func(cfg *config.PluginConfig, _ []byte, job connectors.JobContext) (connectors.Source, error) {
 			return &testSource{}, nil
 		}})
 	connectors.RegisterTransform(connectors.TransformFactory{Name: "PlanTestTransform", Options: opts,
@@ -51,7 +52,7 @@ func init() {
 			return &testTransform{out: input.WithTableID(input.TableID + "+" + cfg.Name)}, nil
 		}})
 	connectors.RegisterSink(connectors.SinkFactory{Name: "PlanTestSink", Options: opts,
-		Create: func(cfg *config.PluginConfig, inputs []*row.Schema, job connectors.JobContext) (connectors.Sink, error) {
+		Create: func(cfg *config.PluginConfig, inputs []*row.Schema, _ []byte, job connectors.JobContext) (connectors.Sink, error) {
 			if err := failure(cfg); err != nil {
 				return nil, err
 			}
@@ -99,7 +100,7 @@ func (t *testTransform) Process(b *row.Batch) (*row.Batch, error) { return b, ni
 
 type testSink struct{}
 
-func (testSink) CreateWriter(connectors.TaskInfo, [][]byte) (connectors.Writer, error) {
+func (testSink) CreateWriter(context.Context, connectors.TaskInfo, [][]byte) (connectors.Writer, error) {
 	return nil, errors.New("not for running")
 }
 
@@ -124,7 +125,7 @@ func buildErr(t *testing.T, src string) (*plan.Plan, error) {
 	if err != nil {
 		t.Fatalf("Parse: %v\n%s", err, src)
 	}
-	return plan.Build(job, "job-1")
+	return plan.Resolve(context.Background(), job, "job-1")
 }
 
 // edges renders the plan's edges as "from->to" by vertex name.

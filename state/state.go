@@ -6,6 +6,7 @@ package state
 // Job states.
 const (
 	JobCreated        = "CREATED"
+	JobInitializing   = "INITIALIZING" // being resolved (DESIGN §2)
 	JobPending        = "PENDING"
 	JobScheduled      = "SCHEDULED"
 	JobRunning        = "RUNNING"

@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"time"
@@ -8,6 +9,8 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 
+	"github.com/stactor/stactor/actors/internal/guard"
+	"github.com/stactor/stactor/actors/internal/timers"
 	"github.com/stactor/stactor/connectors"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/plan"
@@ -46,6 +49,11 @@ type Committer struct {
 	waiting      bool // a retry timer is set
 	self         *actor.PID
 	sys          *actor.ActorSystem
+	// io is the context of the sink's commits: cancelled when the
+	// committer stops (the job ends, the pipeline fails over).
+	io       context.Context
+	ioCancel context.CancelFunc
+	timers   *timers.Timers // the retry backoff's, stopped with the actor
 }
 
 // NewCommitter is the props producer of a committer for sink vertex v.
@@ -63,16 +71,20 @@ func (c *Committer) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		c.self, c.sys = ctx.Self(), ctx.ActorSystem()
-		var err error
-		switch s := c.v.Sink.(type) {
-		case connectors.SinkWithAggregatedCommitter:
-			c.ac, err = s.CreateAggregatedCommitter()
-		case connectors.SinkWithCommitter:
-			c.c, err = s.CreateCommitter()
-			if w, ok := s.(connectors.WriterNodeCommitter); ok {
-				c.onNode = w.CommitsOnWriterNode()
+		c.timers = timers.New(ctx)
+		c.io, c.ioCancel = context.WithCancel(context.Background())
+		err := guard.Call(func() (err error) {
+			switch s := c.v.Sink.(type) {
+			case connectors.SinkWithAggregatedCommitter:
+				c.ac, err = s.CreateAggregatedCommitter()
+			case connectors.SinkWithCommitter:
+				c.c, err = s.CreateCommitter()
+				if w, ok := s.(connectors.WriterNodeCommitter); ok {
+					c.onNode = w.CommitsOnWriterNode()
+				}
 			}
-		}
+			return err
+		})
 		if err != nil {
 			ctx.Send(ctx.Parent(), &commitFailed{vertex: c.v.ID, cause: fmt.Sprintf("%s: creating committer: %v", c.v.Name, err)})
 		}
@@ -83,8 +95,10 @@ func (c *Committer) Receive(ctx actor.Context) {
 		c.waiting = false
 		c.run(ctx)
 	case *actor.Stopping:
+		c.timers.Stop()
+		c.ioCancel()
 		if c.ac != nil {
-			_ = c.ac.Close()
+			_ = guard.Call(c.ac.Close)
 		}
 	}
 }
@@ -92,7 +106,9 @@ func (c *Committer) Receive(ctx actor.Context) {
 func (c *Committer) run(ctx actor.Context) {
 	for len(c.queue) > 0 && !c.waiting {
 		m := c.queue[0]
-		err := c.commit(m)
+		// A panic in the sink's commit is a failed commit like any other:
+		// retried with backoff, its infos kept (DESIGN §3).
+		err := guard.Call(func() error { return c.commit(m) })
 		if err == nil {
 			c.queue = c.queue[1:]
 			c.backoff = 0
@@ -111,8 +127,7 @@ func (c *Committer) run(ctx actor.Context) {
 		}
 		c.log.Warn().Err(err).Str("sink", c.v.Name).Int64("checkpoint", m.checkpoint).Dur("retry_in", c.backoff).Msg("commit failed; retrying")
 		c.waiting = true
-		sys, self := c.sys, c.self
-		time.AfterFunc(c.backoff, func() { sys.Root.Send(self, &retry{}) })
+		c.timers.After(c.backoff, &retry{})
 	}
 }
 
@@ -134,11 +149,11 @@ func (c *Committer) commit(m *commit) error {
 	case c.ac != nil:
 		var combined []byte
 		if combined, err = c.ac.Combine(raw); err == nil {
-			err = c.ac.Commit(cc, [][]byte{combined})
+			err = c.ac.Commit(c.io, cc, [][]byte{combined})
 		}
 	case c.c != nil:
 		if len(raw) > 0 {
-			err = c.c.Commit(cc, raw)
+			err = c.c.Commit(c.io, cc, raw)
 		}
 	default:
 		if len(raw) > 0 {
@@ -156,7 +171,7 @@ func (c *Committer) commit(m *commit) error {
 			sa = x
 		}
 		if sa != nil {
-			if err := sa.AbortStale(cc); err != nil {
+			if err := sa.AbortStale(c.io, cc); err != nil {
 				return fmt.Errorf("aborting work of earlier attempts: %w", err)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 
+	"github.com/stactor/stactor/actors/internal/timers"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/storage"
@@ -16,6 +17,8 @@ import (
 // Coordinator is the CheckpointCoordinator actor of one pipeline attempt,
 // child of the JobMaster.
 type Coordinator struct {
+	// timers are the actor\'s (interval ticks, timeouts), stopped with it.
+	timers  *timers.Timers
 	cfg     Config
 	job     Job
 	jobID   string
@@ -71,12 +74,16 @@ func New(cfg Config, job Job, pipe *plan.Pipeline, attempt int, store storage.St
 
 // Receive handles one message.
 func (c *Coordinator) Receive(ctx actor.Context) {
+	if _, ok := ctx.Message().(*actor.Stopping); ok {
+		c.timers.Stop()
+	}
 	if c.done {
 		return
 	}
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		c.self, c.sys = ctx.Self(), ctx.ActorSystem()
+		c.timers = timers.New(ctx)
 		c.startCommitters(ctx)
 	case *Start:
 		c.tasks, c.enums, c.running = m.Tasks, m.Enums, true
@@ -153,8 +160,7 @@ func (c *Coordinator) startCommitters(ctx actor.Context) {
 }
 
 func (c *Coordinator) schedule(d time.Duration) {
-	sys, self := c.sys, c.self
-	time.AfterFunc(d, func() { sys.Root.Send(self, &tick{}) })
+	c.timers.After(d, &tick{})
 }
 
 func (c *Coordinator) maybeTrigger(ctx actor.Context, typ string) {
@@ -180,8 +186,7 @@ func (c *Coordinator) trigger(ctx actor.Context, typ string) {
 		ctx.Send(pid, &messages.CheckpointTrigger{Id: id, Type: typ})
 	}
 	if c.cfg.Timeout > 0 {
-		sys, self := c.sys, c.self
-		time.AfterFunc(c.cfg.Timeout, func() { sys.Root.Send(self, &timeout{id: id}) })
+		c.timers.After(c.cfg.Timeout, &timeout{id: id})
 	}
 }
 
@@ -244,8 +249,11 @@ func (c *Coordinator) complete(ctx actor.Context) {
 	cp.CompleteUnixMs = time.Now().UnixMilli()
 	if err := c.store.Complete(cp); err != nil {
 		if errors.Is(err, storage.ErrFenced) {
+			// Replaced by a newer run of the job: the pipeline stops for
+			// good rather than failing over, which would fence the newer
+			// run in turn.
 			c.log.Warn().Err(err).Msg("a newer attempt owns this pipeline; stopping")
-			c.done = true
+			c.fail(ctx, fmt.Sprintf("replaced by a newer run of this job: %v", err), true)
 			return
 		}
 		c.abort(ctx, fmt.Sprintf("storing checkpoint %d: %v", in.id, err))

@@ -69,17 +69,25 @@ func (c *Committer) commitOnNodes(m *commit, infos []*messages.PendingCommit) er
 	err := c.eachNode(parts, m.done,
 		func(p *nodePart) error {
 			pc := cc
-			pc.WriterGone = p.gone
-			return c.c.Commit(pc, rawInfos(p.infos))
+			pc.WriterGone, pc.Node = p.gone, p.node
+			return c.c.Commit(c.io, pc, rawInfos(p.infos))
 		},
-		func(p *nodePart) *messages.CommitOnNode { r := c.request(m); r.Infos = p.infos; return r })
+		func(p *nodePart) *messages.CommitOnNode {
+			r := c.request(m)
+			r.Infos, r.Node = p.infos, p.node
+			return r
+		})
 	if err != nil || !c.restored {
 		return err
 	}
 	if sa, ok := c.c.(connectors.StaleAborter); ok {
 		err = c.eachNode(c.staleTargets(parts, workers), c.staleDone,
-			func(*nodePart) error { return sa.AbortStale(cc) },
-			func(*nodePart) *messages.CommitOnNode { r := c.request(m); r.AbortStale = true; return r })
+			func(p *nodePart) error { pc := cc; pc.Node = p.node; return sa.AbortStale(c.io, pc) },
+			func(p *nodePart) *messages.CommitOnNode {
+				r := c.request(m)
+				r.AbortStale, r.Node = true, p.node
+				return r
+			})
 		if err != nil {
 			return fmt.Errorf("aborting work of earlier attempts: %w", err)
 		}
@@ -165,13 +173,23 @@ func partsByNode(infos []*messages.PendingCommit, workers map[string]*actor.PID,
 // staleTargets are the nodes a restore aborts stale work on: this one,
 // every worker, every node that wrote; once per address.
 func (c *Committer) staleTargets(parts []*nodePart, workers map[string]*actor.PID) []*nodePart {
+	// Each target names its node (CommitContext.Node) where it is known.
+	nodeAt := map[string]string{}
+	for id, pid := range workers {
+		nodeAt[pid.Address] = id
+	}
+	for _, p := range parts {
+		if p.to != nil && p.node != "" {
+			nodeAt[p.to.Address] = p.node
+		}
+	}
 	here := c.sys.Address()
-	out := []*nodePart{{key: here}}
+	out := []*nodePart{{key: here, node: nodeAt[here]}}
 	seen := map[string]bool{here: true}
 	add := func(pid *actor.PID) {
 		if pid != nil && !seen[pid.Address] {
 			seen[pid.Address] = true
-			out = append(out, &nodePart{key: pid.Address, to: pid})
+			out = append(out, &nodePart{key: pid.Address, node: nodeAt[pid.Address], to: pid})
 		}
 	}
 	ids := make([]string, 0, len(workers))

@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -24,7 +25,7 @@ import (
 // it was given.
 type nodeSink struct{ here *recorder }
 
-func (s *nodeSink) CreateWriter(connectors.TaskInfo, [][]byte) (connectors.Writer, error) {
+func (s *nodeSink) CreateWriter(context.Context, connectors.TaskInfo, [][]byte) (connectors.Writer, error) {
 	return nil, errors.New("not in this test")
 }
 func (s *nodeSink) CreateCommitter() (connectors.Committer, error) { return s.here, nil }
@@ -41,7 +42,7 @@ type recorder struct {
 	failAt int // the number of commits that fail first
 }
 
-func (r *recorder) Commit(cc connectors.CommitContext, infos [][]byte) error {
+func (r *recorder) Commit(_ context.Context, cc connectors.CommitContext, infos [][]byte) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.failAt > 0 {
@@ -56,8 +57,8 @@ func (r *recorder) Commit(cc connectors.CommitContext, infos [][]byte) error {
 	}
 	return nil
 }
-func (r *recorder) Abort(connectors.CommitContext, [][]byte) error { return nil }
-func (r *recorder) AbortStale(connectors.CommitContext) error {
+func (r *recorder) Abort(context.Context, connectors.CommitContext, [][]byte) error { return nil }
+func (r *recorder) AbortStale(context.Context, connectors.CommitContext) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.stale++
@@ -184,7 +185,7 @@ func (c *cluster) start(t *testing.T, here *recorder, restored bool) *actor.PID 
 	if c.goneAfter != 0 {
 		cfg.NodeGoneAfter = c.goneAfter
 	}
-	job := Job{Spec: &messages.JobSpec{JobId: "j1", Config: []byte("job")}, Term: 7, Workers: c.directory}
+	job := Job{Spec: &messages.JobSpec{JobId: "j1", Resolved: &messages.ResolvedJob{Tree: &messages.Hocon{Kind: 4}}}, Term: 7, Workers: c.directory}
 	pids := make(chan *actor.PID, 1)
 	c.sys.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
 		switch m := ctx.Message().(type) {

@@ -1,19 +1,26 @@
 // Package coordinator is the CoordinatorService: the job registry of a
-// node that leads (every node in local mode). It checks and plans a
-// submitted job, spawns its JobMaster, keeps the status (and per-vertex
-// metrics) of ended jobs, and answers status, metrics, wait and cancel
-// requests (DESIGN §3).
+// node that leads (every node in local mode). It spawns a submitted job's
+// JobMaster, keeps the status (and per-vertex metrics) of ended jobs, and
+// answers status, metrics, wait and cancel requests (DESIGN §3).
+//
+// It never plans a job itself: the JobMaster resolves it off this actor's
+// handler and answers the submitter, so a job whose source takes long to
+// resolve (a catalog query, a dead server) holds up no list, status or
+// other submission. Its supervision: a JobMaster that crashes is stopped,
+// not restarted in place with empty state, and its job ends FAILED with the
+// cause; a failure handling a message here is logged and the message
+// dropped, the registry kept (DESIGN §3).
 package coordinator
 
 import (
 	"fmt"
+	"runtime/debug"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 
 	"github.com/stactor/stactor/actors/jobmaster"
-	"github.com/stactor/stactor/actors/worker"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/state"
 	"github.com/stactor/stactor/storage"
@@ -56,6 +63,7 @@ type Service struct {
 }
 
 type job struct {
+	prev         *job // the ended run a restore replaces, kept if it is refused
 	pid          *actor.PID
 	final        *messages.JobStatus
 	finalMetrics *messages.JobMetrics
@@ -71,11 +79,23 @@ func New(resources *actor.PID, store storage.Storage, opts jobmaster.Options, re
 	}
 }
 
-// Receive handles one message.
+// Receive handles one message. A panic here (a bug) is logged and the
+// message dropped; the registry and every job go on (DESIGN §3).
 func (s *Service) Receive(ctx actor.Context) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error().Interface("panic", r).Str("message", fmt.Sprintf("%T", ctx.Message())).Str("stack", string(debug.Stack())).Msg("coordinator: handling a message failed")
+		}
+	}()
 	switch m := ctx.Message().(type) {
 	case *messages.SubmitJob:
-		ctx.Respond(s.submit(ctx, m))
+		if r := s.submit(ctx, m); r != nil {
+			ctx.Respond(r)
+		}
+	case *jobmaster.Resolved:
+		s.resolved(m)
+	case *jobmaster.Rejected:
+		s.rejected(ctx, m)
 	case *jobmaster.Ended:
 		j := s.jobs[m.Status.JobId]
 		if j == nil {
@@ -233,24 +253,24 @@ func (s *Service) submit(ctx actor.Context, m *messages.SubmitJob) *messages.Sub
 	if dup && (!m.Restore || old.final == nil) {
 		return &messages.SubmitJobReply{JobId: m.JobId, Error: fmt.Sprintf("job %s exists already", m.JobId)}
 	}
-	spec := &messages.JobSpec{JobId: m.JobId, File: m.File, Config: m.Config, Vars: m.Vars, Name: m.Name}
-	p, err := worker.PlanFor(spec)
-	if err != nil {
-		delete(s.early, m.JobId)
-		return &messages.SubmitJobReply{JobId: m.JobId, Error: err.Error()}
+	if m.Tree == nil && m.Resolved == nil && !m.Restore {
+		// (A restore without either continues the plan the job was
+		// resolved with, from checkpoint storage.)
+		return &messages.SubmitJobReply{JobId: m.JobId, Error: "the job has neither a configuration tree nor a resolved plan"}
 	}
+	spec := &messages.JobSpec{JobId: m.JobId, File: m.File, Vars: m.Vars, Name: m.Name, Tree: m.Tree, Resolved: m.Resolved}
 	opts := s.opts
 	opts.Restore = m.Restore
 	// Numbered: the JobMaster of an earlier run of the id (a restore right
 	// after a savepoint) may still be stopping.
 	s.spawned++
-	pid, err := ctx.SpawnNamed(actor.PropsFromProducer(jobmaster.New(spec, p, s.resources, s.store, opts, s.log)),
+	pid, err := ctx.SpawnNamed(actor.PropsFromProducer(jobmaster.New(spec, ctx.Sender(), s.resources, s.store, opts, s.log)),
 		fmt.Sprintf("job/%s/%d", m.JobId, s.spawned))
 	if err != nil {
 		delete(s.early, m.JobId)
 		return &messages.SubmitJobReply{JobId: m.JobId, Error: err.Error()}
 	}
-	s.jobs[m.JobId] = &job{pid: pid}
+	s.jobs[m.JobId] = &job{pid: pid, prev: old}
 	if early := s.early[m.JobId]; early != nil {
 		delete(s.early, m.JobId)
 		ctx.Send(pid, early)
@@ -258,8 +278,40 @@ func (s *Service) submit(ctx actor.Context, m *messages.SubmitJob) *messages.Sub
 	if !dup {
 		s.order = append(s.order, m.JobId)
 	}
-	s.specs[m.JobId] = spec
-	s.save(m.JobId, &messages.JobStatus{JobId: m.JobId, Name: p.Job.Name, State: state.JobRunning, StartUnixMs: time.Now().UnixMilli()})
 	s.log.Debug().Str("job", m.JobId).Str("state", state.JobCreated).Msg("job submitted")
-	return &messages.SubmitJobReply{JobId: m.JobId}
+	return nil // the JobMaster answers once the job is resolved
+}
+
+// resolved records a resolved job in the registry, as RUNNING.
+func (s *Service) resolved(m *jobmaster.Resolved) {
+	if s.jobs[m.Spec.JobId] == nil {
+		return
+	}
+	s.specs[m.Spec.JobId] = m.Spec
+	s.save(m.Spec.JobId, &messages.JobStatus{JobId: m.Spec.JobId, Name: m.Name, State: state.JobRunning, StartUnixMs: time.Now().UnixMilli()})
+}
+
+// rejected forgets a job that could not be resolved, as if it had never
+// been submitted (the submitter was told why); a restore that was refused
+// leaves the job as it had ended.
+func (s *Service) rejected(ctx actor.Context, m *jobmaster.Rejected) {
+	j := s.jobs[m.JobID]
+	if j == nil {
+		return
+	}
+	if j.pid != nil {
+		ctx.Poison(j.pid)
+	}
+	if j.prev != nil {
+		s.jobs[m.JobID] = j.prev
+		return
+	}
+	delete(s.jobs, m.JobID)
+	delete(s.specs, m.JobID)
+	for i, id := range s.order {
+		if id == m.JobID {
+			s.order = append(s.order[:i], s.order[i+1:]...)
+			break
+		}
+	}
 }

@@ -46,10 +46,15 @@ func TestCancelBeforeResumeIsApplied(t *testing.T) {
 	t.Cleanup(e.Stop)
 	e.AddWorker(resources.Worker{ID: "local", Address: e.System.Address(), FixedSlots: 8})
 	e.Cancel("taken-over")
-	if err := e.Submit(&messages.SubmitJob{JobId: "taken-over", File: "t.conf", Restore: true, Config: []byte(`
+	m, err := engine.JobFromText("taken-over", "t.conf", []byte(`
 env { job.mode = "STREAMING", checkpoint.interval = 100 }
 source { FakeSource { row.num = 1000000, split.read-interval = 50, schema = { fields { id = "bigint" } } } }
-sink { Console { log.print.data = false } }`)}); err != nil {
+sink { Console { log.print.data = false } }`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Restore = true
+	if err := e.Submit(m); err != nil {
 		t.Fatal(err)
 	}
 	st, err := e.Wait("taken-over", 20*time.Second)

@@ -7,11 +7,13 @@
 package enumerator
 
 import (
+	"context"
 	"fmt"
 	"sort"
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/stactor/stactor/actors/internal/guard"
 	"github.com/stactor/stactor/actors/task"
 	"github.com/stactor/stactor/connectors"
 	"github.com/stactor/stactor/messages"
@@ -33,12 +35,16 @@ type Host struct {
 	store       storage.Storage
 	coordinator *actor.PID
 
-	ctx     actor.Context
-	enum    connectors.SplitEnumerator
-	readers map[int]*actor.PID
-	waiting map[int][]any // messages for readers not registered yet
-	ran     bool
-	stopped bool
+	ctx  actor.Context
+	enum connectors.SplitEnumerator
+	// io is the context of the enumerator's I/O: cancelled when the host
+	// stops (the pipeline is cancelled or fails over).
+	io       context.Context
+	ioCancel context.CancelFunc
+	readers  map[int]*actor.PID
+	waiting  map[int][]any // messages for readers not registered yet
+	ran      bool
+	stopped  bool
 }
 
 // New is the props producer of a host for source vertex v; restore is the
@@ -67,14 +73,17 @@ func (h *Host) Receive(ctx actor.Context) {
 		if err != nil {
 			h.stopped = true
 			if h.enum != nil {
-				_ = h.enum.Close()
+				_ = guard.Call(h.enum.Close)
+				h.enum = nil
 			}
+			h.ioCancel()
 			ctx.Send(ctx.Parent(), &Failed{Vertex: h.vertex.ID, Cause: fmt.Errorf("%s enumerator: %w", h.vertex.Name, err)})
 			ctx.Stop(ctx.Self())
 		}
 	}()
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
+		h.io, h.ioCancel = context.WithCancel(context.Background())
 		err = h.open()
 	case *messages.RegisterReader:
 		i := int(m.Subtask)
@@ -100,6 +109,7 @@ func (h *Host) Receive(ctx actor.Context) {
 			_ = h.enum.Close()
 			h.enum = nil
 		}
+		h.ioCancel()
 	}
 }
 
@@ -124,7 +134,7 @@ func (h *Host) open() error {
 		return err
 	}
 	h.enum = e
-	if err := e.Open(); err != nil {
+	if err := e.Open(h.io); err != nil {
 		return err
 	}
 	if h.restore == nil {

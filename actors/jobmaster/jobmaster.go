@@ -10,11 +10,21 @@
 // cancels the pipeline and restores it from its latest completed
 // checkpoint as a new attempt, up to job.retry.times; past that the job
 // FAILS with the cause. Other pipelines keep running meanwhile.
-// Before the job's first attempt (not when it is restored) the sinks apply
-// their save modes (connectors.SaveModeHandler).
+//
+// The JobMaster resolves its job (DESIGN §2) before anything else, in a
+// goroutine of its own so that neither it nor the CoordinatorService is
+// blocked on a connector's I/O: from the client's tree (checking options,
+// running the sources' and sinks' Resolve, bounded by ResolveTimeout and
+// cancelled by a cancel), or, for a job already resolved (a restore, a new
+// leader, a local run that resolved it itself), by rebuilding the plan
+// from its resolved form without I/O. Before the job's first attempt (not
+// when it is restored) the sinks apply their save modes
+// (connectors.SaveModeHandler) in that goroutine too. Only then does it
+// answer the submitter: an error there refuses the job.
 package jobmaster
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -24,8 +34,8 @@ import (
 
 	"github.com/stactor/stactor/actors/checkpoint"
 	"github.com/stactor/stactor/actors/enumerator"
+	"github.com/stactor/stactor/actors/internal/timers"
 	"github.com/stactor/stactor/actors/resource"
-	"github.com/stactor/stactor/connectors"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/state"
@@ -57,16 +67,36 @@ type Options struct {
 	// Term is the leader's term (0 in local mode): every attempt this
 	// JobMaster starts is fenced by it (DESIGN §6).
 	Term uint64
+	// ResolveTimeout bounds resolving a job (0: 5 minutes).
+	ResolveTimeout time.Duration
+}
+
+// Resolved tells the JobMaster's parent that the job is resolved: Spec now
+// carries the resolved plan, which the job registry keeps.
+type Resolved struct {
+	Spec *messages.JobSpec
+	Name string
+}
+
+// Rejected tells the JobMaster's parent that the job could not be
+// resolved: the submitter was told why, and the job never existed.
+type Rejected struct {
+	JobID string
+	Cause string
 }
 
 // JobMaster is the actor.
 type JobMaster struct {
 	spec      *messages.JobSpec
-	plan      *plan.Plan
-	resources *actor.PID // the ResourceManager
-	store     storage.Storage
-	opts      Options
-	log       zerolog.Logger
+	plan      *plan.Plan // nil until resolved
+	submitter *actor.PID // told SubmitJobReply once the job is resolved
+	// cancelResolve ends the resolve goroutine (a cancel while resolving)
+	cancelResolve context.CancelFunc
+	timers        *timers.Timers // watchdog, cancel timeouts, retries; stopped with the actor
+	resources     *actor.PID     // the ResourceManager
+	store         storage.Storage
+	opts          Options
+	log           zerolog.Logger
 
 	state     string
 	cause     string
@@ -113,10 +143,12 @@ type taskRun struct {
 	stopAsk bool // we asked it to close or cancel
 }
 
-// New is the props producer of a JobMaster.
-func New(spec *messages.JobSpec, p *plan.Plan, resources *actor.PID, store storage.Storage, opts Options, log zerolog.Logger) actor.Producer {
+// New is the props producer of a JobMaster for spec (a client's tree, or
+// a resolved plan); submitter, if not nil, gets the SubmitJobReply once the
+// job is resolved.
+func New(spec *messages.JobSpec, submitter *actor.PID, resources *actor.PID, store storage.Storage, opts Options, log zerolog.Logger) actor.Producer {
 	return func() actor.Actor {
-		return &JobMaster{spec: spec, plan: p, resources: resources, store: store, opts: opts, state: state.JobCreated,
+		return &JobMaster{spec: spec, submitter: submitter, resources: resources, store: store, opts: opts, state: state.JobCreated,
 			byPID: map[string]*taskRun{}, log: log.With().Str("job", spec.JobId).Logger()}
 	}
 }
@@ -142,27 +174,17 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		j.self, j.sys = ctx.Self(), ctx.ActorSystem()
+		j.timers = timers.New(ctx)
 		j.start = time.Now()
-		if err := j.store.SaveJob(j.spec); err != nil {
-			j.log.Warn().Err(err).Msg("saving the job for restore")
+		j.state = state.JobInitializing
+		j.resolve()
+	case *resolved:
+		j.onResolved(ctx, m)
+	case *actor.Stopping:
+		j.timers.Stop()
+		if j.cancelResolve != nil {
+			j.cancelResolve()
 		}
-		if !j.opts.Restore {
-			if err := j.handleSaveModes(); err != nil {
-				j.failBeforeStart(ctx, err.Error())
-				return
-			}
-		}
-		j.state = state.JobScheduled
-		for _, p := range j.plan.Pipelines {
-			pr := &pipelineRun{p: p}
-			j.pipelines = append(j.pipelines, pr)
-			j.startPipeline(ctx, pr, j.opts.Restore)
-		}
-		if j.state == state.JobScheduled {
-			j.state = state.JobRunning
-		}
-		j.checkEnd(ctx) // every pipeline may have failed to start
-		j.scheduleWatchdog()
 	case *checkpoint.Ready:
 		if p := j.pipeline(m.Pipeline, m.Attempt); p != nil {
 			j.requestSlots(ctx, p)
@@ -236,7 +258,14 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 	case *messages.TaskFailed:
 		if t := j.task(m.Loc); t != nil {
 			t.state = state.TaskFailed
-			j.failPipeline(ctx, t.pipe, m.Cause)
+			cause := m.Cause
+			if m.Fenced {
+				// Replaced by a newer run of the job: stop, do not fail
+				// over (DESIGN §6 fencing).
+				t.pipe.permanent = true
+				cause = "replaced by a newer run of this job (its attempt is fenced): " + cause
+			}
+			j.failPipeline(ctx, t.pipe, cause)
 		}
 	case *messages.TaskClosed:
 		if t := j.task(m.Loc); t != nil && t.state != state.TaskCanceled {
@@ -267,20 +296,6 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 	case *messages.GetJobMetrics:
 		ctx.Respond(j.jobMetrics())
 	}
-}
-
-// handleSaveModes lets every sink that has one apply its save mode
-// (connectors.SaveModeHandler), once, before the job's first attempt.
-func (j *JobMaster) handleSaveModes() error {
-	for _, v := range j.plan.Vertices {
-		if h, ok := v.Sink.(connectors.SaveModeHandler); ok && v.Kind == plan.SinkVertex {
-			if err := h.HandleSaveMode(); err != nil {
-				return fmt.Errorf("%s: save mode: %w", v.Name, err)
-			}
-			j.log.Info().Str("sink", v.Name).Msg("save mode handled")
-		}
-	}
-	return nil
 }
 
 // failBeforeStart ends the job as FAILED before any pipeline started.
@@ -333,8 +348,7 @@ func (j *JobMaster) scheduleWatchdog() {
 	if j.opts.NoProgressTimeout <= 0 {
 		return
 	}
-	sys, self := j.sys, j.self
-	time.AfterFunc(min(j.opts.NoProgressTimeout/4, time.Second), func() { sys.Root.Send(self, &watchdogTick{}) })
+	j.timers.After(min(j.opts.NoProgressTimeout/4, time.Second), &watchdogTick{})
 }
 
 type restart struct{ p *pipelineRun }
@@ -557,6 +571,10 @@ func (j *JobMaster) takeSavepoint(ctx actor.Context) {
 	if state.JobEnded(j.state) || j.state == state.JobCanceling || j.savepoint {
 		return
 	}
+	if j.plan == nil {
+		j.cancel(ctx) // nothing ran yet: nothing to save
+		return
+	}
 	j.savepoint = true
 	j.state = state.JobDoingSavepoint
 	for _, p := range j.pipelines {
@@ -576,6 +594,13 @@ func (j *JobMaster) cancel(ctx actor.Context) {
 		return
 	}
 	j.state = state.JobCanceling
+	if j.plan == nil {
+		// Still resolving: end the goroutine; onResolved ends the job.
+		if j.cancelResolve != nil {
+			j.cancelResolve()
+		}
+		return
+	}
 	for _, p := range j.pipelines {
 		switch p.state {
 		case state.PipelineFinished, state.PipelineFailed, state.PipelineCanceled:
@@ -595,8 +620,7 @@ func (j *JobMaster) stopTasks(ctx actor.Context, p *pipelineRun) {
 		}
 	}
 	if j.opts.CancelTimeout > 0 {
-		sys, self, m := j.sys, j.self, &cancelTimeout{p: p, attempt: p.attempt}
-		time.AfterFunc(j.opts.CancelTimeout, func() { sys.Root.Send(self, m) })
+		j.timers.After(j.opts.CancelTimeout, &cancelTimeout{p: p, attempt: p.attempt})
 	}
 	for _, pid := range p.enums {
 		ctx.Stop(pid)
@@ -689,8 +713,7 @@ func (j *JobMaster) checkEnd(ctx actor.Context) {
 				ctx.Send(j.resources, &resource.Release{Owner: j.slotOwner(p)})
 				j.log.Warn().Int("pipeline", p.p.ID).Int("retry", p.retries).Int("of", j.plan.Job.RetryTimes).Str("cause", p.cause).Msg("restoring pipeline from its latest checkpoint")
 				p.state = state.PipelineCreated
-				sys, self := j.sys, j.self
-				time.AfterFunc(j.plan.Job.RetryInterval, func() { sys.Root.Send(self, &restart{p: p}) })
+				j.timers.After(j.plan.Job.RetryInterval, &restart{p: p})
 				continue
 			}
 			j.endPipeline(ctx, p, state.PipelineFailed, p.cause)
@@ -728,7 +751,11 @@ func (j *JobMaster) checkEnd(ctx actor.Context) {
 }
 
 func (j *JobMaster) status() *messages.JobStatus {
-	s := &messages.JobStatus{JobId: j.spec.JobId, Name: j.plan.Job.Name, State: j.state, Error: j.cause,
+	name := j.spec.Name
+	if j.plan != nil {
+		name = j.plan.Job.Name
+	}
+	s := &messages.JobStatus{JobId: j.spec.JobId, Name: name, State: j.state, Error: j.cause,
 		StartUnixMs: j.start.UnixMilli()}
 	if !j.end.IsZero() {
 		s.EndUnixMs = j.end.UnixMilli()

@@ -30,6 +30,9 @@ func (t *taskRun) backpressure() float64 {
 // over the subtasks of each pipeline's current attempt.
 func (j *JobMaster) jobMetrics() *messages.JobMetrics {
 	out := &messages.JobMetrics{JobId: j.spec.JobId, State: j.state}
+	if j.plan == nil {
+		return out // not resolved yet
+	}
 	byID := make(map[int32]*messages.VertexMetrics, len(j.plan.Vertices))
 	for _, v := range j.plan.Vertices {
 		vm := &messages.VertexMetrics{Vertex: int32(v.ID), Name: v.Name, Type: v.Kind.String(), Parallelism: int32(v.Parallelism),

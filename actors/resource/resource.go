@@ -8,6 +8,7 @@ package resource
 
 import (
 	"fmt"
+	"runtime/debug"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
@@ -105,8 +106,15 @@ func New(opts Options, log zerolog.Logger) actor.Producer {
 	}
 }
 
-// Receive handles one message.
+// Receive handles one message. A panic here (a bug) is logged and the
+// message dropped, the pool kept: never protoactor's default restart with
+// empty state (DESIGN §3).
 func (m *Manager) Receive(ctx actor.Context) {
+	defer func() {
+		if r := recover(); r != nil {
+			m.log.Error().Interface("panic", r).Str("message", fmt.Sprintf("%T", ctx.Message())).Str("stack", string(debug.Stack())).Msg("resource manager: handling a message failed")
+		}
+	}()
 	switch msg := ctx.Message().(type) {
 	case *WorkerUp:
 		m.pool.Upsert(msg.Worker)

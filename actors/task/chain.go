@@ -56,7 +56,8 @@ func buildOperators(t *Task) (*operators, error) {
 
 func (o *operators) taskInfo(v *plan.Vertex) connectors.TaskInfo {
 	l := o.t.loc
-	return connectors.TaskInfo{JobID: l.JobId, Pipeline: int(l.Pipeline), Attempt: int(l.Attempt), Term: l.Term, SubtaskIndex: o.t.index, Parallelism: v.Parallelism}
+	return connectors.TaskInfo{JobID: l.JobId, Pipeline: int(l.Pipeline), Attempt: int(l.Attempt), Term: l.Term, SubtaskIndex: o.t.index,
+		Parallelism: v.Parallelism, Node: o.t.opts.Node}
 }
 
 // open creates the sink writers.
@@ -69,7 +70,7 @@ func (o *operators) open() error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.v.Name, err)
 		}
-		w, err := snk.CreateWriter(o.taskInfo(p.v), o.t.writerStates(p.v))
+		w, err := snk.CreateWriter(o.t.io, o.taskInfo(p.v), o.t.writerStates(p.v))
 		if err != nil {
 			return fmt.Errorf("%s: creating writer: %w", p.v.Name, err)
 		}

@@ -50,27 +50,12 @@ func (m *metrics) backpressured(now time.Time) int64 {
 }
 
 func (t *Task) startTicker() {
-	t.ticker = time.NewTicker(t.opts.MetricsInterval)
-	t.stopTick = make(chan struct{})
-	tick, stop, sys, self := t.ticker, t.stopTick, t.system, t.self
-	go func() {
-		for {
-			select {
-			case <-tick.C:
-				sys.Root.Send(self, &metricsTick{})
-			case <-stop:
-				return
-			}
-		}
-	}()
+	t.timers.Every(t.opts.MetricsInterval, &metricsTick{})
 }
 
+// stopTicker stops the metrics tick and any poll timer.
 func (t *Task) stopTicker() {
-	if t.ticker != nil {
-		t.ticker.Stop()
-		close(t.stopTick)
-		t.ticker = nil
-	}
+	t.timers.Stop()
 }
 
 func (t *Task) sendMetrics(ctx actor.Context) {

@@ -47,7 +47,7 @@ func (t *Task) openSource(ctx actor.Context, enum *actor.PID) error {
 	}
 	s.reader = r
 	t.src = s
-	if err := r.Open(); err != nil {
+	if err := r.Open(t.io); err != nil {
 		return fmt.Errorf("%s: opening reader: %w", head.Name, err)
 	}
 	s.started = time.Now()
@@ -106,8 +106,7 @@ func (t *Task) schedulePoll(ctx actor.Context, d time.Duration) {
 		ctx.Send(t.self, &messages.Poll{})
 		return
 	}
-	sys, self := t.system, t.self
-	time.AfterFunc(d, func() { sys.Root.Send(self, &messages.Poll{}) })
+	t.timers.After(d, &messages.Poll{})
 }
 
 func (t *Task) poll(ctx actor.Context) error {

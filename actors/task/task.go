@@ -1,6 +1,8 @@
 package task
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -10,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/stactor/stactor/actors/internal/timers"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/state"
@@ -29,6 +32,11 @@ type Task struct {
 	self   *actor.PID
 	system *actor.ActorSystem
 	state  string
+	// io is the context of the connectors' I/O (reader Open, CreateWriter
+	// and what they start): cancelled when the subtask stops, for any
+	// reason, after its operators are closed.
+	io       context.Context
+	ioCancel context.CancelFunc
 
 	ops     *operators
 	outs    []*outEdge             // one per channel edge leaving the chain
@@ -51,11 +59,10 @@ type Task struct {
 	remoteErr error
 	resuming  bool // a resume message is on its way
 
-	drained  bool // everything processed to end of data and reported
-	closed   bool
-	metrics  metrics
-	ticker   *time.Ticker
-	stopTick chan struct{}
+	drained bool // everything processed to end of data and reported
+	closed  bool
+	metrics metrics
+	timers  *timers.Timers // metrics ticks and poll delays, stopped with the actor
 }
 
 // New is the props producer for a subtask.
@@ -65,7 +72,9 @@ type Task struct {
 func New(loc *messages.TaskLocation, p *plan.Plan, jobMaster *actor.PID, restore *messages.CompletedCheckpoint, store storage.Storage, receiver io.Closer, opts Options, log zerolog.Logger) actor.Producer {
 	return func() actor.Actor {
 		c := p.Chains[loc.Chain]
+		io, cancel := context.WithCancel(context.Background())
 		return &Task{loc: loc, plan: p, chain: c, index: int(loc.Subtask), jobMaster: jobMaster, opts: opts,
+			io: io, ioCancel: cancel,
 			store: store, restore: restore, receiver: receiver,
 			state: state.TaskCreated,
 			log:   log.With().Str("task", fmt.Sprintf("%s/p%d/a%d/c%d/%d", loc.JobId, loc.Pipeline, loc.Attempt, loc.Chain, loc.Subtask)).Logger()}
@@ -87,6 +96,7 @@ func (t *Task) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		t.self, t.system = ctx.Self(), ctx.ActorSystem()
+		t.timers = timers.New(ctx)
 		t.metrics.started = time.Now()
 		err = t.init()
 	case *messages.StartTask:
@@ -139,6 +149,11 @@ func (t *Task) Receive(ctx actor.Context) {
 		err = fmt.Errorf("channel from another node: %w", m.Err)
 	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
 		t.stopTicker()
+		if !t.closed {
+			_ = t.closeAll()
+			t.closed = true
+		}
+		t.ioCancel()
 	}
 	if err == nil && t.remoteErr != nil {
 		err = fmt.Errorf("channel to another node: %w", t.remoteErr)
@@ -313,7 +328,8 @@ func (t *Task) fail(ctx actor.Context, err error) {
 	t.closed = true
 	t.state = state.TaskFailed
 	ctx.Send(t.jobMaster, t.metricsMsg())
-	ctx.Send(t.jobMaster, &messages.TaskFailed{Loc: t.loc, Cause: fmt.Sprintf("%s (subtask %d): %v", t.chain.Name(), t.index, err)})
+	ctx.Send(t.jobMaster, &messages.TaskFailed{Loc: t.loc, Cause: fmt.Sprintf("%s (subtask %d): %v", t.chain.Name(), t.index, err),
+		Fenced: errors.Is(err, storage.ErrFenced)})
 	ctx.Stop(t.self)
 }
 
@@ -333,6 +349,7 @@ func (t *Task) closeAll() error {
 			first = err
 		}
 	}
+	t.ioCancel()
 	return first
 }
 

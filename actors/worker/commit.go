@@ -1,14 +1,15 @@
 package worker
 
 import (
+	"context"
 	"fmt"
-	"runtime/debug"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/stactor/stactor/actors/internal/guard"
 	"github.com/stactor/stactor/connectors"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/plan"
@@ -18,8 +19,8 @@ import (
 // disk of the node that wrote (connectors.WriterNodeCommitter) has its
 // committer actor, where the JobMaster is, send each node the infos that
 // its writers prepared, as a CommitOnNode. The service hands them to the
-// job's node committer: a child actor per job that plans the job from the
-// spec once (with the node's variables, as a deployment does), keeps each
+// job's node committer: a child actor per job that rebuilds the job's plan
+// from its resolved form once (as a deployment does), keeps each
 // sink's Committer, and runs Commit — or, on restore, AbortStale — one
 // request at a time, off the service's mailbox so that deployments are
 // not held up behind a slow commit. A node committer that has had nothing
@@ -40,7 +41,7 @@ func (s *Service) commitOnNode(ctx actor.Context, m *messages.CommitOnNode) {
 	id := m.GetJob().GetJobId()
 	pid := s.commits[id]
 	if pid == nil {
-		nc := &nodeCommitter{job: id, vars: s.vars, log: s.log.With().Str("job", id).Logger()}
+		nc := &nodeCommitter{job: id, log: s.log.With().Str("job", id).Logger()}
 		var err error
 		s.commitSeq++
 		name := fmt.Sprintf("commit/%s/%d", id, s.commitSeq)
@@ -74,9 +75,11 @@ func (s *Service) committerGone(who *actor.PID) {
 
 // nodeCommitter commits one job's infos on this node.
 type nodeCommitter struct {
-	job        string
-	vars       map[string]string
-	log        zerolog.Logger
+	job string
+	log zerolog.Logger
+	// io is the context of the commits: cancelled when the committer stops.
+	io         context.Context
+	ioCancel   context.CancelFunc
 	spec       *messages.JobSpec
 	plan       *plan.Plan
 	committers map[int32]connectors.Committer // by sink vertex
@@ -86,7 +89,10 @@ type nodeCommitter struct {
 func (n *nodeCommitter) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
+		n.io, n.ioCancel = context.WithCancel(context.Background())
 		ctx.SetReceiveTimeout(committerIdleAfter)
+	case *actor.Stopping:
+		n.ioCancel()
 	case *messages.CommitOnNode:
 		ctx.Respond(n.commit(m))
 	case *actor.ReceiveTimeout:
@@ -97,13 +103,9 @@ func (n *nodeCommitter) Receive(ctx actor.Context) {
 
 // commit runs one request. A panic in the connector is an error like
 // another: the committer actor retries.
-func (n *nodeCommitter) commit(m *messages.CommitOnNode) (reply *messages.CommitOnNodeReply) {
-	defer func() {
-		if r := recover(); r != nil {
-			reply = &messages.CommitOnNodeReply{Error: fmt.Sprintf("panic: %v\n%s", r, debug.Stack())}
-		}
-	}()
-	c, err := n.committer(m)
+func (n *nodeCommitter) commit(m *messages.CommitOnNode) *messages.CommitOnNodeReply {
+	var c connectors.Committer
+	err := guard.Call(func() (err error) { c, err = n.committer(m); return err })
 	if err != nil && m.AbortStale && !connectors.IsPermanent(err) {
 		// A node that cannot plan the job now ran none of its writers
 		// with this configuration; what an older one staged there is
@@ -113,17 +115,20 @@ func (n *nodeCommitter) commit(m *messages.CommitOnNode) (reply *messages.Commit
 	}
 	if err == nil {
 		cc := connectors.CommitContext{JobID: m.Job.JobId, Pipeline: int(m.Pipeline), Attempt: int(m.Attempt), Term: m.Term,
-			CheckpointID: m.CheckpointId, Final: m.Final}
-		switch sa, ok := c.(connectors.StaleAborter); {
-		case m.AbortStale && ok:
-			err = sa.AbortStale(cc)
-		case !m.AbortStale && len(m.Infos) > 0:
-			raw := make([][]byte, len(m.Infos))
-			for i, in := range m.Infos {
-				raw[i] = in.Info
+			CheckpointID: m.CheckpointId, Final: m.Final, Node: m.Node}
+		err = guard.Call(func() error {
+			switch sa, ok := c.(connectors.StaleAborter); {
+			case m.AbortStale && ok:
+				return sa.AbortStale(n.io, cc)
+			case !m.AbortStale && len(m.Infos) > 0:
+				raw := make([][]byte, len(m.Infos))
+				for i, in := range m.Infos {
+					raw[i] = in.Info
+				}
+				return c.Commit(n.io, cc, raw)
 			}
-			err = c.Commit(cc, raw)
-		}
+			return nil
+		})
 	}
 	if err != nil {
 		return &messages.CommitOnNodeReply{Error: err.Error(), Permanent: connectors.IsPermanent(err)}
@@ -138,9 +143,9 @@ func (n *nodeCommitter) committer(m *messages.CommitOnNode) (connectors.Committe
 		return nil, connectors.Permanent(fmt.Errorf("CommitOnNode without a job"))
 	}
 	if n.plan == nil || !proto.Equal(n.spec, m.Job) {
-		p, err := planOn(m.Job, n.vars)
+		p, err := plan.FromResolved(m.Job.JobId, m.Job.File, m.Job.Name, m.Job.Resolved)
 		if err != nil {
-			return nil, fmt.Errorf("planning job %s on this node: %w", m.Job.JobId, err)
+			return nil, fmt.Errorf("job %s on this node: %w", m.Job.JobId, err)
 		}
 		n.spec, n.plan, n.committers = m.Job, p, map[int32]connectors.Committer{}
 	}

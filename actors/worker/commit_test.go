@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"context"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -12,8 +13,10 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/stactor/stactor/actors/task"
+	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/connectors"
 	_ "github.com/stactor/stactor/connectors/fake"
 	_ "github.com/stactor/stactor/connectors/localfile"
@@ -22,48 +25,60 @@ import (
 	"github.com/stactor/stactor/row"
 )
 
-// The job's sink path is a node variable: each node resolves it to its
-// own folder, as it would its own environment on a machine of its own.
+// The job's sink path is the test's folder for the node, filled in when the
+// job is resolved (as the submitting client would).
 const nodeJob = `
 env { parallelism = 1, job.mode = "BATCH" }
 source { FakeSource { plugin_output = "fake", row.num = 4, schema = { fields { name = "string", age = "int" } } } }
 sink { LocalFile { plugin_input = "fake", path = "${node_dir}", file_format_type = "csv" } }
 `
 
-func startService(t *testing.T, vars map[string]string) (*actor.ActorSystem, *actor.PID) {
+func startService(t *testing.T) (*actor.ActorSystem, *actor.PID) {
 	t.Helper()
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}))
 	t.Cleanup(sys.Shutdown)
-	pid, err := sys.Root.SpawnNamed(Props(task.DefaultOptions(), nil, zerolog.Nop(), WithVars(vars)), "worker")
+	pid, err := sys.Root.SpawnNamed(Props(task.DefaultOptions(), nil, zerolog.Nop()), "worker")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return sys, pid
 }
 
-// nodeWithJob starts a service whose node folder (node_dir) is a folder of
-// the test, and gives the job that writes there.
-func nodeWithJob(t *testing.T) (string, map[string]string, *actor.ActorSystem, *actor.PID, *messages.JobSpec) {
+// nodeWithJob starts a service, and gives a job resolved to write to a
+// folder of the test.
+func nodeWithJob(t *testing.T) (string, *actor.ActorSystem, *actor.PID, *messages.JobSpec) {
 	t.Helper()
 	dir := t.TempDir()
-	vars := map[string]string{"node_dir": dir}
-	sys, pid := startService(t, vars)
-	return dir, vars, sys, pid, &messages.JobSpec{JobId: "j1", File: "job.conf", Config: []byte(nodeJob)}
+	sys, pid := startService(t)
+	return dir, sys, pid, resolvedSpec(t, "j1", nodeJob, map[string]string{"node_dir": dir})
 }
 
-// stage writes rows with a writer of attempt on the node whose variables
-// are vars and prepares them for checkpoint; it returns the sink vertex
-// and the commit info.
-func stage(t *testing.T, spec *messages.JobSpec, vars map[string]string, attempt int, checkpoint int64) (*plan.Vertex, []byte) {
+// resolvedSpec is the job as the master ships it.
+func resolvedSpec(t *testing.T, id, text string, vars map[string]string) *messages.JobSpec {
 	t.Helper()
-	p, err := planOn(spec, vars)
+	job, err := config.Parse("job.conf", []byte(text), vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Resolve(context.Background(), job, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &messages.JobSpec{JobId: id, File: "job.conf", Resolved: p.Resolved}
+}
+
+// stage writes rows with a writer of attempt and prepares them for
+// checkpoint; it returns the sink vertex and the commit info.
+func stage(t *testing.T, spec *messages.JobSpec, attempt int, checkpoint int64) (*plan.Vertex, []byte) {
+	t.Helper()
+	p, err := plan.FromResolved(spec.JobId, spec.File, spec.Name, spec.Resolved)
 	if err != nil {
 		t.Fatal(err)
 	}
 	v := p.Vertices[len(p.Vertices)-1]
-	w, err := v.Sink.CreateWriter(connectors.TaskInfo{JobID: spec.JobId, Pipeline: v.Pipeline.ID, Attempt: attempt, Parallelism: 1}, nil)
+	w, err := v.Sink.CreateWriter(context.Background(), connectors.TaskInfo{JobID: spec.JobId, Pipeline: v.Pipeline.ID, Attempt: attempt, Parallelism: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,11 +130,11 @@ func listing(t *testing.T, dir string) []string {
 	return out
 }
 
-// A CommitOnNode is committed by the job's sink as this node plans it:
-// with the node's variables, so into this node's folder.
-func TestCommitOnNodeCommitsWithTheNodesPlan(t *testing.T) {
-	dir, vars, sys, pid, spec := nodeWithJob(t)
-	v, info := stage(t, spec, vars, 0, 1)
+// A CommitOnNode is committed by the job's sink as the resolved plan has
+// it.
+func TestCommitOnNodeCommitsWithTheResolvedPlan(t *testing.T) {
+	dir, sys, pid, spec := nodeWithJob(t)
+	v, info := stage(t, spec, 0, 1)
 	if got := listing(t, dir); len(got) != 1 || !strings.HasPrefix(got[0], ".stactor-staging/") {
 		t.Fatalf("staged %v", got)
 	}
@@ -138,9 +153,9 @@ func TestCommitOnNodeCommitsWithTheNodesPlan(t *testing.T) {
 // On restore, AbortStale deletes what earlier attempts staged on this node
 // and leaves the current attempt's staging.
 func TestCommitOnNodeAbortsStaleWork(t *testing.T) {
-	dir, vars, sys, pid, spec := nodeWithJob(t)
-	v, _ := stage(t, spec, vars, 0, 1)
-	stage(t, spec, vars, 1, 2)
+	dir, sys, pid, spec := nodeWithJob(t)
+	v, _ := stage(t, spec, 0, 1)
+	stage(t, spec, 1, 2)
 	r := ask(t, sys, pid, &messages.CommitOnNode{Job: spec, Pipeline: int32(v.Pipeline.ID), Attempt: 1, Vertex: int32(v.ID), CheckpointId: 1, AbortStale: true})
 	if r.Error != "" {
 		t.Fatal(r.Error)
@@ -151,20 +166,22 @@ func TestCommitOnNodeAbortsStaleWork(t *testing.T) {
 	}
 }
 
-// What cannot succeed says so; a node that cannot plan the job is retried
-// for a commit and has nothing to abort.
+// What cannot succeed says so; a node that cannot rebuild the job's plan
+// is retried for a commit and has nothing to abort.
 func TestCommitOnNodeErrors(t *testing.T) {
-	_, _, sys, pid, spec := nodeWithJob(t)
+	_, sys, pid, spec := nodeWithJob(t)
 	if r := ask(t, sys, pid, &messages.CommitOnNode{Job: spec, Vertex: 0, CheckpointId: 1}); r.Error == "" || !r.Permanent {
 		t.Fatalf("a source's commit: %+v", r)
 	}
 	if r := ask(t, sys, pid, &messages.CommitOnNode{Job: spec, Vertex: 9, CheckpointId: 1}); r.Error == "" || !r.Permanent {
 		t.Fatalf("no such vertex: %+v", r)
 	}
-	// A job this node cannot plan (a plugin it does not have, say).
-	bad := &messages.JobSpec{JobId: "j2", File: "job.conf", Config: []byte(strings.Replace(nodeJob, "LocalFile", "NoSuchSink", 1))}
+	// A plan this node cannot rebuild (from another version, say).
+	bad := proto.Clone(spec).(*messages.JobSpec)
+	bad.JobId = "j2"
+	bad.Resolved.Vertices[1].Name = "Sink[0]-NoSuchSink"
 	if r := ask(t, sys, pid, &messages.CommitOnNode{Job: bad, Vertex: 1, CheckpointId: 1,
-		Infos: []*messages.PendingCommit{{Info: []byte("{}")}}}); r.Error == "" || r.Permanent || !strings.Contains(r.Error, "planning") {
+		Infos: []*messages.PendingCommit{{Info: []byte("{}")}}}); r.Error == "" || r.Permanent || !strings.Contains(r.Error, "on this node") {
 		t.Fatalf("a commit where the job cannot be planned: %+v", r)
 	}
 	if r := ask(t, sys, pid, &messages.CommitOnNode{Job: bad, Vertex: 1, CheckpointId: 1, AbortStale: true}); r.Error != "" {

@@ -9,7 +9,6 @@ package worker
 import (
 	"fmt"
 	"io"
-	"maps"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
@@ -17,7 +16,6 @@ import (
 	"github.com/stactor/stactor/actors/mailbox"
 	"github.com/stactor/stactor/actors/task"
 	"github.com/stactor/stactor/cluster/natschan"
-	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/storage"
@@ -28,7 +26,6 @@ type Service struct {
 	opts    task.Options
 	store   storage.Storage
 	log     zerolog.Logger
-	vars    map[string]string        // the node's variables (WithVars)
 	plans   map[string]*jobPlan      // by job id
 	tasks   map[string]*deployedTask // by subtask pid id
 	commits map[string]*actor.PID    // node committers, by job id
@@ -47,26 +44,11 @@ type deployedTask struct {
 	jobMaster *actor.PID
 }
 
-// Option configures the service.
-type Option func(*Service)
-
-// WithVars gives the node's own variables: a job's ${name} resolves to
-// them when this node plans it, after the job's own variables (-i) and
-// before the environment. They are what the environment would give on a
-// machine of its own: a node-local path, say (tests run several nodes in
-// one process this way).
-func WithVars(vars map[string]string) Option {
-	return func(s *Service) { s.vars = vars }
-}
-
 // Props are the service's props: its supervisor strategy stops a failed
 // subtask and reports it.
-func Props(opts task.Options, store storage.Storage, log zerolog.Logger, options ...Option) *actor.Props {
+func Props(opts task.Options, store storage.Storage, log zerolog.Logger) *actor.Props {
 	s := &Service{opts: opts, store: store, log: log, plans: map[string]*jobPlan{}, tasks: map[string]*deployedTask{},
 		commits: map[string]*actor.PID{}}
-	for _, o := range options {
-		o(s)
-	}
 	return actor.PropsFromProducer(func() actor.Actor { return s }, actor.WithSupervisor(&reporting{s: s}))
 }
 
@@ -97,33 +79,15 @@ func (s *Service) Receive(ctx actor.Context) {
 	}
 }
 
-// PlanFor plans a job from its spec, as the JobMaster did.
-func PlanFor(spec *messages.JobSpec) (*plan.Plan, error) { return planOn(spec, nil) }
-
-// planOn plans a job on a node with the node's own variables under the
-// job's.
-func planOn(spec *messages.JobSpec, nodeVars map[string]string) (*plan.Plan, error) {
-	vars := spec.Vars
-	if len(nodeVars) > 0 {
-		vars = maps.Clone(nodeVars)
-		maps.Copy(vars, spec.Vars)
-	}
-	job, err := config.Parse(spec.File, spec.Config, vars)
-	if err != nil {
-		return nil, err
-	}
-	if spec.Name != "" {
-		job.Name = spec.Name
-	}
-	return plan.Build(job, spec.JobId)
-}
-
 func (s *Service) deploy(ctx actor.Context, m *messages.DeployTask) (*actor.PID, error) {
 	jp := s.plans[m.Job.JobId]
 	if jp == nil {
-		p, err := planOn(m.Job, s.vars)
+		// The plan the master resolved, rebuilt without I/O: a worker
+		// never parses job text or reads its environment for a job
+		// (DESIGN §2).
+		p, err := plan.FromResolved(m.Job.JobId, m.Job.File, m.Job.Name, m.Job.Resolved)
 		if err != nil {
-			return nil, fmt.Errorf("planning job %s on this worker: %w", m.Job.JobId, err)
+			return nil, fmt.Errorf("job %s on this worker: %w", m.Job.JobId, err)
 		}
 		jp = &jobPlan{plan: p}
 		s.plans[m.Job.JobId] = jp

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/consul/api"
 
 	"github.com/stactor/stactor/cluster/consul"
+	"github.com/stactor/stactor/engine"
 	"github.com/stactor/stactor/messages"
 )
 
@@ -104,16 +105,22 @@ func (c *Client) Request(ctx context.Context, msg any, timeout time.Duration) (a
 	}
 }
 
-// Submit submits a job.
-func (c *Client) Submit(ctx context.Context, m *messages.SubmitJob) error {
-	res, err := c.Request(ctx, m, 30*time.Second)
+// Submit submits a job and waits until the leader has resolved it
+// (bounded by ctx); it returns the warnings resolving it found, or why the
+// job was refused.
+func (c *Client) Submit(ctx context.Context, m *messages.SubmitJob) ([]string, error) {
+	res, err := c.Request(ctx, m, engine.SubmitTimeout(0))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if r, ok := res.(*messages.SubmitJobReply); ok && r.Error != "" {
-		return fmt.Errorf("%s", r.Error)
+	r, ok := res.(*messages.SubmitJobReply)
+	if !ok {
+		return nil, fmt.Errorf("the leader answered %T to a submit", res)
 	}
-	return nil
+	if r.Error != "" {
+		return r.Warnings, fmt.Errorf("%s", r.Error)
+	}
+	return r.Warnings, nil
 }
 
 // Status asks the leader for a job's status. The leader answers from the

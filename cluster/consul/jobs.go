@@ -18,10 +18,12 @@ import (
 // take over (DESIGN.md §6): enough to plan the job again and resume each
 // pipeline from its latest checkpoint. It is stored as JSON.
 type JobRecord struct {
-	ID         string            `json:"id"`
-	Name       string            `json:"name,omitempty"`
-	File       string            `json:"file,omitempty"`
-	Config     []byte            `json:"config,omitempty"`
+	ID   string `json:"id"`
+	Name string `json:"name,omitempty"`
+	File string `json:"file,omitempty"`
+	// Resolved is the job's resolved plan (messages.ResolvedJob, protobuf):
+	// what a new leader resumes the job from (DESIGN §2).
+	Resolved   []byte            `json:"resolved,omitempty"`
 	Vars       map[string]string `json:"vars,omitempty"`
 	State      string            `json:"state"`
 	SubmitTime time.Time         `json:"submit_time,omitzero"`

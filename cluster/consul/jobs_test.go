@@ -16,7 +16,7 @@ func TestJobRegistryCheckAndSet(t *testing.T) {
 	jobs := consul.NewJobRegistry(client, newCluster(t))
 
 	rec := consul.JobRecord{
-		ID: "j1", Name: "demo", File: "demo.conf", Config: []byte("env {}\n"),
+		ID: "j1", Name: "demo", File: "demo.conf", Resolved: []byte("resolved plan"),
 		Vars: map[string]string{"n": "1"}, State: "RUNNING",
 		SubmitTime: time.Now().UTC().Truncate(time.Millisecond),
 		Pipelines:  []consul.PipelineRecord{{ID: 1, State: "RUNNING", Attempt: 2, LatestCheckpoint: 7}},

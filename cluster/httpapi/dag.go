@@ -8,7 +8,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/stactor/stactor/actors/worker"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/storage"
@@ -113,9 +112,12 @@ func (c *dagCache) get(id string) *jobDag {
 }
 
 func (c *dagCache) plan(spec *messages.JobSpec) *jobDag {
-	p, err := worker.PlanFor(spec)
+	if spec.Resolved == nil {
+		return nil // not resolved yet: no DAG to show
+	}
+	p, err := plan.FromResolved(spec.JobId, spec.File, spec.Name, spec.Resolved)
 	if err != nil {
-		c.log.Warn().Err(err).Str("job", spec.JobId).Msg("planning the job for its DAG")
+		c.log.Warn().Err(err).Str("job", spec.JobId).Msg("rebuilding the job's resolved plan for its DAG")
 		return nil
 	}
 	return dagOf(p)

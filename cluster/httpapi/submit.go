@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/state"
 )
@@ -87,7 +88,18 @@ func (h *Handler) submitJob(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusConflict, "job %s exists already (%s)", id, k.status.State)
 		return
 	}
-	reply, err := h.coord.Submit(ctx, &messages.SubmitJob{JobId: id, File: q.Get("fileName"), Config: body, Vars: vars,
+	// This handler is the job's submitting client (DESIGN §2): it parses
+	// the text, with the request's variables only.
+	file := q.Get("fileName")
+	root, err := config.ParseUntrusted(file, body, vars)
+	if err == nil {
+		_, err = config.FromTree(file, root)
+	}
+	if err != nil {
+		fail(w, http.StatusBadRequest, "%s", err)
+		return
+	}
+	reply, err := h.coord.Submit(ctx, &messages.SubmitJob{JobId: id, File: file, Tree: config.EncodeTree(root), Vars: vars,
 		Name: q.Get("jobName"), Restore: restore})
 	if err != nil {
 		failErr(w, err)

@@ -24,6 +24,7 @@ import (
 	"github.com/hashicorp/consul/api"
 	"github.com/nats-io/nats.go"
 	"github.com/rs/zerolog"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/stactor/stactor/actors/resource"
 	"github.com/stactor/stactor/cluster/consul"
@@ -78,6 +79,9 @@ type Node struct {
 
 	mu     sync.Mutex // guards master
 	master *engine.Master
+	// masterFails counts failures to start the master in a row (used by
+	// the lead goroutine only), for the backoff.
+	masterFails int
 }
 
 // Has tells whether the node has a role.
@@ -232,10 +236,20 @@ func (n *Node) serve(ctx context.Context, l *consul.Leader) {
 	ecfg.Term = l.Term()
 	m, err := engine.SpawnMaster(n.sys, ecfg, n.cfg.Resources, reg)
 	if err != nil {
-		n.log.Error().Err(err).Msg("starting the master")
+		// Give the leadership to another node, and wait before this one
+		// campaigns again (longer after each failure in a row), so a role
+		// that cannot start is retried with backoff, not in a tight loop.
+		n.masterFails++
+		wait := min(time.Duration(1<<min(n.masterFails, 6))*250*time.Millisecond, 15*time.Second)
+		n.log.Error().Err(err).Dur("retry_in", wait).Msg("starting the master failed; resigning the leadership")
 		_ = l.Resign(context.Background())
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+		}
 		return
 	}
+	n.masterFails = 0
 	n.mu.Lock()
 	n.master = m
 	n.mu.Unlock()
@@ -329,9 +343,14 @@ func (n *Node) resume(ctx context.Context, m *engine.Master, reg *registry) {
 		}
 		reg.index[r.ID] = r.Index
 		reg.mu.Unlock()
+		resolved := &messages.ResolvedJob{}
+		if err := proto.Unmarshal(r.Resolved, resolved); err != nil || len(r.Resolved) == 0 {
+			n.log.Warn().Str("job", r.ID).Msg("the registry has no resolved plan for the job; it cannot be resumed")
+			continue
+		}
 		n.log.Info().Str("job", r.ID).Msg("resuming job from its latest checkpoint")
-		res, err := n.sys.Root.RequestFuture(m.Coordinator, &messages.SubmitJob{JobId: r.ID, File: r.File, Config: r.Config,
-			Vars: r.Vars, Name: r.Name, Restore: true}, 30*time.Second).Result()
+		res, err := n.sys.Root.RequestFuture(m.Coordinator, &messages.SubmitJob{JobId: r.ID, File: r.File, Resolved: resolved,
+			Vars: r.Vars, Name: r.Name, Restore: true}, engine.SubmitTimeout(n.cfg.Engine.ResolveTimeout)).Result()
 		if err != nil {
 			n.log.Warn().Err(err).Str("job", r.ID).Msg("resuming job")
 			continue
@@ -405,7 +424,14 @@ func (r *registry) Save(spec *messages.JobSpec, st *messages.JobStatus) error {
 			return err
 		}
 	}
-	rec := consul.JobRecord{ID: spec.JobId, Name: st.Name, File: spec.File, Config: spec.Config, Vars: spec.Vars,
+	var resolved []byte
+	if spec.Resolved != nil {
+		var err error
+		if resolved, err = proto.Marshal(spec.Resolved); err != nil {
+			return fmt.Errorf("job %s: encoding its resolved plan: %w", spec.JobId, err)
+		}
+	}
+	rec := consul.JobRecord{ID: spec.JobId, Name: st.Name, File: spec.File, Resolved: resolved, Vars: spec.Vars,
 		State: st.State, Error: st.Error, Term: r.term, Index: idx,
 		SubmitTime: time.UnixMilli(st.StartUnixMs), ReadRows: st.ReadRows, WriteRows: st.WriteRows,
 		FailedRows: st.FailedRows, ReadBytes: st.ReadBytes, WriteBytes: st.WriteBytes}

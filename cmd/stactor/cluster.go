@@ -17,6 +17,7 @@ import (
 	"github.com/stactor/stactor/actors/resource"
 	"github.com/stactor/stactor/cluster/client"
 	"github.com/stactor/stactor/cluster/node"
+	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/engine"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/resources"
@@ -199,7 +200,7 @@ func waitJob(cmd *cobra.Command, s *settings, c *client.Client, id, file string)
 				case state.JobFinished:
 					return nil
 				case state.JobSavepointDone:
-					fmt.Fprintf(os.Stderr, "stactor: job %s stopped with a savepoint; continue it with:\n  stactor restore %s -c %s\n", id, id, file)
+					fmt.Fprintf(os.Stderr, "stactor: job %s stopped with a savepoint; continue it with:\n  stactor restore %s\n", id, id)
 					return &exitError{130, nil}
 				case state.JobCanceled:
 					return &exitError{130, fmt.Errorf("job %s was canceled", id)}
@@ -219,7 +220,7 @@ func newSubmitCmd(s *settings, restore bool) *cobra.Command {
 	var async bool
 	use, short := "submit -c FILE", "Run a job on the cluster"
 	if restore {
-		use, short = "restore JOB_ID -c FILE", "Continue a job on the cluster from its latest savepoint or checkpoint"
+		use, short = "restore JOB_ID [-c FILE]", "Continue a job on the cluster from its latest savepoint or checkpoint (with the plan it was resolved with, or with FILE re-resolved)"
 	}
 	cmd := &cobra.Command{
 		Use:   use,
@@ -228,22 +229,31 @@ func newSubmitCmd(s *settings, restore bool) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if restore {
 				if len(args) != 1 {
-					return &exitError{2, errors.New("stactor restore JOB_ID -c FILE")}
+					return &exitError{2, errors.New("stactor restore JOB_ID [-c FILE]")}
 				}
 				f.jobID = args[0]
 			} else if len(args) == 1 {
 				f.file = args[0]
 			}
-			if f.file == "" {
+			if f.file == "" && !restore {
 				return &exitError{2, errors.New("no job file: -c FILE")}
 			}
 			vars, err := parseVars(f.vars)
 			if err != nil {
 				return &exitError{2, err}
 			}
-			src, err := os.ReadFile(f.file)
-			if err != nil {
-				return &exitError{2, fmt.Errorf("cannot read job file: %w", err)}
+			// This process is the job's client (DESIGN §2): it reads the
+			// file and its includes and fills the variables from -i and
+			// its own environment; the leader resolves the rest.
+			var tree *messages.Hocon
+			if f.file != "" {
+				src, err := os.ReadFile(f.file)
+				if err != nil {
+					return &exitError{2, fmt.Errorf("cannot read job file: %w", err)}
+				}
+				if tree, _, err = config.ParseForSubmit(f.file, src, vars); err != nil {
+					return &exitError{2, err}
+				}
 			}
 			id := f.jobID
 			if id == "" {
@@ -254,9 +264,12 @@ func newSubmitCmd(s *settings, restore bool) *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			err = c.Submit(ctx, &messages.SubmitJob{JobId: id, File: f.file, Config: src, Vars: vars, Name: f.name, Restore: restore})
+			ctx, cancel := context.WithTimeout(context.Background(), engine.SubmitTimeout(0))
+			warnings, err := c.Submit(ctx, &messages.SubmitJob{JobId: id, File: f.file, Tree: tree, Vars: vars, Name: f.name, Restore: restore})
 			cancel()
+			for _, w := range warnings {
+				fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
+			}
 			if err != nil {
 				return &exitError{2, err}
 			}

@@ -45,6 +45,7 @@ func newSettings() *settings {
 	v.SetDefault("commit.node-gone-timeout", "20s")
 	v.SetDefault("watchdog.no-progress-timeout", "10m")
 	v.SetDefault("task.cancel-timeout", "10s")
+	v.SetDefault("job.resolve-timeout", "5m")
 	v.SetDefault("slot-allocate-strategy", "SLOT_RATIO")
 	v.SetDefault("job-schedule-strategy", "REJECT")
 	v.SetDefault("dynamic-slot", true)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -40,9 +41,11 @@ process. Variables ${name} and ${name:default} are filled from -i name=value
 and then from the environment. Ctrl-C or SIGTERM takes a savepoint and stops the job
 (SAVEPOINT_DONE, exit 130; continue it with --restore ID); a second one
 cancels at once, a third exits at once. --restore ID also continues a job
-whose process was killed, from its latest checkpoint.`,
+whose process was killed, from its latest checkpoint, with the plan and
+variables it was resolved with; --restore ID -c FILE re-resolves FILE.`,
 		Example: `  stactor run configs/examples/fake_to_console.conf
-  stactor run -c job.conf -i dt=2024-01-01 -n nightly`,
+  stactor run -c job.conf -i dt=2024-01-01 -n nightly
+  stactor run --restore 1733100000000000`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -51,7 +54,7 @@ whose process was killed, from its latest checkpoint.`,
 				}
 				f.file = args[0]
 			}
-			if f.file == "" {
+			if f.file == "" && f.restore == "" {
 				return &exitError{2, errors.New("no job file: stactor run -c FILE")}
 			}
 			if f.master != "" && f.master != "local" {
@@ -95,10 +98,6 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 	if err != nil {
 		return &exitError{2, err}
 	}
-	src, err := os.ReadFile(f.file)
-	if err != nil {
-		return &exitError{2, fmt.Errorf("cannot read job file: %w", err)}
-	}
 	jobID := f.jobID
 	if f.restore != "" {
 		if jobID != "" && jobID != f.restore {
@@ -109,27 +108,41 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 	if jobID == "" {
 		jobID = strconv.FormatInt(time.Now().UnixNano()/1000, 10)
 	}
-	// Check and plan here first, so mistakes and warnings reach the user
-	// before anything starts.
-	job, err := config.Parse(f.file, src, vars)
-	if err != nil {
-		return &exitError{2, err}
-	}
-	if f.name != "" {
-		job.Name = f.name
-	}
-	p, err := plan.Build(job, jobID)
-	if err != nil {
-		return &exitError{2, err}
-	}
-	for _, w := range p.Warnings {
-		log.Warn().Msg(w.String())
+	// This process is the job's client (DESIGN §2): it reads the file and
+	// its includes and fills the variables; the JobMaster resolves the
+	// rest. A restore without a file continues the plan the job was
+	// resolved with, variables included.
+	var tree *messages.Hocon
+	if f.file != "" {
+		src, err := os.ReadFile(f.file)
+		if err != nil {
+			return &exitError{2, fmt.Errorf("cannot read job file: %w", err)}
+		}
+		t, job, err := config.ParseForSubmit(f.file, src, vars)
+		if err != nil {
+			return &exitError{2, err}
+		}
+		tree = t
+		if f.check {
+			if f.name != "" {
+				job.Name = f.name
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), resolveTimeout(s))
+			defer cancel()
+			p, err := plan.Resolve(ctx, job, jobID)
+			if err != nil {
+				return &exitError{2, err}
+			}
+			for _, w := range p.Warnings {
+				log.Warn().Msg(w.String())
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: OK (%s job %q)\n%s", f.file, job.Mode, job.Name, p.String())
+			return nil
+		}
+	} else if f.check {
+		return &exitError{2, errors.New("--check needs the job file: -c FILE")}
 	}
 	out := cmd.OutOrStdout()
-	if f.check {
-		fmt.Fprintf(out, "%s: OK (%s job %q)\n%s", f.file, job.Mode, job.Name, p.String())
-		return nil
-	}
 
 	cpc, err := s.checkpointConfig()
 	if err != nil {
@@ -143,18 +156,15 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 		if _, err := store.LoadJob(f.restore); err != nil {
 			return &exitError{2, fmt.Errorf("--restore %s: no such job in %s: %w", f.restore, s.v.GetString("home"), err)}
 		}
-	} else if err := store.SaveJob(&messages.JobSpec{JobId: jobID, File: f.file, Config: src, Vars: vars, Name: f.name}); err != nil {
-		// Saved before anything runs, so --restore finds the job however
-		// early this process dies.
-		return fmt.Errorf("saving job %s: %w", jobID, err)
 	}
-	eng, err := engine.Start(engine.Config{Task: opts, Checkpoint: cpc, Store: store, Log: log,
+	eng, err := engine.Start(engine.Config{Task: opts, Checkpoint: cpc, Store: store, Log: log, ResolveTimeout: resolveTimeout(s),
 		NoProgressTimeout: s.v.GetDuration("watchdog.no-progress-timeout"), CancelTimeout: s.v.GetDuration("task.cancel-timeout")})
 	if err != nil {
 		return err
 	}
 	defer eng.Stop()
-	if err := eng.Submit(&messages.SubmitJob{JobId: jobID, File: f.file, Config: src, Vars: vars, Name: f.name, Restore: f.restore != ""}); err != nil {
+	// The JobMaster logs the resolve warnings in this process.
+	if err := eng.Submit(&messages.SubmitJob{JobId: jobID, File: f.file, Tree: tree, Vars: vars, Name: f.name, Restore: f.restore != ""}); err != nil {
 		return &exitError{2, err}
 	}
 
@@ -211,12 +221,15 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 	case state.JobCanceled:
 		return &exitError{130, fmt.Errorf("job %s was canceled", jobID)}
 	case state.JobSavepointDone:
-		fmt.Fprintf(os.Stderr, "stactor: job %s stopped with a savepoint (SAVEPOINT_DONE); continue it with:\n  stactor run --restore %s -c %s\n", jobID, jobID, f.file)
+		fmt.Fprintf(os.Stderr, "stactor: job %s stopped with a savepoint (SAVEPOINT_DONE); continue it with:\n  stactor run --restore %s\n", jobID, jobID)
 		return &exitError{130, nil}
 	default:
 		return &exitError{1, fmt.Errorf("job %s %s: %s", jobID, strings.ToLower(final.State), final.Error)}
 	}
 }
+
+// resolveTimeout is the job.resolve-timeout setting.
+func resolveTimeout(s *settings) time.Duration { return s.v.GetDuration("job.resolve-timeout") }
 
 // printStatistics prints SeaTunnel's Job Statistic Information block
 // (StringFormatUtils.formatTable: a 47-star border, "%-26s: %19s" rows).

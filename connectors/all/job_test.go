@@ -1,6 +1,7 @@
 package all
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -169,7 +170,7 @@ func runJob(t *testing.T, src string) error {
 		t.Fatal(err)
 	}
 	jc := connectors.JobContext{Mode: connectors.JobMode(job.Mode), Parallelism: 1}
-	source, err := sf.Create(scfg, jc)
+	source, err := sf.Create(scfg, nil, jc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,18 +182,18 @@ func runJob(t *testing.T, src string) error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink, err := kf.Create(kcfg, source.Tables(), jc)
+	sink, err := kf.Create(kcfg, source.Tables(), nil, jc)
 	if err != nil {
 		return err
 	}
 
 	ec := &enumCtx{}
 	en, _ := source.CreateEnumerator(ec, nil)
-	en.Open()
+	en.Open(context.Background())
 	en.Run()
 	rc := &readerCtx{}
 	rd, _ := source.CreateReader(rc)
-	rd.Open()
+	rd.Open(context.Background())
 	rd.AddSplits(ec.assigned)
 	rd.HandleNoMoreSplits()
 	out := &collector{}
@@ -201,7 +202,7 @@ func runJob(t *testing.T, src string) error {
 			t.Fatal(err)
 		}
 	}
-	w, _ := sink.CreateWriter(connectors.TaskInfo{}, nil)
+	w, _ := sink.CreateWriter(context.Background(), connectors.TaskInfo{}, nil)
 	for _, b := range out.batches {
 		if err := w.Write(b); err != nil {
 			return err
@@ -210,7 +211,7 @@ func runJob(t *testing.T, src string) error {
 	info, _ := w.PrepareCommit(1)
 	c, _ := sink.(connectors.SinkWithAggregatedCommitter).CreateAggregatedCommitter()
 	agg, _ := c.Combine([][]byte{info})
-	return c.Commit(connectors.CommitContext{CheckpointID: 1, Final: true}, [][]byte{agg})
+	return c.Commit(context.Background(), connectors.CommitContext{CheckpointID: 1, Final: true}, [][]byte{agg})
 }
 
 func TestSeaTunnelComplexExample(t *testing.T) {

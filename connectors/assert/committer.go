@@ -1,6 +1,7 @@
 package assert
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strconv"
@@ -53,7 +54,7 @@ func (c *committer) Combine(infos [][]byte) ([]byte, error) {
 }
 
 // Commit takes the latest counts and checks the rules; it is idempotent.
-func (c *committer) Commit(ctx connectors.CommitContext, aggregated [][]byte) error {
+func (c *committer) Commit(_ context.Context, ctx connectors.CommitContext, aggregated [][]byte) error {
 	for _, a := range aggregated {
 		if a == nil {
 			continue
@@ -137,6 +138,8 @@ func dedup(xs []string) []string {
 }
 
 // Abort has nothing to discard: Assert changes nothing outside.
-func (c *committer) Abort(ctx connectors.CommitContext, aggregated [][]byte) error { return nil }
+func (c *committer) Abort(_ context.Context, ctx connectors.CommitContext, aggregated [][]byte) error {
+	return nil
+}
 
 func (c *committer) Close() error { return nil }

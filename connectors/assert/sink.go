@@ -16,6 +16,7 @@
 package assert
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -39,7 +40,7 @@ var Factory = connectors.SinkFactory{
 	Create: create,
 }
 
-func create(cfg *config.PluginConfig, inputs []*row.Schema, job connectors.JobContext) (connectors.Sink, error) {
+func create(cfg *config.PluginConfig, inputs []*row.Schema, _ []byte, job connectors.JobContext) (connectors.Sink, error) {
 	p := &parser{cfg: cfg}
 	rules := cfg.Raw("rules")
 	rs, err := p.parse(rules)
@@ -111,7 +112,7 @@ type sink struct {
 
 var _ connectors.SinkWithAggregatedCommitter = (*sink)(nil)
 
-func (s *sink) CreateWriter(task connectors.TaskInfo, states [][]byte) (connectors.Writer, error) {
+func (s *sink) CreateWriter(_ context.Context, task connectors.TaskInfo, states [][]byte) (connectors.Writer, error) {
 	w := &writer{sink: s, task: task, total: map[string]int64{}, written: map[string]int64{}}
 	for _, st := range states {
 		c, err := decodeCounts(st)

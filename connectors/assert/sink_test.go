@@ -1,6 +1,7 @@
 package assert
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ func newSink(t *testing.T, body string, inputs ...*row.Schema) (*sink, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := Factory.Create(cfg, inputs, connectors.JobContext{Mode: connectors.Batch, Parallelism: 1})
+	s, err := Factory.Create(cfg, inputs, nil, connectors.JobContext{Mode: connectors.Batch, Parallelism: 1})
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +90,7 @@ func TestFieldRules(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := mustSink(t, "rules { field_rules = [{ "+c.rule+" }] }", people)
-			w, _ := s.CreateWriter(connectors.TaskInfo{SubtaskIndex: 3}, nil)
+			w, _ := s.CreateWriter(context.Background(), connectors.TaskInfo{SubtaskIndex: 3}, nil)
 			err := w.Write(batch(t, people, c.row))
 			switch {
 			case c.fail == "" && err != nil:
@@ -107,7 +108,7 @@ func TestFieldRules(t *testing.T) {
 
 func TestRowPositionInMessage(t *testing.T) {
 	s := mustSink(t, `rules { field_rules = [{ field_name = age, field_value = [{ rule_type = MAX, rule_value = 100 }] }] }`, people)
-	w, _ := s.CreateWriter(connectors.TaskInfo{}, nil)
+	w, _ := s.CreateWriter(context.Background(), connectors.TaskInfo{}, nil)
 	var rows [][]any
 	for i := 1; i <= 5; i++ {
 		rows = append(rows, []any{int64(i), "x", int64(i)})
@@ -152,7 +153,7 @@ func TestEqualsToEveryType(t *testing.T) {
 		[]any{int64(0), int64(1), int64(2)},
 		row.OrderedMap{{Key: "k1", Value: []any{int64(123), "BBB-BB"}}},
 		[]any{nil, 3.1, row.OrderedMap{{Key: "k0", Value: "v0"}}}, 3.1}
-	w, _ := s.CreateWriter(connectors.TaskInfo{}, nil)
+	w, _ := s.CreateWriter(context.Background(), connectors.TaskInfo{}, nil)
 	if err := w.Write(batch(t, schema, good)); err != nil {
 		t.Fatalf("equal values fail: %v", err)
 	}
@@ -171,7 +172,7 @@ func TestEqualsToEveryType(t *testing.T) {
 func TestDecimalPrecision(t *testing.T) {
 	schema := row.MustSchema("t", row.Field{Name: "d", Type: row.DecimalOf(38, 2)})
 	s := mustSink(t, `rules { field_rules = [{ field_name = d, field_type = "decimal(10, 2)", field_value = [{ rule_type = NOT_NULL }] }] }`, schema)
-	w, _ := s.CreateWriter(connectors.TaskInfo{}, nil)
+	w, _ := s.CreateWriter(context.Background(), connectors.TaskInfo{}, nil)
 	if err := w.Write(batch(t, schema, []any{"99999999.90"})); err != nil {
 		t.Fatal(err)
 	}
@@ -254,15 +255,15 @@ func commitAll(t *testing.T, c connectors.AggregatedCommitter, id int64, final b
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c.Commit(connectors.CommitContext{CheckpointID: id, Final: final}, [][]byte{agg})
+	return c.Commit(context.Background(), connectors.CommitContext{CheckpointID: id, Final: final}, [][]byte{agg})
 }
 
 func TestRowRules(t *testing.T) {
 	rules := `rules { row_rules = [{ rule_type = MAX_ROW, rule_value = 10 }, { rule_type = MIN_ROW, rule_value = 5 }] }`
 	s := mustSink(t, rules, people)
 	c, _ := s.CreateAggregatedCommitter()
-	w1, _ := s.CreateWriter(connectors.TaskInfo{SubtaskIndex: 0}, nil)
-	w2, _ := s.CreateWriter(connectors.TaskInfo{SubtaskIndex: 1}, nil)
+	w1, _ := s.CreateWriter(context.Background(), connectors.TaskInfo{SubtaskIndex: 0}, nil)
+	w2, _ := s.CreateWriter(context.Background(), connectors.TaskInfo{SubtaskIndex: 1}, nil)
 	three := batch(t, people, []any{int64(1), "a", int64(1)}, []any{int64(2), "b", int64(2)}, []any{int64(3), "c", int64(3)})
 	w1.Write(three)
 	if err := commitAll(t, c, 1, false, w1, w2); err != nil {
@@ -283,7 +284,7 @@ func TestRowRules(t *testing.T) {
 		}
 	}
 	// an older checkpoint arriving late changes nothing
-	if err := c.Commit(connectors.CommitContext{CheckpointID: 1, Final: true}, [][]byte{counts{Checkpoint: 1, Rows: map[string]int64{"fake": 3}}.encode()}); err != nil {
+	if err := c.Commit(context.Background(), connectors.CommitContext{CheckpointID: 1, Final: true}, [][]byte{counts{Checkpoint: 1, Rows: map[string]int64{"fake": 3}}.encode()}); err != nil {
 		t.Fatalf("late checkpoint 1: %v", err)
 	}
 	w1.Write(three)
@@ -302,12 +303,12 @@ func TestRowRules(t *testing.T) {
 // restored from checkpoint n still sees the rows written before n.
 func TestRowCountsSurviveRestore(t *testing.T) {
 	s := mustSink(t, `rules { row_rules = [{ rule_type = MIN_ROW, rule_value = 4 }, { rule_type = MAX_ROW, rule_value = 4 }] }`, people)
-	w, _ := s.CreateWriter(connectors.TaskInfo{}, nil)
+	w, _ := s.CreateWriter(context.Background(), connectors.TaskInfo{}, nil)
 	two := batch(t, people, []any{int64(1), "a", int64(1)}, []any{int64(2), "b", int64(2)})
 	w.Write(two)
 	state, _ := w.SnapshotState(1)
 	// crash; the rows after checkpoint 1 are replayed into a new writer and committer
-	w2, err := s.CreateWriter(connectors.TaskInfo{}, state)
+	w2, err := s.CreateWriter(context.Background(), connectors.TaskInfo{}, state)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +321,7 @@ func TestRowCountsSurviveRestore(t *testing.T) {
 
 func TestWriterFailsEarlyOnMaxRow(t *testing.T) {
 	s := mustSink(t, `rules { row_rules = [{ rule_type = MAX_ROW, rule_value = 1 }] }`, people)
-	w, _ := s.CreateWriter(connectors.TaskInfo{SubtaskIndex: 2}, nil)
+	w, _ := s.CreateWriter(context.Background(), connectors.TaskInfo{SubtaskIndex: 2}, nil)
 	err := w.Write(batch(t, people, []any{int64(1), "a", int64(1)}, []any{int64(2), "b", int64(2)}))
 	if err == nil || !strings.Contains(err.Error(), "MAX_ROW 1 failed: subtask 2 alone wrote 2 rows") {
 		t.Fatalf("got %v", err)
@@ -341,7 +342,7 @@ func TestTablesConfigsAndTableNames(t *testing.T) {
 }`
 	s := mustSink(t, rules, t1, t2)
 	c, _ := s.CreateAggregatedCommitter()
-	w, _ := s.CreateWriter(connectors.TaskInfo{}, nil)
+	w, _ := s.CreateWriter(context.Background(), connectors.TaskInfo{}, nil)
 	if err := w.Write(batch(t, t1, []any{int64(1)}, []any{int64(2)})); err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +352,7 @@ func TestTablesConfigsAndTableNames(t *testing.T) {
 	if err := w.Write(batch(t, t2, []any{"x"})); err == nil || !strings.Contains(err.Error(), `"c_string" MIN_LENGTH 2 failed at row 1 of table test.table2`) {
 		t.Fatalf("short string: %v", err)
 	}
-	w2, _ := s.CreateWriter(connectors.TaskInfo{SubtaskIndex: 1}, nil)
+	w2, _ := s.CreateWriter(context.Background(), connectors.TaskInfo{SubtaskIndex: 1}, nil)
 	w2.Write(batch(t, t2, []any{"xy"}))
 	if err := commitAll(t, c, 2, true, w, w2); err != nil {
 		t.Fatalf("both tables: %v", err)
@@ -359,7 +360,7 @@ func TestTablesConfigsAndTableNames(t *testing.T) {
 
 	only1 := mustSink(t, `rules { table-names = ["test.table1", "test.table2"] }`, t1, t2)
 	c1, _ := only1.CreateAggregatedCommitter()
-	w3, _ := only1.CreateWriter(connectors.TaskInfo{}, nil)
+	w3, _ := only1.CreateWriter(context.Background(), connectors.TaskInfo{}, nil)
 	w3.Write(batch(t, t1, []any{int64(1)}))
 	if err := commitAll(t, c1, 1, true, w3); err == nil || !strings.Contains(err.Error(), "table names: [test.table1] is not equal to [test.table1, test.table2]") {
 		t.Fatalf("table-names: %v", err)

@@ -10,6 +10,7 @@
 package console
 
 import (
+	"context"
 	"io"
 	"os"
 	"strconv"
@@ -63,7 +64,7 @@ func write(p []byte) error {
 	return err
 }
 
-func create(cfg *config.PluginConfig, inputs []*row.Schema, job connectors.JobContext) (connectors.Sink, error) {
+func create(cfg *config.PluginConfig, inputs []*row.Schema, _ []byte, job connectors.JobContext) (connectors.Sink, error) {
 	delay := cfg.Int("log.print.delay.ms")
 	if delay < 0 {
 		return nil, cfg.Errorf("log.print.delay.ms", "must not be negative, got %d", delay)
@@ -78,7 +79,7 @@ type sink struct {
 
 var _ connectors.Sink = (*sink)(nil)
 
-func (s *sink) CreateWriter(task connectors.TaskInfo, states [][]byte) (connectors.Writer, error) {
+func (s *sink) CreateWriter(_ context.Context, task connectors.TaskInfo, states [][]byte) (connectors.Writer, error) {
 	return &writer{task: task, print: s.print, delay: s.delay, sleep: time.Sleep, counters: map[string]int64{}}, nil
 }
 

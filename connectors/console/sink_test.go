@@ -2,6 +2,7 @@ package console
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"sync"
 	"testing"
@@ -25,7 +26,7 @@ func newSink(t *testing.T, body string) *sink {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Factory.Create(cfg, nil, connectors.JobContext{Mode: connectors.Batch, Parallelism: 1})
+	s, err := Factory.Create(cfg, nil, nil, connectors.JobContext{Mode: connectors.Batch, Parallelism: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func allTypesBatch(t *testing.T) *row.Batch {
 func TestLines(t *testing.T) {
 	var out lockedBuffer
 	defer setOutput(&out)()
-	w, _ := newSink(t, "").CreateWriter(connectors.TaskInfo{SubtaskIndex: 2}, nil)
+	w, _ := newSink(t, "").CreateWriter(context.Background(), connectors.TaskInfo{SubtaskIndex: 2}, nil)
 	if err := w.Write(allTypesBatch(t)); err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +162,7 @@ func TestJavaDecimal(t *testing.T) {
 func TestNoPrint(t *testing.T) {
 	var out lockedBuffer
 	defer setOutput(&out)()
-	w, _ := newSink(t, "log.print.data = false").CreateWriter(connectors.TaskInfo{}, nil)
+	w, _ := newSink(t, "log.print.data = false").CreateWriter(context.Background(), connectors.TaskInfo{}, nil)
 	w.Write(allTypesBatch(t))
 	info, err := w.PrepareCommit(1)
 	if out.String() != "" || info != nil || err != nil {
@@ -175,7 +176,7 @@ func TestNoPrint(t *testing.T) {
 func TestDelay(t *testing.T) {
 	var out lockedBuffer
 	defer setOutput(&out)()
-	w, _ := newSink(t, "log.print.delay.ms = 20").CreateWriter(connectors.TaskInfo{}, nil)
+	w, _ := newSink(t, "log.print.delay.ms = 20").CreateWriter(context.Background(), connectors.TaskInfo{}, nil)
 	var slept []time.Duration
 	w.(*writer).sleep = func(d time.Duration) { slept = append(slept, d) }
 	w.Write(allTypesBatch(t))
@@ -191,7 +192,7 @@ func TestParallelWriters(t *testing.T) {
 	s := newSink(t, "")
 	var wg sync.WaitGroup
 	for i := 0; i < 4; i++ {
-		w, _ := s.CreateWriter(connectors.TaskInfo{SubtaskIndex: i}, nil)
+		w, _ := s.CreateWriter(context.Background(), connectors.TaskInfo{SubtaskIndex: i}, nil)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -215,7 +216,7 @@ func TestParallelWriters(t *testing.T) {
 func TestBadDelay(t *testing.T) {
 	root, _ := hocon.Parse([]byte("log.print.delay.ms = -1"), hocon.Options{File: "job.conf"})
 	cfg, _, _ := config.Validate("job.conf", "sink Console", "Console", root.Pos, root, Factory.Options)
-	if _, err := Factory.Create(cfg, nil, connectors.JobContext{}); err == nil || !strings.Contains(err.Error(), "job.conf:1:") {
+	if _, err := Factory.Create(cfg, nil, nil, connectors.JobContext{}); err == nil || !strings.Contains(err.Error(), "job.conf:1:") {
 		t.Fatalf("want a positioned error, got %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"time"
@@ -45,7 +46,7 @@ func newEnumerator(ctx connectors.EnumeratorContext, tables []*tableConfig, stat
 	return e, nil
 }
 
-func (e *enumerator) Open() error { return nil }
+func (e *enumerator) Open(context.Context) error { return nil }
 
 // Run discovers the splits (unless restored) and assigns them to the
 // readers registered so far.

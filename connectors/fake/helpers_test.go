@@ -28,7 +28,7 @@ func newSource(t testing.TB, body string, mode connectors.JobMode) *source {
 	if err != nil {
 		t.Fatalf("validate: %v", err)
 	}
-	s, err := Factory.Create(cfg, connectors.JobContext{Mode: mode, Parallelism: 1})
+	s, err := Factory.Create(cfg, nil, connectors.JobContext{Mode: mode, Parallelism: 1})
 	if err != nil {
 		t.Fatalf("create: %v", err)
 	}

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -49,7 +50,7 @@ func newReader(ctx connectors.ReaderContext, tables []*tableConfig) *reader {
 	return r
 }
 
-func (r *reader) Open() error { return nil }
+func (r *reader) Open(context.Context) error { return nil }
 
 func (r *reader) AddSplits(splits []connectors.Split) error {
 	for _, cs := range splits {

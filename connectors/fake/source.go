@@ -17,7 +17,7 @@ var Factory = connectors.SourceFactory{
 	Create:  create,
 }
 
-func create(cfg *config.PluginConfig, job connectors.JobContext) (connectors.Source, error) {
+func create(cfg *config.PluginConfig, _ []byte, job connectors.JobContext) (connectors.Source, error) {
 	tables, err := parseTables(cfg)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -48,7 +49,7 @@ func TestSplits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := en.Open(); err != nil {
+			if err := en.Open(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 			if err := en.Run(); err != nil {
@@ -478,7 +479,7 @@ func TestOptionErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg, err := plugin(t, c.body)
 			if err == nil {
-				_, err = Factory.Create(cfg, connectors.JobContext{Mode: connectors.Batch, Parallelism: 1})
+				_, err = Factory.Create(cfg, nil, connectors.JobContext{Mode: connectors.Batch, Parallelism: 1})
 			}
 			var ce *config.Error
 			if !errors.As(err, &ce) {

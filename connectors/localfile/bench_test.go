@@ -1,6 +1,7 @@
 package localfile
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -98,7 +99,7 @@ func BenchmarkJSONWrite(b *testing.B) {
 	start, cpu0 := time.Now(), cpuTime()
 	var paused time.Duration
 	for i := 0; i < b.N; i++ {
-		w, err := k.CreateWriter(task(0, i), nil)
+		w, err := k.CreateWriter(context.Background(), task(0, i), nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package localfile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -24,7 +25,7 @@ var _ connectors.Committer = (*committer)(nil)
 
 // Commit moves each info's files into place, fsyncs their folders and
 // removes the emptied staging folders.
-func (c *committer) Commit(ctx connectors.CommitContext, infos [][]byte) error {
+func (c *committer) Commit(_ context.Context, ctx connectors.CommitContext, infos [][]byte) error {
 	for _, raw := range infos {
 		info, err := decodeCommitInfo(raw)
 		if err != nil {
@@ -77,7 +78,7 @@ func commitFile(from, to string, writerGone bool) error {
 
 // Abort deletes the staged files of infos that will never be committed;
 // final files are never touched.
-func (c *committer) Abort(ctx connectors.CommitContext, infos [][]byte) error {
+func (c *committer) Abort(_ context.Context, ctx connectors.CommitContext, infos [][]byte) error {
 	var err error
 	for _, raw := range infos {
 		info, derr := decodeCommitInfo(raw)
@@ -108,7 +109,7 @@ func abortInfo(info *commitInfo) error {
 // the restored checkpoint's infos were committed). The current attempt's
 // staging, a newer attempt's (this committer may be a leftover of a
 // replaced leader) and other jobs' and pipelines' are left alone.
-func (c *committer) AbortStale(ctx connectors.CommitContext) error {
+func (c *committer) AbortStale(_ context.Context, ctx connectors.CommitContext) error {
 	dir := pipelineStaging(c.root, ctx.JobID, ctx.Pipeline)
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -1,6 +1,7 @@
 package localfile
 
 import (
+	"context"
 	"fmt"
 	"sort"
 
@@ -45,7 +46,7 @@ func newEnumerator(ctx connectors.EnumeratorContext, cfg *sourceConfig, state []
 
 // Open cuts the files into splits (unless restored), reading around block
 // boundaries to align them with records.
-func (e *enumerator) Open() error {
+func (e *enumerator) Open(context.Context) error {
 	if e.discovered {
 		return nil
 	}

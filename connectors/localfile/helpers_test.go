@@ -2,6 +2,7 @@ package localfile
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -36,7 +37,7 @@ func createSourceErr(t testing.TB, body string) (*source, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := SourceFactory.Create(cfg, connectors.JobContext{Mode: connectors.Batch, Parallelism: 1})
+	s, err := SourceFactory.Create(cfg, nil, connectors.JobContext{Mode: connectors.Batch, Parallelism: 1})
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +59,7 @@ func createSinkErr(t testing.TB, body string, schema *row.Schema) (*sink, error)
 	if err != nil {
 		return nil, err
 	}
-	s, err := SinkFactory.Create(cfg, []*row.Schema{schema}, connectors.JobContext{Mode: connectors.Batch, Parallelism: 1})
+	s, err := SinkFactory.Create(cfg, []*row.Schema{schema}, nil, connectors.JobContext{Mode: connectors.Batch, Parallelism: 1})
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +137,7 @@ func splitsFor(t testing.TB, s *source, p int) map[int][]connectors.Split {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := en.Open(); err != nil {
+	if err := en.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if err := en.Run(); err != nil {
@@ -160,7 +161,7 @@ func readSplits(t testing.TB, s *source, splits []connectors.Split, batch int) (
 	}
 	r := rd.(*reader)
 	r.sleep = func(time.Duration) {}
-	if err := r.Open(); err != nil {
+	if err := r.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
@@ -212,7 +213,7 @@ func task(subtask, attempt int) connectors.TaskInfo {
 // and commits it.
 func writeAndCommit(t testing.TB, s *sink, tk connectors.TaskInfo, ckpt int64, batches ...*row.Batch) {
 	t.Helper()
-	w, err := s.CreateWriter(tk, nil)
+	w, err := s.CreateWriter(context.Background(), tk, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +233,7 @@ func writeAndCommit(t testing.TB, s *sink, tk connectors.TaskInfo, ckpt int64, b
 		return
 	}
 	c, _ := s.CreateCommitter()
-	if err := c.Commit(connectors.CommitContext{JobID: tk.JobID, Pipeline: tk.Pipeline, Attempt: tk.Attempt, CheckpointID: ckpt}, [][]byte{info}); err != nil {
+	if err := c.Commit(context.Background(), connectors.CommitContext{JobID: tk.JobID, Pipeline: tk.Pipeline, Attempt: tk.Attempt, CheckpointID: ckpt}, [][]byte{info}); err != nil {
 		t.Fatalf("commit: %v", err)
 	}
 }

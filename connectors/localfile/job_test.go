@@ -1,6 +1,7 @@
 package localfile
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -69,7 +70,7 @@ func runJob(t *testing.T, src string, p int) {
 		t.Fatalf("source options: %v %v", err, warnings)
 	}
 	jc := connectors.JobContext{JobID: "42", Mode: connectors.Batch, Parallelism: p}
-	src0, err := sf.Create(scfg, jc)
+	src0, err := sf.Create(scfg, nil, jc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func runJob(t *testing.T, src string, p int) {
 	if err != nil || len(warnings) > 0 {
 		t.Fatalf("sink options: %v %v", err, warnings)
 	}
-	sink, err := kf.Create(kcfg, src0.Tables(), jc)
+	sink, err := kf.Create(kcfg, src0.Tables(), nil, jc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func runJob(t *testing.T, src string, p int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, err := sink.CreateWriter(connectors.TaskInfo{JobID: "42", SubtaskIndex: i, Parallelism: p}, nil)
+		w, err := sink.CreateWriter(context.Background(), connectors.TaskInfo{JobID: "42", SubtaskIndex: i, Parallelism: p}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +109,7 @@ func runJob(t *testing.T, src string, p int) {
 		w.Close()
 	}
 	c, _ := sink.(connectors.SinkWithCommitter).CreateCommitter()
-	if err := c.Commit(connectors.CommitContext{JobID: "42", CheckpointID: 1, Final: true}, infos); err != nil {
+	if err := c.Commit(context.Background(), connectors.CommitContext{JobID: "42", CheckpointID: 1, Final: true}, infos); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,6 +1,7 @@
 package localfile
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -43,7 +44,7 @@ func newReader(ctx connectors.ReaderContext, cfg *sourceConfig) *reader {
 	return &reader{ctx: ctx, cfg: cfg, sleep: time.Sleep}
 }
 
-func (r *reader) Open() error { return nil }
+func (r *reader) Open(context.Context) error { return nil }
 
 func (r *reader) AddSplits(splits []connectors.Split) error {
 	for _, cs := range splits {

@@ -1,6 +1,7 @@
 package localfile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -31,7 +32,7 @@ var _ connectors.SaveModeHandler = (*sink)(nil)
 // It runs on the node of the JobMaster: on a cluster whose workers each
 // write their own local path, the others are not cleared (SeaTunnel's
 // LocalFile has the same limit).
-func (s *sink) HandleSaveMode() error {
+func (s *sink) HandleSaveMode(context.Context) error {
 	root := s.cfg.root
 	switch s.cfg.schemaSaveMode {
 	case "RECREATE_SCHEMA":

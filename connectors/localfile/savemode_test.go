@@ -1,6 +1,7 @@
 package localfile
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,7 +60,7 @@ func TestHandleSaveMode(t *testing.T) {
 			c.setup(root)
 		}
 		s := &sink{cfg: &sinkConfig{root: root, schemaSaveMode: c.schema, dataSaveMode: c.data}}
-		err := s.HandleSaveMode()
+		err := s.HandleSaveMode(context.Background())
 		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
 			t.Errorf("case %d (%s, %s): error %v, want %q", i, c.schema, c.data, err, c.err)
 			continue

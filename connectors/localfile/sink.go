@@ -1,6 +1,7 @@
 package localfile
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -65,7 +66,7 @@ type sinkConfig struct {
 	codec   compress.Codec
 }
 
-func createSink(cfg *config.PluginConfig, inputs []*row.Schema, job connectors.JobContext) (connectors.Sink, error) {
+func createSink(cfg *config.PluginConfig, inputs []*row.Schema, _ []byte, job connectors.JobContext) (connectors.Sink, error) {
 	sc, err := newSinkConfig(cfg, inputs)
 	if err != nil {
 		return nil, err
@@ -245,7 +246,7 @@ var (
 // there is nothing to commit.
 func (s *sink) CommitsOnWriterNode() bool { return s.cfg.transactional }
 
-func (s *sink) CreateWriter(task connectors.TaskInfo, states [][]byte) (connectors.Writer, error) {
+func (s *sink) CreateWriter(_ context.Context, task connectors.TaskInfo, states [][]byte) (connectors.Writer, error) {
 	return newWriter(s.cfg, task, states)
 }
 

@@ -1,6 +1,7 @@
 package localfile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -16,7 +17,7 @@ import (
 
 func prepared(t *testing.T, k *sink, tk connectors.TaskInfo, ckpt int64, b *row.Batch) ([]byte, connectors.Writer) {
 	t.Helper()
-	w, err := k.CreateWriter(tk, nil)
+	w, err := k.CreateWriter(context.Background(), tk, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func TestNothingVisibleBeforeCommit(t *testing.T) {
 		t.Fatalf("before commit: %v", got)
 	}
 	c, _ := k.CreateCommitter()
-	if err := c.Commit(cctx(3, 5), [][]byte{info}); err != nil {
+	if err := c.Commit(context.Background(), cctx(3, 5), [][]byte{info}); err != nil {
 		t.Fatal(err)
 	}
 	// SeaTunnel's transaction id with the pipeline for the uuid prefix,
@@ -73,7 +74,7 @@ func TestCommitIsIdempotent(t *testing.T) {
 	if err := os.Rename(ci.Files[0].From, ci.Files[0].To); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Commit(cctx(0, 1), [][]byte{info}); err != nil {
+	if err := c.Commit(context.Background(), cctx(0, 1), [][]byte{info}); err != nil {
 		t.Fatalf("completing a partial commit: %v", err)
 	}
 	want := "[T_job1_1_0_1_0.json T_job1_1_0_1_1.json T_job1_1_0_1_2.json T_job1_1_0_1_3.json]"
@@ -81,7 +82,7 @@ func TestCommitIsIdempotent(t *testing.T) {
 		t.Fatalf("files %v", got)
 	}
 	// And again: nothing changes, nothing fails.
-	if err := c.Commit(cctx(0, 1), [][]byte{info}); err != nil {
+	if err := c.Commit(context.Background(), cctx(0, 1), [][]byte{info}); err != nil {
 		t.Fatalf("second commit: %v", err)
 	}
 	if got := files(t, dir); fmt.Sprint(got) != want {
@@ -96,7 +97,7 @@ func TestCommitIsIdempotent(t *testing.T) {
 	// skip it); see TestCommitOfLostStaging for when that is an error.
 	ci.Files[0].To += ".moved-on"
 	moved, _ := ci.encode()
-	if err := c.Commit(cctx(0, 1), [][]byte{moved}); err != nil {
+	if err := c.Commit(context.Background(), cctx(0, 1), [][]byte{moved}); err != nil {
 		t.Fatalf("commit of files committed and moved on since: %v", err)
 	}
 }
@@ -109,7 +110,7 @@ func TestAbortAndAbortStale(t *testing.T) {
 	// Abort deletes the staged files of an info, never a final file.
 	info, _ := prepared(t, k, task(0, 0), 1, numberedRows(t, 3))
 	writeFile(t, filepath.Join(dir, "T_job1_1_0_1_0.txt"), "not ours")
-	if err := c.Abort(cctx(0, 1), [][]byte{info}); err != nil {
+	if err := c.Abort(context.Background(), cctx(0, 1), [][]byte{info}); err != nil {
 		t.Fatal(err)
 	}
 	if got := files(t, dir); fmt.Sprint(got) != "[T_job1_1_0_1_0.txt]" {
@@ -135,7 +136,7 @@ func TestAbortAndAbortStale(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(legacy, "0.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.(connectors.StaleAborter).AbortStale(cctx(2, 4)); err != nil {
+	if err := c.(connectors.StaleAborter).AbortStale(context.Background(), cctx(2, 4)); err != nil {
 		t.Fatal(err)
 	}
 	want := "[.stactor-staging/job1/1/2-t0/0/1/0.txt .stactor-staging/job1/1/3-t9/0/1/0.txt .stactor-staging/job1/2/0-t0/0/1/0.txt .stactor-staging/job2/1/0-t0/0/1/0.txt]"
@@ -147,7 +148,7 @@ func TestAbortAndAbortStale(t *testing.T) {
 func TestWriterCloseAndAbortPrepare(t *testing.T) {
 	dir := t.TempDir()
 	k := newTestSink(t, "path = "+q(dir)+"\nfile_format_type = parquet", numbered)
-	w, _ := k.CreateWriter(task(0, 0), nil)
+	w, _ := k.CreateWriter(context.Background(), task(0, 0), nil)
 	w.Write(numberedRows(t, 5))
 	info, err := w.PrepareCommit(1)
 	if err != nil || info == nil {
@@ -166,7 +167,7 @@ func TestWriterCloseAndAbortPrepare(t *testing.T) {
 	}
 
 	// AbortPrepare discards what the last PrepareCommit staged.
-	w, _ = k.CreateWriter(task(1, 0), nil)
+	w, _ = k.CreateWriter(context.Background(), task(1, 0), nil)
 	w.Write(numberedRows(t, 5))
 	w.PrepareCommit(2)
 	if err := w.AbortPrepare(); err != nil {
@@ -177,7 +178,7 @@ func TestWriterCloseAndAbortPrepare(t *testing.T) {
 		t.Fatalf("after AbortPrepare: %v", got)
 	}
 	// An empty checkpoint has nothing to commit.
-	w, _ = k.CreateWriter(task(2, 0), nil)
+	w, _ = k.CreateWriter(context.Background(), task(2, 0), nil)
 	if info, err := w.PrepareCommit(3); info != nil || err != nil {
 		t.Fatalf("empty prepare: %v %v", info, err)
 	}
@@ -186,7 +187,7 @@ func TestWriterCloseAndAbortPrepare(t *testing.T) {
 func TestWriterStateRestoresCounters(t *testing.T) {
 	dir := t.TempDir()
 	k := newTestSink(t, "path = "+q(dir)+"\nfile_format_type = csv\nbatch_size = 2", numbered)
-	w, _ := k.CreateWriter(task(0, 0), nil)
+	w, _ := k.CreateWriter(context.Background(), task(0, 0), nil)
 	w.Write(numberedRows(t, 3)) // parts 0 and 1
 	i1, _ := w.PrepareCommit(1)
 	st, err := w.SnapshotState(1)
@@ -194,14 +195,14 @@ func TestWriterStateRestoresCounters(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Close()
-	w2, err := k.CreateWriter(task(0, 1), st)
+	w2, err := k.CreateWriter(context.Background(), task(0, 1), st)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w2.Write(numberedRows(t, 2))
 	i2, _ := w2.PrepareCommit(4)
 	c, _ := k.CreateCommitter()
-	if err := c.Commit(cctx(1, 4), [][]byte{i1, i2}); err != nil {
+	if err := c.Commit(context.Background(), cctx(1, 4), [][]byte{i1, i2}); err != nil {
 		t.Fatal(err)
 	}
 	// The restored writer goes on with part 1 and stages as attempt 1.
@@ -228,12 +229,12 @@ func TestPartitionsAndNaming(t *testing.T) {
 		custom_filename = true
 		file_name_expression = "${transactionId}_${now}"
 		filename_time_format = "yyyy.MM.dd"`, s)
-	w, _ := k.CreateWriter(task(0, 0), nil)
+	w, _ := k.CreateWriter(context.Background(), task(0, 0), nil)
 	w.(*writer).now = func() time.Time { return time.Date(2024, 3, 9, 1, 2, 3, 0, time.UTC) }
 	w.Write(b)
 	info, _ := w.PrepareCommit(1)
 	c, _ := k.CreateCommitter()
-	if err := c.Commit(cctx(0, 1), [][]byte{info}); err != nil {
+	if err := c.Commit(context.Background(), cctx(0, 1), [][]byte{info}); err != nil {
 		t.Fatal(err)
 	}
 	got := files(t, dir)
@@ -271,7 +272,7 @@ func TestPartitionsAndNaming(t *testing.T) {
 func TestWithoutTransactions(t *testing.T) {
 	dir := t.TempDir()
 	k := newTestSink(t, "path = "+q(dir)+"\nfile_format_type = csv\nis_enable_transaction = false", numbered)
-	w, _ := k.CreateWriter(task(0, 0), nil)
+	w, _ := k.CreateWriter(context.Background(), task(0, 0), nil)
 	w.Write(numberedRows(t, 3))
 	// Straight to the final name, before any checkpoint (not exactly-once).
 	if got := fmt.Sprint(files(t, dir)); got != "[T_job1_1_0_1_0.csv]" {
@@ -312,12 +313,12 @@ func TestCommitOfLostStaging(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, _ := k.CreateCommitter()
-	if err := c.Commit(cctx(1, 2), [][]byte{info}); err != nil {
+	if err := c.Commit(context.Background(), cctx(1, 2), [][]byte{info}); err != nil {
 		t.Fatalf("commit of staging gone on the writer's node: %v", err)
 	}
 	gone := cctx(1, 2)
 	gone.WriterGone = true
-	err := c.Commit(gone, [][]byte{info})
+	err := c.Commit(context.Background(), gone, [][]byte{info})
 	if err == nil || !connectors.IsPermanent(err) || !strings.Contains(err.Error(), "left the cluster") {
 		t.Fatalf("commit of a departed node's lost staging: %v (permanent %v)", err, connectors.IsPermanent(err))
 	}

@@ -51,7 +51,7 @@ type sourceConfig struct {
 	values     textValues
 }
 
-func createSource(cfg *config.PluginConfig, job connectors.JobContext) (connectors.Source, error) {
+func createSource(cfg *config.PluginConfig, _ []byte, job connectors.JobContext) (connectors.Source, error) {
 	sc, err := newSourceConfig(cfg)
 	if err != nil {
 		return nil, err

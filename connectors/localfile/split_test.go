@@ -1,6 +1,7 @@
 package localfile
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -192,7 +193,7 @@ func TestEnumeratorRoundRobinAndState(t *testing.T) {
 	src := newTestSource(t, "path = "+q(dir)+"\nfile_format_type = text")
 	ec := newEnumCtx(2)
 	en, _ := src.CreateEnumerator(ec, nil)
-	if err := en.Open(); err != nil {
+	if err := en.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	en.Run() // nobody registered yet
@@ -217,7 +218,7 @@ func TestEnumeratorRoundRobinAndState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	en2.Open()
+	en2.Open(context.Background())
 	en2.Run()
 	if got := ids(ec2.assigned[0]); fmt.Sprint(got) != "[a.txt c.txt e.txt]" || ec2.noMore[0] != 1 {
 		t.Fatalf("reader 0 got %v", got)

@@ -461,7 +461,7 @@ func TestServerRestart(t *testing.T) {
 	prefix := newPrefix()
 	s := openStore(t, nc, prefix)
 
-	spec := &messages.JobSpec{JobId: "j", Name: "nightly", Config: []byte("env {}")}
+	spec := &messages.JobSpec{JobId: "j", Name: "nightly", Resolved: &messages.ResolvedJob{Tree: &messages.Hocon{Kind: 4}}}
 	must(t, s.SaveJob(spec))
 	a, err := s.NextAttempt("j", 0, 0)
 	must(t, err)

@@ -662,7 +662,9 @@ func testJobs(t *testing.T, open func() storage.Storage) {
 	}
 	_, err = s.LoadJob("nope")
 	wantErr(t, err, storage.ErrNotFound)
-	spec := &messages.JobSpec{JobId: "j-1", File: "jobs/a.conf", Config: []byte("env { job.mode = BATCH }"), Vars: map[string]string{"dt": "2024-01-01"}, Name: "nightly"}
+	spec := &messages.JobSpec{JobId: "j-1", File: "jobs/a.conf", Vars: map[string]string{"dt": "2024-01-01"}, Name: "nightly",
+		Resolved: &messages.ResolvedJob{Tree: &messages.Hocon{Kind: 4, Fields: []*messages.HoconField{{Key: "env", Value: &messages.Hocon{Kind: 4}}}},
+			Vertices: []*messages.ResolvedVertex{{Id: 0, Name: "Source[0]-FakeSource", Parallelism: 2, Resolved: []byte("x")}}}}
 	must(t, s.SaveJob(spec))
 	_, err = s.NextAttempt("j-2", 0, 0)
 	must(t, err)

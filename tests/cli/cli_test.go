@@ -161,7 +161,7 @@ func TestSigtermTakesSavepointAndRestoreContinues(t *testing.T) {
 	if !ok || ee.ExitCode() != 130 {
 		t.Fatalf("exit %v, want 130\n%s", err, errb.String())
 	}
-	if !strings.Contains(errb.String(), "SAVEPOINT_DONE") || !strings.Contains(errb.String(), "stactor run --restore sp1 -c "+job) {
+	if !strings.Contains(errb.String(), "SAVEPOINT_DONE") || !strings.Contains(errb.String(), "stactor run --restore sp1\n") {
 		t.Fatalf("no savepoint message:\n%s", errb.String())
 	}
 	first := counts(t, out.String())
@@ -173,8 +173,9 @@ func TestSigtermTakesSavepointAndRestoreContinues(t *testing.T) {
 		t.Fatalf("checkpoints:\n%s\n%s", ls.stdout, ls.stderr)
 	}
 
-	// Restore and stop again with two signals: the second cancels at once.
-	cmd = stactor(t, dir, "run", "--restore", "sp1", "-c", job)
+	// Restore (the plan the job was resolved with: no file needed) and
+	// stop again with two signals: the second cancels at once.
+	cmd = stactor(t, dir, "run", "--restore", "sp1")
 	out.Reset()
 	errb.Reset()
 	cmd.Stdout, cmd.Stderr = &out, &errb

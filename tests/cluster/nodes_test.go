@@ -41,6 +41,8 @@ type testCluster struct {
 	name  string
 	dir   string
 	nodes map[string]*node
+	// env are extra environment variables of a node's process, by id.
+	env map[string][]string
 }
 
 // node is a `stactor node` process. Its stderr is its log (JSON lines);
@@ -100,7 +102,7 @@ func (c *testCluster) startNode(id string, flags ...string) *node {
 		"--bind", "127.0.0.1:0", "--log-level", "info"}, flags...)
 	n.cmd = exec.Command(binary, args...)
 	n.cmd.Dir = c.dir
-	n.cmd.Env = append(append(os.Environ(), "STACTOR_HOME="+filepath.Join(c.dir, "home-"+id)), nodeEnv...)
+	n.cmd.Env = append(append(append(os.Environ(), "STACTOR_HOME="+filepath.Join(c.dir, "home-"+id)), nodeEnv...), c.env[id]...)
 	n.cmd.Stdout, n.cmd.Stderr = stdout, stderr
 	n.cmd.SysProcAttr = childAttr()
 	if err := n.cmd.Start(); err != nil {
