@@ -11,6 +11,9 @@ package storage
 
 import (
 	"errors"
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
 
 	"github.com/stactor/stactor/messages"
 )
@@ -128,3 +131,22 @@ var ErrCorrupt = errors.New("corrupt")
 // ErrInvalid is returned for a bad argument: an empty job id or state name,
 // a negative number, a handle the backend never issued.
 var ErrInvalid = errors.New("invalid argument")
+
+// ReadSubtaskStates reads and decodes every subtask state of a completed
+// checkpoint: what a restored subtask (its own) and an enumerator host
+// (the readers' splits) start from.
+func ReadSubtaskStates(store Storage, cp *messages.CompletedCheckpoint) ([]*messages.SubtaskState, error) {
+	var out []*messages.SubtaskState
+	for _, ref := range cp.Tasks {
+		data, err := store.ReadState(cp.JobId, ref.Handle)
+		if err != nil {
+			return nil, fmt.Errorf("reading checkpoint %d state %s: %w", cp.Id, ref.Handle, err)
+		}
+		st := &messages.SubtaskState{}
+		if err := proto.Unmarshal(data, st); err != nil {
+			return nil, fmt.Errorf("decoding checkpoint %d state %s: %w", cp.Id, ref.Handle, err)
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}

@@ -14,7 +14,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/stactor/stactor/actors/internal/guard"
-	"github.com/stactor/stactor/actors/task"
 	"github.com/stactor/stactor/connectors"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/plan"
@@ -140,7 +139,7 @@ func (h *Host) open() error {
 	if h.restore == nil {
 		return nil
 	}
-	states, err := task.ReadStates(h.store, h.restore)
+	states, err := storage.ReadSubtaskStates(h.store, h.restore)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/stactor/stactor/actors/internal/timers"
 	"github.com/stactor/stactor/messages"
@@ -180,7 +179,7 @@ func (t *Task) init() error {
 	t.state = state.TaskInit
 	if t.restore != nil {
 		t.state = state.TaskWaitingRestore
-		states, err := ReadStates(t.store, t.restore)
+		states, err := storage.ReadSubtaskStates(t.store, t.restore)
 		if err != nil {
 			return err
 		}
@@ -193,23 +192,6 @@ func (t *Task) init() error {
 	}
 	t.ops = ops
 	return nil
-}
-
-// ReadStates reads every subtask state of a completed checkpoint.
-func ReadStates(store storage.Storage, cp *messages.CompletedCheckpoint) ([]*messages.SubtaskState, error) {
-	var out []*messages.SubtaskState
-	for _, ref := range cp.Tasks {
-		data, err := store.ReadState(cp.JobId, ref.Handle)
-		if err != nil {
-			return nil, fmt.Errorf("reading checkpoint %d state %s: %w", cp.Id, ref.Handle, err)
-		}
-		st := &messages.SubtaskState{}
-		if err := proto.Unmarshal(data, st); err != nil {
-			return nil, fmt.Errorf("decoding checkpoint %d state %s: %w", cp.Id, ref.Handle, err)
-		}
-		out = append(out, st)
-	}
-	return out, nil
 }
 
 // start wires the channels and opens the operators (READY_START → RUNNING).

@@ -15,7 +15,7 @@ import (
 
 	"github.com/stactor/stactor/actors/mailbox"
 	"github.com/stactor/stactor/actors/task"
-	"github.com/stactor/stactor/cluster/natschan"
+	"github.com/stactor/stactor/natschan"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/storage"

@@ -16,7 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/stactor/stactor/actors/resource"
-	"github.com/stactor/stactor/cluster/natschan"
+	"github.com/stactor/stactor/natschan"
 )
 
 // System load for SYSTEM_LOAD placement (DESIGN §7). Every worker samples

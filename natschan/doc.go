@@ -70,4 +70,8 @@
 // credit. The subscription's pending limits (WithPendingLimits) only have to
 // hold the credit windows of the receiver's channels; exceeding them is a
 // slow consumer and fails the pipeline rather than dropping rows silently.
+//
+// The package sits below the actors that use it (actors/task sends,
+// actors/worker subscribes before it deploys a subtask), not under
+// cluster/: nothing below actors/ imports cluster/ (DESIGN §10).
 package natschan
