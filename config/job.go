@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -126,8 +127,41 @@ func ParseUntrusted(file string, src []byte, vars map[string]string) (*hocon.Val
 	return parseTree(file, src, vars, false)
 }
 
+// MaxIncludeSize bounds a file a job includes.
+const MaxIncludeSize = 4 << 20
+
+// readInclude reads an included file: a regular file of at most
+// MaxIncludeSize bytes (an include of /dev/zero, a FIFO or a huge file is
+// refused at once instead of hanging or exhausting memory).
+func readInclude(path string) ([]byte, error) {
+	// Stat before opening: opening a FIFO blocks until it has a writer.
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	if st.Size() > MaxIncludeSize {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, MaxIncludeSize)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxIncludeSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxIncludeSize {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, MaxIncludeSize)
+	}
+	return data, nil
+}
+
 func parseTree(file string, src []byte, vars map[string]string, local bool) (*hocon.Value, error) {
-	readFile := os.ReadFile
+	readFile := readInclude
 	if !local {
 		readFile = func(path string) ([]byte, error) {
 			return nil, fmt.Errorf("include is not allowed in a job submitted over the network; submit it with stactor submit, which reads includes on your machine")
