@@ -22,6 +22,7 @@ type Handler struct {
 	nodeID  string
 	log     zerolog.Logger
 	dags    *dagCache
+	auth    Auth
 	api     *http.ServeMux
 	metrics http.Handler
 }
@@ -88,6 +89,9 @@ func (h *Handler) route(method, pattern string, fn http.HandlerFunc) {
 // ServeHTTP serves /metrics on every node, and everything else on the
 // leader only: other nodes redirect there.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.authorize(w, r) {
+		return
+	}
 	if r.URL.Path == "/metrics" {
 		h.metrics.ServeHTTP(w, r)
 		return
@@ -111,7 +115,11 @@ func (h *Handler) redirect(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusServiceUnavailable, "this node does not lead the cluster, and no leader to redirect to: %v", err)
 		return
 	}
-	u := url.URL{Scheme: "http", Host: addr, Path: r.URL.Path, RawQuery: r.URL.RawQuery}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https" // the cluster's nodes serve alike
+	}
+	u := url.URL{Scheme: scheme, Host: addr, Path: r.URL.Path, RawQuery: r.URL.RawQuery}
 	http.Redirect(w, r, u.String(), http.StatusTemporaryRedirect)
 }
 

@@ -2,10 +2,13 @@ package node
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -32,6 +35,13 @@ func (n *Node) startHTTP() error {
 	if n.cfg.HTTP == "" {
 		return nil
 	}
+	if !n.cfg.HTTPAuth.Enabled() && !loopback(n.cfg.HTTP) {
+		return fmt.Errorf("--http %s listens beyond loopback, and the API takes jobs: configure credentials (http.token / STACTOR_HTTP_TOKEN, http.read-token, or enable-basic-auth with basic-auth-username and basic-auth-password), or bind it to 127.0.0.1", n.cfg.HTTP)
+	}
+	tlsCfg, err := n.cfg.HTTPTLS.config()
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", n.cfg.HTTP)
 	if err != nil {
 		return fmt.Errorf("--http %s: %w", n.cfg.HTTP, err)
@@ -49,8 +59,11 @@ func (n *Node) startHTTP() error {
 		httpapi.WithMembers(func(ctx context.Context) ([]consul.Member, error) {
 			return consul.Members(ctx, n.client, n.cfg.Cluster)
 		}),
-		httpapi.WithVersion(n.cfg.Version), httpapi.WithNodeID(n.cfg.ID), httpapi.WithLogger(n.log))
-	w := &webServer{srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, advertise: adv, done: make(chan struct{})}
+		httpapi.WithVersion(n.cfg.Version), httpapi.WithNodeID(n.cfg.ID), httpapi.WithLogger(n.log), httpapi.WithAuth(n.cfg.HTTPAuth))
+	w := &webServer{srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, TLSConfig: tlsCfg}, advertise: adv, done: make(chan struct{})}
+	if tlsCfg != nil {
+		ln = tls.NewListener(ln, tlsCfg)
+	}
 	go func() {
 		defer close(w.done)
 		if err := w.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
@@ -58,8 +71,63 @@ func (n *Node) startHTTP() error {
 		}
 	}()
 	n.web = w
-	n.log.Info().Str("url", "http://"+adv+"/").Msg("HTTP API listening")
+	n.log.Info().Str("url", n.HTTPScheme()+"://"+adv+"/").Bool("auth", n.cfg.HTTPAuth.Enabled()).Msg("HTTP API listening")
 	return nil
+}
+
+// HTTPScheme is https when the API is served over TLS, http otherwise.
+func (n *Node) HTTPScheme() string {
+	if n.cfg.HTTPTLS.Cert != "" {
+		return "https"
+	}
+	return "http"
+}
+
+// HTTPTLS are the HTTPS settings of the API: a certificate and its key
+// (PEM files), and a CA whose client certificates the API then requires.
+type HTTPTLS struct {
+	Cert, Key, ClientCA string
+}
+
+func (t HTTPTLS) config() (*tls.Config, error) {
+	if t.Cert == "" && t.Key == "" && t.ClientCA == "" {
+		return nil, nil
+	}
+	if t.Cert == "" || t.Key == "" {
+		return nil, fmt.Errorf("HTTPS needs both http.tls.cert and http.tls.key")
+	}
+	pair, err := tls.LoadX509KeyPair(t.Cert, t.Key)
+	if err != nil {
+		return nil, fmt.Errorf("http.tls.cert / http.tls.key: %w", err)
+	}
+	cfg := &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+	if t.ClientCA != "" {
+		pem, err := os.ReadFile(t.ClientCA)
+		if err != nil {
+			return nil, fmt.Errorf("http.tls.client-ca: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("http.tls.client-ca %s: no PEM certificate in it", t.ClientCA)
+		}
+		cfg.ClientCAs, cfg.ClientAuth = pool, tls.RequireAndVerifyClientCert
+	}
+	return cfg, nil
+}
+
+// loopback tells whether host:port addr listens on loopback only: a
+// loopback IP, or localhost. An empty or unspecified host is every
+// interface.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // HTTPAddr is the address the node's HTTP API is reached at ("" without

@@ -28,6 +28,7 @@ import (
 
 	"github.com/stactor/stactor/actors/resource"
 	"github.com/stactor/stactor/cluster/consul"
+	"github.com/stactor/stactor/cluster/httpapi"
 	"github.com/stactor/stactor/engine"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/resources"
@@ -48,6 +49,11 @@ type Config struct {
 	// HTTP is where the node serves the HTTP API, /metrics and the web
 	// page (host:port; empty: no HTTP server). See http.go.
 	HTTP string
+	// HTTPAuth are the API's credentials; without any, HTTP must be a
+	// loopback address (DESIGN §11).
+	HTTPAuth httpapi.Auth
+	// HTTPTLS, when its certificate is set, serves the API over HTTPS.
+	HTTPTLS HTTPTLS
 	// DataDir is the node's own directory; it keeps the node's id when
 	// ID is not given (see datadir.go). Empty: none.
 	DataDir string

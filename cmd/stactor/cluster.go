@@ -69,6 +69,13 @@ With --http ADDR the node serves the HTTP API (SeaTunnel's REST API v2:
 /stop-job; and /job-checkpoints/ID), Prometheus /metrics and a web page
 at /. The leader answers; the other nodes redirect to it.
 
+The API listens on loopback unless credentials are configured: bearer
+tokens http.token (admin: everything) and http.read-token (read only), or
+basic auth (enable-basic-auth, basic-auth-username, basic-auth-password;
+admin). Without a credential a request gets 401; a read-only one gets 403
+on submit and stop. http.tls.cert and http.tls.key serve HTTPS, and
+http.tls.client-ca requires client certificates signed by that CA.
+
 With --data-dir DIR and no --node-id, the node keeps its id in
 DIR/node-id (generated on the first start), so a restarted node is the
 same member of the cluster.`,
@@ -102,6 +109,10 @@ same member of the cluster.`,
 			default:
 				return &exitError{2, fmt.Errorf("job-schedule-strategy must be WAIT or REJECT, got %q", s.v.GetString("job-schedule-strategy"))}
 			}
+			auth, err := s.httpAuth()
+			if err != nil {
+				return &exitError{2, err}
+			}
 			var roles []string
 			for _, r := range strings.Split(s.v.GetString("roles"), ",") {
 				if r = strings.TrimSpace(r); r != "" {
@@ -111,13 +122,15 @@ same member of the cluster.`,
 			cfg := node.Config{ID: s.v.GetString("node-id"), Cluster: s.v.GetString("cluster"), Roles: roles,
 				Bind: s.v.GetString("bind"), Consul: s.v.GetString("consul"), NATS: s.v.GetString("nats"), Tags: tags,
 				CPU: s.v.GetFloat64("cpu"), MemoryMB: s.v.GetInt64("memory"),
-				HTTP: s.v.GetString("http"), DataDir: s.v.GetString("data-dir"), Version: version,
+				HTTP: s.httpAddress(), DataDir: s.v.GetString("data-dir"), Version: version,
+				HTTPAuth: auth,
+				HTTPTLS:  node.HTTPTLS{Cert: s.v.GetString("http.tls.cert"), Key: s.v.GetString("http.tls.key"), ClientCA: s.v.GetString("http.tls.client-ca")},
 				Resources: resource.Options{Strategy: strategy, Wait: wait,
 					Slot: resources.Profile{CPU: s.v.GetFloat64("slot.cpu"), MemoryMB: s.v.GetInt64("slot.memory")}},
 				HistoryExpire: time.Duration(s.v.GetInt("history-job-expire-minutes")) * time.Minute,
 				CheckTTL:      s.v.GetDuration("consul-check-ttl"), SessionTTL: s.v.GetDuration("consul-session-ttl"),
 				LockDelay: s.v.GetDuration("consul-lock-delay"),
-				Engine: engine.Config{Task: opts, Checkpoint: cpc, Log: log,
+				Engine: engine.Config{Task: opts, Checkpoint: cpc, Log: log, ResolveTimeout: resolveTimeout(s),
 					NoProgressTimeout: s.v.GetDuration("watchdog.no-progress-timeout"), CancelTimeout: s.v.GetDuration("task.cancel-timeout")}}
 			if !s.v.GetBool("dynamic-slot") {
 				cfg.FixedSlots = s.v.GetInt("slot-num")
@@ -130,7 +143,7 @@ same member of the cluster.`,
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "stactor node %s started at %s (roles %s, cluster %s)\n", n.ID(), n.Address(), strings.Join(roles, ","), cfg.Cluster)
 			if addr := n.HTTPAddr(); addr != "" {
-				fmt.Fprintf(cmd.ErrOrStderr(), "stactor node %s: HTTP API and web page at http://%s/ (answered while this node leads; redirected to the leader otherwise)\n", n.ID(), addr)
+				fmt.Fprintf(cmd.ErrOrStderr(), "stactor node %s: HTTP API and web page at %s://%s/ (answered while this node leads; redirected to the leader otherwise)\n", n.ID(), n.HTTPScheme(), addr)
 			}
 			sigs := make(chan os.Signal, 1)
 			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -151,9 +164,12 @@ same member of the cluster.`,
 	f.String("node-id", "", "node id (default: kept in --data-dir, else host-pid)")
 	f.String("http", "", "host:port of the HTTP API, /metrics and web page (port 0: any; empty: none); other nodes redirect to the leader's")
 	f.String("data-dir", "", "this node's directory (created if missing): without --node-id, the node id is kept in DIR/node-id across restarts")
-	for _, k := range []string{"roles", "nats", "tags", "cpu", "memory", "bind", "node-id", "http", "data-dir"} {
+	f.String("http-token", "", "bearer token of the HTTP API's admin role (also http.token, STACTOR_HTTP_TOKEN); needed to serve beyond loopback")
+	for _, k := range []string{"roles", "nats", "tags", "cpu", "memory", "bind", "node-id", "data-dir"} {
 		_ = s.v.BindPFlag(k, f.Lookup(k))
 	}
+	_ = s.v.BindPFlag("http.address", f.Lookup("http"))
+	_ = s.v.BindPFlag("http.token", f.Lookup("http-token"))
 	return cmd
 }
 

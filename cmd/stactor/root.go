@@ -13,6 +13,7 @@ import (
 
 	"github.com/stactor/stactor/actors/checkpoint"
 	"github.com/stactor/stactor/actors/task"
+	"github.com/stactor/stactor/cluster/httpapi"
 	"github.com/stactor/stactor/storage/localfile"
 )
 
@@ -114,6 +115,34 @@ func (s *settings) checkpointConfig() (checkpoint.Config, error) {
 		return c, fmt.Errorf("engine setting checkpoint.storage.max-retained must be at least 1, got %d", c.MaxRetained)
 	}
 	return c, nil
+}
+
+// httpAddress is where the node serves the HTTP API: http.address (--http,
+// STACTOR_HTTP_ADDRESS), or a plain string http (STACTOR_HTTP, and
+// stactor.yaml files written before the http block had other keys).
+func (s *settings) httpAddress() string {
+	if a := s.v.GetString("http.address"); a != "" {
+		return a
+	}
+	if a, ok := s.v.Get("http").(string); ok {
+		return a
+	}
+	return ""
+}
+
+// httpAuth are the HTTP API's credentials (DESIGN §11).
+func (s *settings) httpAuth() (httpapi.Auth, error) {
+	a := httpapi.Auth{Token: s.v.GetString("http.token"), ReadToken: s.v.GetString("http.read-token")}
+	if s.v.GetBool("enable-basic-auth") {
+		a.BasicUser, a.BasicPassword = s.v.GetString("basic-auth-username"), s.v.GetString("basic-auth-password")
+		if a.BasicUser == "" || a.BasicPassword == "" {
+			return a, fmt.Errorf("enable-basic-auth needs basic-auth-username and basic-auth-password")
+		}
+	}
+	if a.Token != "" && a.Token == a.ReadToken {
+		return a, fmt.Errorf("http.token and http.read-token must differ")
+	}
+	return a, nil
 }
 
 // store opens the local checkpoint storage under home.

@@ -1,0 +1,81 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/stactor/stactor/cluster/httpapi"
+)
+
+// With credentials configured: none is 401, a wrong one is 401, the read
+// token reads but gets 403 on submit and stop, the admin token and basic
+// auth may do both; a failed attempt is logged without the credential.
+func TestAuthRoles(t *testing.T) {
+	var logged bytes.Buffer
+	s := start(t, httpapi.WithAuth(httpapi.Auth{Token: "admin-t0ken", ReadToken: "read-t0ken", BasicUser: "ops", BasicPassword: "pa55"}),
+		httpapi.WithLogger(zerolog.New(&logged)))
+	req := func(method, path, auth, body string) int {
+		t.Helper()
+		r, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if auth != "" {
+			r.Header.Set("Authorization", auth)
+		}
+		res, err := s.Client().Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		_, _ = io.Copy(io.Discard, res.Body)
+		if res.StatusCode == http.StatusUnauthorized && !strings.Contains(res.Header.Get("WWW-Authenticate"), "Bearer") {
+			t.Fatalf("%s %s: 401 without a WWW-Authenticate challenge", method, path)
+		}
+		return res.StatusCode
+	}
+	const job = "source { FakeSource { row.num = 3, schema = { fields { id = bigint } } } }\nsink { Console {} }"
+	for _, c := range []struct {
+		method, path, auth string
+		want               int
+	}{
+		{"GET", "/overview", "", http.StatusUnauthorized},
+		{"GET", "/metrics", "", http.StatusUnauthorized},
+		{"GET", "/", "", http.StatusUnauthorized},
+		{"GET", "/overview", "Bearer n0t-the-t0ken", http.StatusUnauthorized},
+		{"GET", "/overview", "Basic b3BzOndyb25n", http.StatusUnauthorized}, // ops:wrong
+		{"GET", "/overview", "Bearer read-t0ken", http.StatusOK},
+		{"GET", "/metrics", "Bearer read-t0ken", http.StatusOK},
+		{"POST", "/submit-job?jobId=r1", "Bearer read-t0ken", http.StatusForbidden},
+		{"POST", "/stop-job", "Bearer read-t0ken", http.StatusForbidden},
+		{"POST", "/submit-job?jobId=a1", "Bearer admin-t0ken", http.StatusOK},
+		{"POST", "/submit-job?jobId=b1", "Basic b3BzOnBhNTU=", http.StatusOK}, // ops:pa55
+		{"GET", "/overview", "Basic b3BzOnBhNTU=", http.StatusOK},
+	} {
+		if got := req(c.method, c.path, c.auth, job); got != c.want {
+			t.Errorf("%s %s with %q: %d, want %d", c.method, c.path, c.auth, got, c.want)
+		}
+	}
+	for _, secret := range []string{"n0t-the-t0ken", "read-t0ken", "admin-t0ken", "pa55", "b3BzOnBhNTU", "b3BzOndyb25n"} {
+		if strings.Contains(logged.String(), secret) {
+			t.Fatalf("the log shows a credential (%s):\n%s", secret, logged.String())
+		}
+	}
+	if !strings.Contains(logged.String(), "wrong credentials") || !strings.Contains(logged.String(), "read-only credential") {
+		t.Fatalf("failed attempts not logged:\n%s", logged.String())
+	}
+}
+
+// Without credentials configured the API is open (the node binds it to
+// loopback only).
+func TestNoAuthIsOpen(t *testing.T) {
+	s := start(t)
+	if code, b := s.do("GET", "/overview", "", ""); code != http.StatusOK {
+		t.Fatalf("GET /overview: %d %s", code, b)
+	}
+}

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The HTTP API's address and credentials come from stactor.yaml's http
+// block, from STACTOR_* variables, or, for the address, a plain http key.
+func TestHTTPSettings(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "stactor.yaml")
+	if err := os.WriteFile(file, []byte("http:\n  address: 127.0.0.1:9999\n  token: admin-t\n  read-token: read-t\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newSettings()
+	if err := s.load(file); err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.httpAuth()
+	if err != nil || s.httpAddress() != "127.0.0.1:9999" || a.Token != "admin-t" || a.ReadToken != "read-t" {
+		t.Fatalf("from the file: %q %+v %v", s.httpAddress(), a, err)
+	}
+
+	t.Setenv("STACTOR_HTTP", "127.0.0.1:7000")
+	t.Setenv("STACTOR_HTTP_TOKEN", "env-t")
+	s = newSettings()
+	if a, _ := s.httpAuth(); s.httpAddress() != "127.0.0.1:7000" || a.Token != "env-t" {
+		t.Fatalf("from the environment: %q %+v", s.httpAddress(), a)
+	}
+
+	t.Setenv("STACTOR_ENABLE_BASIC_AUTH", "true")
+	if _, err := newSettings().httpAuth(); err == nil {
+		t.Fatal("basic auth without a user and password was accepted")
+	}
+}
