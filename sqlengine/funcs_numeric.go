@@ -1,0 +1,553 @@
+package sqlengine
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/stactor/stactor/row"
+)
+
+// Numeric functions, after SeaTunnel's NumericFunction.
+
+func registerNumericFuncs() {
+	register(&fnSpec{1, 1, buildAbs}, "ABS")
+	for name, f := range map[string]func(float64) float64{
+		"ACOS": math.Acos, "ASIN": math.Asin, "ATAN": math.Atan, "COS": math.Cos,
+		"COSH": math.Cosh, "SIN": math.Sin, "SINH": math.Sinh, "TAN": math.Tan,
+		"TANH": math.Tanh, "EXP": math.Exp, "SQRT": math.Sqrt,
+		"RADIANS": func(x float64) float64 { return x / 180 * math.Pi },
+		"DEGREES": func(x float64) float64 { return x * 180 / math.Pi },
+	} {
+		register(&fnSpec{1, 1, buildMath(f, "")}, name)
+	}
+	register(&fnSpec{1, 1, buildMath(func(x float64) float64 { return 1 / math.Tan(x) }, "COT")}, "COT")
+	register(&fnSpec{1, 1, buildMath(math.Log, "LN")}, "LN")
+	register(&fnSpec{1, 1, buildMath(math.Log10, "LOG10")}, "LOG10")
+	register(&fnSpec{1, 2, buildLog}, "LOG")
+	register(&fnSpec{2, 2, buildMath2(math.Atan2)}, "ATAN2")
+	register(&fnSpec{2, 2, buildMath2(math.Pow)}, "POWER", "POW")
+	register(&fnSpec{0, 0, buildPi}, "PI")
+	register(&fnSpec{2, 2, buildMod}, "MOD")
+	register(&fnSpec{1, 2, buildCeilFloor(true)}, "CEIL", "CEILING")
+	register(&fnSpec{1, 2, buildCeilFloor(false)}, "FLOOR")
+	register(&fnSpec{0, 1, buildRand}, "RAND", "RANDOM")
+	register(&fnSpec{1, 2, buildRound}, "ROUND")
+	register(&fnSpec{1, 1, buildSign}, "SIGN")
+	register(&fnSpec{1, 2, buildTrunc}, "TRUNC", "TRUNCATE")
+	register(&fnSpec{1, 1, buildArrayMinMax(true)}, "ARRAY_MAX")
+	register(&fnSpec{1, 1, buildArrayMinMax(false)}, "ARRAY_MIN")
+}
+
+// numAsFloat is v of numeric type t as a double (Java's doubleValue()).
+func numAsFloat(t *row.Type, v *val) float64 {
+	switch {
+	case isIntType(t):
+		return float64(v.i)
+	case isFloatType(t):
+		return v.f
+	case t.ID == row.TypeDecimal:
+		f, _ := v.d.Float64()
+		return f
+	}
+	return 0
+}
+
+// javaD2L is Java's (long) cast of a double: truncation, saturating, NaN
+// to 0.
+func javaD2L(f float64) int64 {
+	switch {
+	case math.IsNaN(f):
+		return 0
+	case f >= math.MaxInt64:
+		return math.MaxInt64
+	case f <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(f)
+}
+
+// javaD2I is Java's (int) cast of a double.
+func javaD2I(f float64) int64 {
+	switch {
+	case math.IsNaN(f):
+		return 0
+	case f >= math.MaxInt32:
+		return math.MaxInt32
+	case f <= math.MinInt32:
+		return math.MinInt32
+	}
+	return int64(int32(f))
+}
+
+func buildAbs(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	if err := c.checkArgs(call, args, aNumber); err != nil {
+		return nil, err
+	}
+	t := typeOf(args[0])
+	if isNullType(t) {
+		t = row.Int
+	}
+	return c.scalar(call, args, t, func(a []val, o *val) error {
+		switch {
+		case isIntType(t):
+			o.i = a[0].i
+			if o.i < 0 {
+				o.i = -o.i
+			}
+			// Java's Math.abs of the smallest int is itself.
+			if t.ID == row.TypeInt {
+				o.i = int64(int32(o.i))
+			}
+		case isFloatType(t):
+			o.f = math.Abs(a[0].f)
+		default:
+			o.d = a[0].d.Abs()
+		}
+		return nil
+	}, fnOpts{}), nil
+}
+
+// buildMath is a double function of one number; check names functions
+// that reject some arguments as SeaTunnel does (LN and LOG10 of x <= 0,
+// COT where the tangent is 0).
+func buildMath(f func(float64) float64, check string) func(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	return func(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+		if err := c.checkArgs(call, args, aNumber); err != nil {
+			return nil, err
+		}
+		t := typeOf(args[0])
+		return c.scalar(call, args, row.Double, func(a []val, o *val) error {
+			x := numAsFloat(t, &a[0])
+			switch check {
+			case "LN", "LOG10":
+				if x <= 0 {
+					return fmt.Errorf("%s of %s: the argument must be positive", check, row.JavaFloat(x, 64))
+				}
+			case "COT":
+				if math.Tan(x) == 0 {
+					return fmt.Errorf("division by zero")
+				}
+			}
+			o.f = f(x)
+			return nil
+		}, fnOpts{fails: check != ""}), nil
+	}
+}
+
+func buildMath2(f func(a, b float64) float64) func(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	return func(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+		if err := c.checkArgs(call, args, aNumber, aNumber); err != nil {
+			return nil, err
+		}
+		t0, t1 := typeOf(args[0]), typeOf(args[1])
+		return c.scalar(call, args, row.Double, func(a []val, o *val) error {
+			o.f = f(numAsFloat(t0, &a[0]), numAsFloat(t1, &a[1]))
+			return nil
+		}, fnOpts{}), nil
+	}
+}
+
+// buildLog is LOG(base, x), and LOG(x) as LN.
+func buildLog(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	if len(args) == 1 {
+		return buildMath(math.Log, "LN")(c, call, args)
+	}
+	if err := c.checkArgs(call, args, aNumber, aNumber); err != nil {
+		return nil, err
+	}
+	t0, t1 := typeOf(args[0]), typeOf(args[1])
+	return c.scalar(call, args, row.Double, func(a []val, o *val) error {
+		if a[0].null {
+			o.null = true
+			return nil
+		}
+		base := numAsFloat(t0, &a[0])
+		if base <= 0 {
+			return fmt.Errorf("LOG base %s must be positive", row.JavaFloat(base, 64))
+		}
+		if a[1].null {
+			o.null = true
+			return nil
+		}
+		x := numAsFloat(t1, &a[1])
+		if x <= 0 {
+			return fmt.Errorf("LOG of %s: the argument must be positive", row.JavaFloat(x, 64))
+		}
+		switch base {
+		case math.E:
+			o.f = math.Log(x)
+		case 10:
+			o.f = math.Log10(x)
+		default:
+			o.f = math.Log(x) / math.Log(base)
+		}
+		return nil
+	}, fnOpts{lenient: true, fails: true}), nil
+}
+
+func buildPi(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	return newConst(row.Double, val{f: math.Pi}, call), nil
+}
+
+// buildMod is MOD(a, b): the remainder with the sign of a, of b's type;
+// a zero divisor is an error.
+func buildMod(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	if err := c.checkArgs(call, args, aNumber, aNumber); err != nil {
+		return nil, err
+	}
+	t0, t1 := typeOf(args[0]), typeOf(args[1])
+	rt := t1
+	if isNullType(rt) {
+		rt = row.Int
+	}
+	return c.scalar(call, args, rt, func(a []val, o *val) error {
+		if numAsFloat(t1, &a[1]) == 0 {
+			return fmt.Errorf("MOD by zero")
+		}
+		switch {
+		case isIntType(t0) && isIntType(t1):
+			o.i = a[0].i % a[1].i
+			if rt.ID == row.TypeInt {
+				o.i = int64(int32(o.i))
+			}
+			return nil
+		case isFloatType(t0) || isFloatType(t1):
+			r := math.Mod(numAsFloat(t0, &a[0]), numAsFloat(t1, &a[1]))
+			switch {
+			case isIntType(rt):
+				o.i = javaD2L(r)
+			case rt.ID == row.TypeDecimal:
+				o.d = decimal.NewFromFloat(r)
+			default:
+				o.f = r
+			}
+			return nil
+		}
+		x, err := decimalOf(t0, &a[0])
+		if err != nil {
+			return err
+		}
+		y, err := decimalOf(t1, &a[1])
+		if err != nil {
+			return err
+		}
+		r := x.Mod(y)
+		switch {
+		case isIntType(rt):
+			o.i = r.IntPart()
+		case isFloatType(rt):
+			o.f, _ = r.Float64()
+		default:
+			o.d = r
+		}
+		return nil
+	}, fnOpts{fails: true}), nil
+}
+
+type roundMode uint8
+
+const (
+	roundHalfUp roundMode = iota
+	roundCeil
+	roundFloor
+	roundDown
+)
+
+// roundDecimal rounds d to scale digits after the point.
+func roundDecimal(d decimal.Decimal, scale int32, m roundMode) decimal.Decimal {
+	switch m {
+	case roundCeil:
+		return d.RoundCeil(scale)
+	case roundFloor:
+		return d.RoundFloor(scale)
+	case roundDown:
+		return d.Truncate(scale)
+	}
+	if scale < 0 {
+		return d.Round(scale)
+	}
+	return d.Round(scale) // shopspring rounds half away from zero: HALF_UP
+}
+
+// roundNumber is SeaTunnel's NumericFunction.round: integers change only
+// for a negative scale; doubles round through their decimal text
+// (BigDecimal.valueOf), so ROUND(1.005, 2) is 1.01.
+func roundNumber(t *row.Type, v *val, scale int32, m roundMode, o *val) {
+	switch {
+	case t.ID == row.TypeInt || t.ID == row.TypeBigInt:
+		o.i = v.i
+		if scale < 0 {
+			r := roundDecimal(decimal.NewFromInt(v.i), scale, m)
+			if r.BigInt().IsInt64() {
+				o.i = r.IntPart()
+			}
+			if t.ID == row.TypeInt {
+				o.i = int64(int32(o.i))
+			}
+		}
+	case isIntType(t):
+		o.i = v.i // SeaTunnel leaves tinyint and smallint alone
+	case isFloatType(t):
+		f := v.f
+		switch {
+		case math.IsNaN(f) || math.IsInf(f, 0):
+			o.f = f
+		case scale == 0 && m == roundCeil:
+			o.f = math.Ceil(f)
+		case scale == 0 && m == roundFloor:
+			o.f = math.Floor(f)
+		case scale == 0 && m == roundDown:
+			o.f = math.Trunc(f)
+		default:
+			d := decimal.NewFromFloat(f)
+			if t.ID == row.TypeFloat {
+				d = decimal.NewFromFloat(float64(float32(f)))
+			}
+			r, _ := roundDecimal(d, scale, m).Float64()
+			o.f = r
+		}
+		if t.ID == row.TypeFloat {
+			o.f = float64(float32(o.f))
+		}
+	case t.ID == row.TypeDecimal:
+		o.d = roundDecimal(v.d, scale, m)
+	}
+}
+
+func scaleArg(a []val) (int32, bool) {
+	if len(a) < 2 {
+		return 0, true
+	}
+	if a[1].null {
+		return 0, true
+	}
+	s := javaInt(a[1].i)
+	if s > 1000 || s < -1000 {
+		return 0, false
+	}
+	return int32(s), true
+}
+
+// buildCeilFloor is CEIL / FLOOR: SeaTunnel returns an int (Java's
+// intValue() of the rounded number).
+func buildCeilFloor(ceil bool) func(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	return func(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+		if err := c.checkArgs(call, args, aNumber, aInt); err != nil {
+			return nil, err
+		}
+		t := typeOf(args[0])
+		m := roundFloor
+		if ceil {
+			m = roundCeil
+		}
+		return c.scalar(call, args, row.Int, func(a []val, o *val) error {
+			if a[0].null {
+				o.null = true
+				return nil
+			}
+			scale, ok := scaleArg(a)
+			if !ok {
+				return fmt.Errorf("scale out of range")
+			}
+			var r val
+			roundNumber(t, &a[0], scale, m, &r)
+			switch {
+			case isIntType(t):
+				o.i = int64(int32(r.i))
+			case isFloatType(t):
+				o.i = javaD2I(r.f)
+			default:
+				o.i = int64(int32(r.d.IntPart()))
+			}
+			return nil
+		}, fnOpts{lenient: true, fails: true}), nil
+	}
+}
+
+func buildRound(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	if err := c.checkArgs(call, args, aNumber, aInt); err != nil {
+		return nil, err
+	}
+	t := typeOf(args[0])
+	if isNullType(t) {
+		t = row.Int
+	}
+	return c.scalar(call, args, t, func(a []val, o *val) error {
+		if a[0].null {
+			o.null = true
+			return nil
+		}
+		scale, ok := scaleArg(a)
+		if !ok {
+			return fmt.Errorf("scale out of range")
+		}
+		roundNumber(t, &a[0], scale, roundHalfUp, o)
+		return nil
+	}, fnOpts{lenient: true, fails: true}), nil
+}
+
+// buildTrunc is TRUNC / TRUNCATE: SeaTunnel types it double.
+func buildTrunc(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	if err := c.checkArgs(call, args, aNumber, aInt); err != nil {
+		return nil, err
+	}
+	t := typeOf(args[0])
+	return c.scalar(call, args, row.Double, func(a []val, o *val) error {
+		if a[0].null {
+			o.null = true
+			return nil
+		}
+		scale, ok := scaleArg(a)
+		if !ok {
+			return fmt.Errorf("scale out of range")
+		}
+		var r val
+		roundNumber(t, &a[0], scale, roundDown, &r)
+		switch {
+		case isIntType(t):
+			o.f = float64(r.i)
+		case isFloatType(t):
+			o.f = r.f
+		default:
+			o.f, _ = r.d.Float64()
+		}
+		return nil
+	}, fnOpts{lenient: true, fails: true}), nil
+}
+
+// buildSign is SIGN: -1, 0 or 1; SeaTunnel gives 0 for NULL.
+func buildSign(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	if err := c.checkArgs(call, args, aNumber); err != nil {
+		return nil, err
+	}
+	t := typeOf(args[0])
+	return c.scalar(call, args, row.Int, func(a []val, o *val) error {
+		if a[0].null {
+			o.i = 0
+			return nil
+		}
+		var s int
+		switch {
+		case isIntType(t):
+			s = int(max(-1, min(1, a[0].i)))
+		case t.ID == row.TypeDecimal:
+			s = a[0].d.Sign()
+		default:
+			f := a[0].f
+			switch {
+			case f > 0:
+				s = 1
+			case f < 0:
+				s = -1
+			}
+		}
+		o.i = int64(s)
+		return nil
+	}, fnOpts{lenient: true}), nil
+}
+
+// buildRand is RAND / RANDOM: a fresh pseudo-random double, or with a
+// seed the first double of java.util.Random(seed) — the same value
+// SeaTunnel gives.
+func buildRand(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	if err := c.checkArgs(call, args, aInt); err != nil {
+		return nil, err
+	}
+	volatile := len(args) == 0
+	if len(args) == 1 {
+		if _, isConst := asConst(args[0]); !isConst {
+			volatile = true
+		}
+	}
+	return c.scalar(call, args, row.Double, func(a []val, o *val) error {
+		if len(a) == 1 && !a[0].null {
+			o.f = newJavaRandom(int64(javaInt(a[0].i))).nextDouble()
+			return nil
+		}
+		o.f = rand.Float64()
+		return nil
+	}, fnOpts{lenient: true, volatile: volatile}), nil
+}
+
+// javaRandom is java.util.Random's linear congruential generator.
+type javaRandom struct{ seed int64 }
+
+func newJavaRandom(seed int64) *javaRandom {
+	return &javaRandom{seed: (seed ^ 0x5DEECE66D) & (1<<48 - 1)}
+}
+
+func (r *javaRandom) next(bits uint) int64 {
+	r.seed = (r.seed*0x5DEECE66D + 0xB) & (1<<48 - 1)
+	return int64(int32(r.seed >> (48 - bits)))
+}
+
+func (r *javaRandom) nextDouble() float64 {
+	return float64(r.next(26)<<27+r.next(27)) * (1.0 / (1 << 53))
+}
+
+// buildArrayMinMax is ARRAY_MAX / ARRAY_MIN of an array of strings or
+// numbers, of the element type; NULL elements are skipped.
+func buildArrayMinMax(isMax bool) func(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	return func(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+		if err := c.checkArgs(call, args, aArray); err != nil {
+			return nil, err
+		}
+		at := typeOf(args[0])
+		if isNullType(at) {
+			return newConst(row.Null, val{null: true}, call), nil
+		}
+		et := at.Elem
+		if et.ID != row.TypeString && !isNumType(et) {
+			return nil, errAt(call.args[0].pos(), "function %s needs an array of strings or numbers, got %s", call.name, at)
+		}
+		return c.scalar(call, args, et, func(a []val, o *val) error {
+			xs, _ := a[0].a.([]any)
+			var best any
+			var bestV val
+			for _, x := range xs {
+				if x == nil {
+					continue
+				}
+				var v val
+				unboxVal(et, x, &v)
+				if best != nil {
+					var cmp int
+					if et.ID == row.TypeString {
+						cmp = compareStrings(v.s, bestV.s)
+					} else {
+						fx, fb := numAsFloat(et, &v), numAsFloat(et, &bestV)
+						switch {
+						case fx < fb:
+							cmp = -1
+						case fx > fb:
+							cmp = 1
+						}
+					}
+					if isMax && cmp <= 0 || !isMax && cmp >= 0 {
+						continue
+					}
+				}
+				best, bestV = x, v
+			}
+			if best == nil {
+				o.null = true
+				return nil
+			}
+			*o = bestV
+			return nil
+		}, fnOpts{}), nil
+	}
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

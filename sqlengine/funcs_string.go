@@ -1,0 +1,720 @@
+package sqlengine
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/stactor/stactor/row"
+)
+
+// String functions, after SeaTunnel's StringFunction. Java counts string
+// positions in UTF-16 units; stactor counts characters (code points),
+// which agrees except for characters outside the Basic Multilingual Plane.
+
+func registerStringFuncs() {
+	register(&fnSpec{1, 1, buildASCII}, "ASCII")
+	register(&fnSpec{1, 1, buildBitLength}, "BIT_LENGTH")
+	register(&fnSpec{1, 1, buildCharLength}, "CHAR_LENGTH", "LENGTH")
+	register(&fnSpec{1, 1, buildOctetLength}, "OCTET_LENGTH")
+	register(&fnSpec{1, 1, buildChr}, "CHAR", "CHR")
+	register(&fnSpec{1, -1, buildConcat}, "CONCAT")
+	register(&fnSpec{2, -1, buildConcatWs}, "CONCAT_WS")
+	register(&fnSpec{1, 1, buildHexToRaw}, "HEXTORAW")
+	register(&fnSpec{1, 1, buildRawToHex}, "RAWTOHEX")
+	register(&fnSpec{4, 4, buildInsert}, "INSERT")
+	register(&fnSpec{1, 1, buildCaseMap(false)}, "LOWER", "LCASE")
+	register(&fnSpec{1, 1, buildCaseMap(true)}, "UPPER", "UCASE")
+	register(&fnSpec{2, 2, buildLeftRight(false)}, "LEFT")
+	register(&fnSpec{2, 2, buildLeftRight(true)}, "RIGHT")
+	register(&fnSpec{2, 3, buildLocate}, "LOCATE")
+	register(&fnSpec{2, 2, buildLocate}, "POSITION")
+	register(&fnSpec{2, 3, buildInstr}, "INSTR")
+	register(&fnSpec{2, 3, buildPad(false)}, "LPAD")
+	register(&fnSpec{2, 3, buildPad(true)}, "RPAD")
+	register(&fnSpec{1, 2, buildTrim(true, false)}, "LTRIM")
+	register(&fnSpec{1, 2, buildTrim(false, true)}, "RTRIM")
+	register(&fnSpec{1, 2, buildTrim(true, true)}, "TRIM")
+	register(&fnSpec{3, 4, buildRegexpReplace}, "REGEXP_REPLACE")
+	register(&fnSpec{2, 3, buildRegexpLike}, "REGEXP_LIKE")
+	register(&fnSpec{2, 6, buildRegexpSubstr}, "REGEXP_SUBSTR")
+	register(&fnSpec{2, 2, buildRepeat}, "REPEAT")
+	register(&fnSpec{2, 3, buildReplace}, "REPLACE")
+	register(&fnSpec{1, 2, buildSplit}, "SPLIT")
+	register(&fnSpec{1, 1, buildSoundex}, "SOUNDEX")
+	register(&fnSpec{1, 1, buildSpace}, "SPACE")
+	register(&fnSpec{2, 3, buildSubstring}, "SUBSTRING", "SUBSTR")
+	register(&fnSpec{1, 2, buildToChar}, "TO_CHAR")
+	register(&fnSpec{3, 3, buildTranslate}, "TRANSLATE")
+}
+
+// maxString bounds the length of a string a function builds (16 MiB):
+// REPEAT('x', 2147483647) fails instead of exhausting memory (Java runs
+// out of memory there).
+const maxString = 1 << 24
+
+func tooLong(name string) error {
+	return fmt.Errorf("%s: the result would be longer than %d bytes", name, maxString)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// utf16Len is Java's String.length().
+func utf16Len(s string) int64 {
+	if isASCII(s) {
+		return int64(len(s))
+	}
+	n := int64(0)
+	for _, r := range s {
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// chars is s as characters (code points).
+func chars(s string) []rune { return []rune(s) }
+
+// javaInt is Java's intValue() of a long: its low 32 bits.
+func javaInt(x int64) int { return int(int32(x)) }
+
+func buildASCII(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	if err := c.checkArgs(call, args, aString); err != nil {
+		return nil, err
+	}
+	return c.scalar(call, args, row.Int, func(a []val, o *val) error {
+		if a[0].s == "" {
+			return fmt.Errorf("ASCII of an empty string")
+		}
+		r, _ := utf8.DecodeRuneInString(a[0].s)
+		o.i = int64(r)
+		return nil
+	}, fnOpts{fails: true}), nil
+}
+
+func buildBitLength(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	if err := c.checkArgs(call, args, aStrBytes); err != nil {
+		return nil, err
+	}
+	isBytes := typeOf(args[0]).ID == row.TypeBytes
+	return c.scalar(call, args, row.BigInt, func(a []val, o *val) error {
+		if isBytes {
+			o.i = int64(len(a[0].bin)) * 8
+		} else {
+			o.i = int64(len(a[0].s)) * 8
+		}
+		return nil
+	}, fnOpts{}), nil
+}
+
+func buildOctetLength(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	if err := c.checkArgs(call, args, aStrBytes); err != nil {
+		return nil, err
+	}
+	isBytes := typeOf(args[0]).ID == row.TypeBytes
+	return c.scalar(call, args, row.BigInt, func(a []val, o *val) error {
+		if isBytes {
+			o.i = int64(len(a[0].bin))
+		} else {
+			o.i = int64(len(a[0].s))
+		}
+		return nil
+	}, fnOpts{}), nil
+}
+
+func buildChr(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	if err := c.checkArgs(call, args, aInt); err != nil {
+		return nil, err
+	}
+	return c.scalar(call, args, row.String, func(a []val, o *val) error {
+		o.s = string(rune(uint16(a[0].i)))
+		return nil
+	}, fnOpts{}), nil
+}
+
+func buildConcatWs(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	if err := c.checkArgs(call, args[:1], aString); err != nil {
+		return nil, err
+	}
+	types := make([]*row.Type, len(args))
+	for k, a := range args {
+		types[k] = typeOf(a)
+	}
+	var b []byte
+	return c.scalar(call, args, row.String, func(a []val, o *val) error {
+		b = b[:0]
+		sep, hasSep := a[0].s, !a[0].null
+		first := true
+		for k := 1; k < len(a); k++ {
+			if a[k].null {
+				continue
+			}
+			if hasSep && !first {
+				b = append(b, sep...)
+			}
+			first = false
+			if types[k].ID == row.TypeArray {
+				xs, _ := a[k].a.([]any)
+				firstElem := true
+				for _, x := range xs {
+					if x == nil {
+						continue
+					}
+					if !firstElem && hasSep {
+						b = append(b, sep...)
+					}
+					firstElem = false
+					b = append(b, row.Text(types[k].Elem, x)...)
+				}
+				continue
+			}
+			b = appendJava(b, types[k], &a[k])
+			if len(b) > maxString {
+				return tooLong("CONCAT_WS")
+			}
+		}
+		o.s = string(b)
+		return nil
+	}, fnOpts{lenient: true, fails: true}), nil
+}
+
+func buildHexToRaw(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	if err := c.checkArgs(call, args, aString); err != nil {
+		return nil, err
+	}
+	return c.scalar(call, args, row.String, func(a []val, o *val) error {
+		s := a[0].s
+		if len(s)%4 != 0 {
+			return fmt.Errorf("HEXTORAW needs 4 hex digits per character, got %d digits", len(s))
+		}
+		var b strings.Builder
+		for i := 0; i < len(s); i += 4 {
+			n, err := strconv.ParseUint(s[i:i+4], 16, 16)
+			if err != nil {
+				return fmt.Errorf("HEXTORAW: %q is not hexadecimal", s[i:i+4])
+			}
+			b.WriteRune(rune(n))
+		}
+		o.s = b.String()
+		return nil
+	}, fnOpts{fails: true}), nil
+}
+
+func buildRawToHex(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	t := typeOf(args[0])
+	const hex = "0123456789abcdef"
+	return c.scalar(call, args, row.String, func(a []val, o *val) error {
+		if t.ID == row.TypeBytes {
+			if 2*len(a[0].bin) > maxString {
+				return tooLong("RAWTOHEX")
+			}
+			b := make([]byte, 0, 2*len(a[0].bin))
+			for _, x := range a[0].bin {
+				b = append(b, hex[x>>4], hex[x&15])
+			}
+			o.s = string(b)
+			return nil
+		}
+		s := javaString(t, &a[0])
+		if 4*len(s) > maxString {
+			return tooLong("RAWTOHEX")
+		}
+		b := make([]byte, 0, 4*len(s))
+		unit := func(u rune) {
+			b = append(b, hex[u>>12&15], hex[u>>8&15], hex[u>>4&15], hex[u&15])
+		}
+		for _, r := range s {
+			if r >= 0x10000 {
+				r -= 0x10000
+				unit(0xD800 + (r >> 10))
+				unit(0xDC00 + (r & 0x3FF))
+				continue
+			}
+			unit(r)
+		}
+		o.s = string(b)
+		return nil
+	}, fnOpts{}), nil
+}
+
+func buildInsert(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	if err := c.checkArgs(call, args, aString, aInt, aInt, aString); err != nil {
+		return nil, err
+	}
+	return c.scalar(call, args, row.String, func(a []val, o *val) error {
+		if a[1].null || a[2].null {
+			o.null = true
+			return nil
+		}
+		s1, s2 := a[0], a[3]
+		switch {
+		case s1.null:
+			*o = s2
+			return nil
+		case s2.null:
+			*o = s1
+			return nil
+		}
+		r1 := chars(s1.s)
+		start, length := javaInt(a[1].i)-1, javaInt(a[2].i)
+		if start < 0 || length <= 0 || s2.s == "" || start > len(r1) {
+			o.s = s1.s
+			return nil
+		}
+		if start+length > len(r1) {
+			length = len(r1) - start
+		}
+		if len(s1.s)+len(s2.s) > maxString {
+			return tooLong("INSERT")
+		}
+		o.s = string(r1[:start]) + s2.s + string(r1[start+length:])
+		return nil
+	}, fnOpts{lenient: true, fails: true}), nil
+}
+
+func buildLeftRight(right bool) func(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	return func(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+		if err := c.checkArgs(call, args, aString, aInt); err != nil {
+			return nil, err
+		}
+		name := strings.ToUpper(call.name)
+		return c.scalar(call, args, row.String, func(a []val, o *val) error {
+			s, k := a[0].s, javaInt(a[1].i)
+			if k < 0 {
+				return fmt.Errorf("%s with a negative length %d", name, k)
+			}
+			if isASCII(s) {
+				k = min(k, len(s))
+				if right {
+					o.s = s[len(s)-k:]
+				} else {
+					o.s = s[:k]
+				}
+				return nil
+			}
+			r := chars(s)
+			k = min(k, len(r))
+			if right {
+				o.s = string(r[len(r)-k:])
+			} else {
+				o.s = string(r[:k])
+			}
+			return nil
+		}, fnOpts{fails: true}), nil
+	}
+}
+
+// byteOffset is the byte offset of character k of s (len(s) past the end).
+func byteOffset(s string, k int) int {
+	if k <= 0 {
+		return 0
+	}
+	if isASCII(s) {
+		return min(k, len(s))
+	}
+	for i := range s {
+		if k == 0 {
+			return i
+		}
+		k--
+	}
+	return len(s)
+}
+
+// charIndex is the character index of byte offset b of s.
+func charIndex(s string, b int) int { return utf8.RuneCountInString(s[:b]) }
+
+// locate is SeaTunnel's location/instr: the 1-based character position of
+// search in s at or after start (Java's indexOf), from the right for a
+// negative start (lastIndexOf(search, length + start)); 0 when absent.
+func locate(search, s string, start int) int64 {
+	if start < 0 {
+		from := utf8.RuneCountInString(s) + start
+		if from < 0 {
+			return 0
+		}
+		limit := byteOffset(s, from)
+		end := min(len(s), limit+len(search))
+		i := strings.LastIndex(s[:end], search)
+		if i < 0 {
+			return 0
+		}
+		return int64(charIndex(s, i) + 1)
+	}
+	if start > 0 {
+		start--
+	}
+	b := byteOffset(s, start)
+	if b >= len(s) && search != "" {
+		return 0
+	}
+	i := strings.Index(s[b:], search)
+	if i < 0 {
+		return 0
+	}
+	return int64(charIndex(s, b+i) + 1)
+}
+
+func buildLocate(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	if err := c.checkArgs(call, args, aString, aString, aInt); err != nil {
+		return nil, err
+	}
+	return c.scalar(call, args, row.Int, func(a []val, o *val) error {
+		if a[1].null {
+			o.i = 0
+			return nil
+		}
+		if a[0].null || len(a) == 3 && a[2].null {
+			o.null = true
+			return nil
+		}
+		start := 1
+		if len(a) == 3 {
+			start = javaInt(a[2].i)
+		}
+		o.i = locate(a[0].s, a[1].s, start)
+		return nil
+	}, fnOpts{lenient: true}), nil
+}
+
+func buildInstr(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	if err := c.checkArgs(call, args, aString, aString, aInt); err != nil {
+		return nil, err
+	}
+	return c.scalar(call, args, row.Int, func(a []val, o *val) error {
+		if a[0].null {
+			o.i = 0
+			return nil
+		}
+		if a[1].null || len(a) == 3 && a[2].null {
+			o.null = true
+			return nil
+		}
+		start := 1
+		if len(a) == 3 {
+			start = javaInt(a[2].i)
+		}
+		o.i = locate(a[1].s, a[0].s, start)
+		return nil
+	}, fnOpts{lenient: true}), nil
+}
+
+func buildPad(right bool) func(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	return func(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+		if err := c.checkArgs(call, args, aString, aInt, aString); err != nil {
+			return nil, err
+		}
+		return c.scalar(call, args, row.String, func(a []val, o *val) error {
+			if a[0].null || a[1].null {
+				o.null = true
+				return nil
+			}
+			n := javaInt(a[1].i)
+			if n > maxString {
+				return tooLong(strings.ToUpper(call.name))
+			}
+			pad := ' '
+			if len(a) == 3 && !a[2].null && a[2].s != "" {
+				pad, _ = utf8.DecodeRuneInString(a[2].s)
+			}
+			r := chars(a[0].s)
+			if n < 0 {
+				n = 0
+			}
+			switch {
+			case n < len(r):
+				o.s = string(r[:n])
+			case n == len(r):
+				o.s = a[0].s
+			default:
+				p := strings.Repeat(string(pad), n-len(r))
+				if right {
+					o.s = a[0].s + p
+				} else {
+					o.s = p + a[0].s
+				}
+			}
+			return nil
+		}, fnOpts{lenient: true}), nil
+	}
+}
+
+// trimChars removes the first character of sp (a space when sp is empty)
+// from the ends of s, as SeaTunnel's trim.
+func trimChars(s string, leading, trailing bool, sp string) string {
+	ch := " "
+	if sp != "" {
+		_, size := utf8.DecodeRuneInString(sp)
+		ch = sp[:size]
+	}
+	if leading {
+		for strings.HasPrefix(s, ch) {
+			s = s[len(ch):]
+		}
+	}
+	if trailing {
+		for strings.HasSuffix(s, ch) {
+			s = s[:len(s)-len(ch)]
+		}
+	}
+	return s
+}
+
+func buildTrim(leading, trailing bool) func(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	return func(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+		if err := c.checkArgs(call, args, aString, aString); err != nil {
+			return nil, err
+		}
+		return c.scalar(call, args, row.String, func(a []val, o *val) error {
+			if a[0].null {
+				o.null = true
+				return nil
+			}
+			sp := ""
+			if len(a) == 2 && !a[1].null {
+				sp = a[1].s
+			}
+			o.s = trimChars(a[0].s, leading, trailing, sp)
+			return nil
+		}, fnOpts{lenient: true}), nil
+	}
+}
+
+// trimSQL is TRIM([LEADING|TRAILING|BOTH] [chars] FROM x).
+func (c *compiler) trimSQL(n *trimNode) (evaluator, error) {
+	call := &callNode{at: n.at, name: "TRIM", args: []node{n.x}}
+	if n.chars != nil {
+		call.args = append(call.args, n.chars)
+	}
+	args := make([]evaluator, len(call.args))
+	for k, a := range call.args {
+		e, err := c.expr(a)
+		if err != nil {
+			return nil, err
+		}
+		args[k] = e
+	}
+	build := buildTrim(n.where != "TRAILING", n.where != "LEADING")
+	e, err := build(c, call, args)
+	if err != nil {
+		return nil, err
+	}
+	e.meta().src = n
+	return e, nil
+}
+
+func buildRepeat(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	if err := c.checkArgs(call, args, aString, aInt); err != nil {
+		return nil, err
+	}
+	return c.scalar(call, args, row.String, func(a []val, o *val) error {
+		k := javaInt(a[1].i)
+		if k <= 0 {
+			o.s = ""
+			return nil
+		}
+		if int64(len(a[0].s))*int64(k) > maxString {
+			return tooLong("REPEAT")
+		}
+		o.s = strings.Repeat(a[0].s, k)
+		return nil
+	}, fnOpts{fails: true}), nil
+}
+
+func buildReplace(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	if err := c.checkArgs(call, args, aString); err != nil {
+		return nil, err
+	}
+	return c.scalar(call, args, row.String, func(a []val, o *val) error {
+		if a[0].null || a[1].null {
+			o.null = true
+			return nil
+		}
+		after := ""
+		if len(a) == 3 && !a[2].null {
+			after = a[2].s
+		}
+		if a[1].s == "" {
+			o.s = a[0].s
+			return nil
+		}
+		if grow := len(after) - len(a[1].s); grow > 0 && len(a[0].s)+strings.Count(a[0].s, a[1].s)*grow > maxString {
+			return tooLong("REPLACE")
+		}
+		o.s = strings.ReplaceAll(a[0].s, a[1].s, after)
+		return nil
+	}, fnOpts{lenient: true, fails: true}), nil
+}
+
+const soundexIndex = "71237128722455712623718272\x00\x00\x00\x00\x00\x0071237128722455712623718272"
+
+func soundex(s string) string {
+	out := []byte{'0', '0', '0', '0'}
+	var last byte = '0'
+	j := 0
+	for _, c := range s {
+		if j >= 4 {
+			break
+		}
+		if c < 'A' || c > 'z' {
+			continue
+		}
+		d := soundexIndex[c-'A']
+		if d == 0 {
+			continue
+		}
+		switch {
+		case j == 0:
+			out[j] = byte(c) & 0xdf
+			j++
+			last = d
+		case d <= '6':
+			if d != last {
+				out[j] = d
+				j++
+				last = d
+			}
+		case d == '7':
+			last = d
+		}
+	}
+	return string(out)
+}
+
+func buildSoundex(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	if err := c.checkArgs(call, args, aString); err != nil {
+		return nil, err
+	}
+	return c.scalar(call, args, row.String, func(a []val, o *val) error {
+		o.s = soundex(a[0].s)
+		return nil
+	}, fnOpts{}), nil
+}
+
+func buildSpace(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	if err := c.checkArgs(call, args, aInt); err != nil {
+		return nil, err
+	}
+	return c.scalar(call, args, row.String, func(a []val, o *val) error {
+		k := max(0, javaInt(a[0].i))
+		if k > maxString {
+			return tooLong("SPACE")
+		}
+		o.s = strings.Repeat(" ", k)
+		return nil
+	}, fnOpts{fails: true}), nil
+}
+
+// substring is SeaTunnel's (H2's) SUBSTRING: 1-based, a start of 0 is 1, a
+// negative start counts from the end; an empty result is NULL.
+func substring(s string, start int, length *int) (string, bool) {
+	var r []rune
+	ascii := isASCII(s)
+	sl := len(s)
+	if !ascii {
+		r = chars(s)
+		sl = len(r)
+	}
+	if start == 0 {
+		start = 1
+	} else if start < 0 {
+		start = sl + start + 1
+	}
+	end := max(sl+1, start)
+	if length != nil {
+		end = start + *length
+	}
+	start = max(start, 1)
+	end = min(end, sl+1)
+	if start > sl || end <= start {
+		return "", false
+	}
+	if ascii {
+		return s[start-1 : end-1], true
+	}
+	return string(r[start-1 : end-1]), true
+}
+
+func buildSubstring(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	if err := c.checkArgs(call, args, aString, aInt, aInt); err != nil {
+		return nil, err
+	}
+	return c.scalar(call, args, row.String, func(a []val, o *val) error {
+		if a[0].null || a[1].null {
+			o.null = true
+			return nil
+		}
+		var length *int
+		if len(a) == 3 && !a[2].null {
+			l := javaInt(a[2].i)
+			length = &l
+		}
+		s, ok := substring(a[0].s, javaInt(a[1].i), length)
+		o.s, o.null = s, !ok
+		return nil
+	}, fnOpts{lenient: true}), nil
+}
+
+func buildToChar(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	t := typeOf(args[0])
+	if isTemporal(t) {
+		if len(args) < 2 {
+			return nil, errAt(call.at, "function TO_CHAR of a %s needs a format, e.g. TO_CHAR(x, 'yyyy-MM-dd')", t)
+		}
+		return buildFormatDateTime(c, call, args)
+	}
+	return c.scalar(call, args, row.String, func(a []val, o *val) error {
+		if a[0].null {
+			o.null = true
+			return nil
+		}
+		o.s = javaString(t, &a[0])
+		return nil
+	}, fnOpts{lenient: true}), nil
+}
+
+func buildTranslate(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	if err := c.checkArgs(call, args, aString, aString, aString); err != nil {
+		return nil, err
+	}
+	return c.scalar(call, args, row.String, func(a []val, o *val) error {
+		if a[0].null || a[1].null {
+			o.null = true
+			return nil
+		}
+		find := chars(a[1].s)
+		var repl []rune
+		if !a[2].null {
+			repl = chars(a[2].s)
+		}
+		// The first position of each character to find.
+		pos := make(map[rune]int, len(find))
+		for k := len(find) - 1; k >= 0; k-- {
+			pos[find[k]] = k
+		}
+		var b strings.Builder
+		b.Grow(len(a[0].s))
+		for _, ch := range a[0].s {
+			if k, ok := pos[ch]; ok && k < len(repl) {
+				ch = repl[k]
+			}
+			b.WriteRune(ch)
+		}
+		if b.Len() > maxString {
+			return tooLong("TRANSLATE")
+		}
+		o.s = b.String()
+		return nil
+	}, fnOpts{lenient: true}), nil
+}
