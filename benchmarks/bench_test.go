@@ -322,7 +322,7 @@ func BenchmarkSqlEval(b *testing.B) {
 	in := makeBatch(batchRows)
 	for _, c := range []struct{ name, query string }{{"workload1", queryW1}, {"workload2", queryW2}} {
 		b.Run(c.name, func(b *testing.B) {
-			t, err := sqlengine.Compile(c.query, in.Schema)
+			t, err := sqlengine.Compile(c.query, in.Schema, sqlengine.InputNames("fake"))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -20,11 +20,31 @@ type Query struct {
 	sel      []int
 }
 
+// Option changes how Compile checks a query.
+type Option func(*options)
+
+type options struct {
+	tables []string
+}
+
+// InputNames adds names the query's FROM may give the input table by,
+// besides its table id: the Sql transform's plugin_input names.
+func InputNames(names ...string) Option {
+	return func(o *options) { o.tables = append(o.tables, names...) }
+}
+
 // Compile parses query, checks it against the input schema and compiles
 // it. Errors are *QueryError, placed inside the query.
-func Compile(query string, input *row.Schema) (*Query, error) {
+func Compile(query string, input *row.Schema, opts ...Option) (*Query, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	stmt, err := parse(query)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkTable(stmt, input, o.tables); err != nil {
 		return nil, err
 	}
 	t := &Query{prog: newProgram()}
@@ -104,6 +124,23 @@ func Compile(query string, input *row.Schema) (*Query, error) {
 	schema.PrimaryKey = keptKey(input, schema, t.items)
 	t.out = schema
 	return t, nil
+}
+
+// checkTable refuses a FROM that names another table than the input, as
+// SeaTunnel's ZetaSQLEngine did before it only warned: a query written
+// for another table would otherwise run over this one unnoticed. The
+// input table goes by its table id (or the id's last part, the catalog
+// table name), any of names, or dual; case does not matter.
+func checkTable(stmt *selectStmt, input *row.Schema, names []string) error {
+	id := input.TableID
+	known := append([]string{id, id[strings.LastIndexByte(id, '.')+1:], "dual"}, names...)
+	for _, n := range known {
+		if strings.EqualFold(stmt.table, n) {
+			return nil
+		}
+	}
+	hint := strings.Join(append([]string{id}, names...), ", ")
+	return &QueryError{Pos: stmt.tableAt, Msg: fmt.Sprintf("table %q not found", stmt.table), Hint: "the input table is " + hint + ", or use dual"}
 }
 
 // itemName is SeaTunnel's name for an unaliased select item: a column's

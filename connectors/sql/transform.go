@@ -26,7 +26,7 @@ var Factory = connectors.TransformFactory{
 var _ connectors.Transform = (*sqlengine.Query)(nil)
 
 func create(cfg *config.PluginConfig, input *row.Schema) (connectors.Transform, error) {
-	q, err := sqlengine.Compile(cfg.String("query"), input)
+	q, err := sqlengine.Compile(cfg.String("query"), input, sqlengine.InputNames(cfg.Strings("plugin_input")...))
 	if err != nil {
 		return nil, cfg.Errorf("query", "%s", err.Error())
 	}

@@ -56,10 +56,24 @@ query = "select id, concat(name, '_') as name, age+1 as age from fake where id>0
 	if _, err := transformtest.New(t, Factory, `plugin_input = "fake"`, people()); err == nil || !strings.Contains(err.Error(), `"query": missing`) {
 		t.Errorf("missing query: %v", err)
 	}
-	// Any table name is accepted: SeaTunnel only warns.
-	for _, table := range []string{"fake", "dual", "whatever", "`quoted`"} {
-		if _, err := transformtest.New(t, Factory, `query = "select id from `+table+`"`, people()); err != nil {
-			t.Errorf("from %s: %v", table, err)
+	// The FROM table is the input: its table id, a plugin_input name or
+	// dual, in any case; another name is an error naming it.
+	for _, tc := range []struct{ body, err string }{
+		{`query = "select id from fake"`, ""},
+		{`query = "select id from FAKE"`, ""},
+		{`query = "select id from dual"`, ""},
+		{`query = "select id from DUAL"`, ""},
+		{`plugin_input = "src", query = "select id from src"`, ""},
+		{`plugin_input = ["a", "b"], query = "select id from ` + "`b`" + `"`, ""},
+		{`query = "SELECT * FROM nope"`, `t.conf:1:9: transform Sql: option "query": table "nope" not found at 1:15 of query (the input table is fake, or use dual)`},
+		{`plugin_input = "src", query = "select id from other"`, `table "other" not found at 1:16 of query (the input table is fake, src, or use dual)`},
+	} {
+		_, err := transformtest.New(t, Factory, tc.body, people())
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%s: %v", tc.body, err)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s:\n got %v\nwant %s", tc.body, err, tc.err)
 		}
 	}
 }
