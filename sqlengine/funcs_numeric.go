@@ -3,6 +3,7 @@ package sqlengine
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"math/rand/v2"
 
 	"github.com/shopspring/decimal"
@@ -24,8 +25,8 @@ func registerNumericFuncs() {
 		register(&fnSpec{1, 1, buildMath(f, "")}, name)
 	}
 	register(&fnSpec{1, 1, buildMath(func(x float64) float64 { return 1 / math.Tan(x) }, "COT")}, "COT")
-	register(&fnSpec{1, 1, buildMath(math.Log, "LN")}, "LN")
-	register(&fnSpec{1, 1, buildMath(math.Log10, "LOG10")}, "LOG10")
+	register(&fnSpec{1, 1, buildMath(javaLog, "LN")}, "LN")
+	register(&fnSpec{1, 1, buildMath(javaLog10, "LOG10")}, "LOG10")
 	register(&fnSpec{1, 2, buildLog}, "LOG")
 	register(&fnSpec{2, 2, buildMath2(math.Atan2)}, "ATAN2")
 	register(&fnSpec{2, 2, buildMath2(math.Pow)}, "POWER", "POW")
@@ -153,7 +154,7 @@ func buildMath2(f func(a, b float64) float64) func(c *compiler, call *callNode, 
 // buildLog is LOG(base, x), and LOG(x) as LN.
 func buildLog(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
 	if len(args) == 1 {
-		return buildMath(math.Log, "LN")(c, call, args)
+		return buildMath(javaLog, "LN")(c, call, args)
 	}
 	if err := c.checkArgs(call, args, aNumber, aNumber); err != nil {
 		return nil, err
@@ -178,11 +179,11 @@ func buildLog(c *compiler, call *callNode, args []evaluator) (evaluator, error) 
 		}
 		switch base {
 		case math.E:
-			o.f = math.Log(x)
+			o.f = javaLog(x)
 		case 10:
-			o.f = math.Log10(x)
+			o.f = javaLog10(x)
 		default:
-			o.f = math.Log(x) / math.Log(base)
+			o.f = javaLog(x) / javaLog(base)
 		}
 		return nil
 	}, fnOpts{lenient: true, fails: true}), nil
@@ -192,8 +193,10 @@ func buildPi(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
 	return newConst(row.Double, val{f: math.Pi}, call), nil
 }
 
-// buildMod is MOD(a, b): the remainder with the sign of a, of b's type;
-// a zero divisor is an error.
+// buildMod is MOD(a, b), as SeaTunnel's NumericFunction.mod: the
+// remainder of the operands as Java BigDecimals (a double by its shortest
+// decimal text, so MOD(13, 5.4) is 2.2 and not 2.1999999999999993), with
+// the sign of a, in b's type; a zero divisor is an error.
 func buildMod(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
 	if err := c.checkArgs(call, args, aNumber, aNumber); err != nil {
 		return nil, err
@@ -204,47 +207,57 @@ func buildMod(c *compiler, call *callNode, args []evaluator) (evaluator, error) 
 		rt = row.Int
 	}
 	return c.scalar(call, args, rt, func(a []val, o *val) error {
-		if numAsFloat(t1, &a[1]) == 0 {
-			return fmt.Errorf("MOD by zero")
-		}
-		switch {
-		case isIntType(t0) && isIntType(t1):
+		if isIntType(t0) && isIntType(t1) {
+			if a[1].i == 0 {
+				return fmt.Errorf("MOD by zero")
+			}
 			o.i = a[0].i % a[1].i
 			if rt.ID == row.TypeInt {
 				o.i = int64(int32(o.i))
 			}
 			return nil
-		case isFloatType(t0) || isFloatType(t1):
-			r := math.Mod(numAsFloat(t0, &a[0]), numAsFloat(t1, &a[1]))
-			switch {
-			case isIntType(rt):
-				o.i = javaD2L(r)
-			case rt.ID == row.TypeDecimal:
-				o.d = decimal.NewFromFloat(r)
-			default:
-				o.f = r
-			}
-			return nil
 		}
-		x, err := decimalOf(t0, &a[0])
+		x, err := javaBigDecimal(t0, &a[0])
 		if err != nil {
 			return err
 		}
-		y, err := decimalOf(t1, &a[1])
+		y, err := javaBigDecimal(t1, &a[1])
 		if err != nil {
 			return err
+		}
+		if y.Sign() == 0 {
+			return fmt.Errorf("MOD by zero")
 		}
 		r := x.Mod(y)
 		switch {
+		case rt.ID == row.TypeInt:
+			o.i = int64(int32(r.IntPart()))
 		case isIntType(rt):
 			o.i = r.IntPart()
+		case rt.ID == row.TypeFloat:
+			f, _ := r.Rat().Float32()
+			o.f = float64(f)
 		case isFloatType(rt):
-			o.f, _ = r.Float64()
+			o.f, _ = r.Rat().Float64()
 		default:
 			o.d = r
 		}
 		return nil
 	}, fnOpts{fails: true}), nil
+}
+
+// javaBigDecimal is SeaTunnel's NumericFunction.toBigDecimal of a number:
+// integers and decimals exactly, a float or double by BigDecimal.valueOf
+// of its double value (the shortest text that reads back as that double),
+// NaN and the infinities an error as Java's NumberFormatException.
+func javaBigDecimal(t *row.Type, v *val) (decimal.Decimal, error) {
+	if isFloatType(t) {
+		if math.IsNaN(v.f) || math.IsInf(v.f, 0) {
+			return decimal.Decimal{}, fmt.Errorf("cannot make %s a decimal", row.JavaFloat(v.f, 64))
+		}
+		return decimal.NewFromFloat(v.f), nil
+	}
+	return decimalOf(t, v)
 }
 
 type roundMode uint8
@@ -273,26 +286,34 @@ func roundDecimal(d decimal.Decimal, scale int32, m roundMode) decimal.Decimal {
 }
 
 // roundNumber is SeaTunnel's NumericFunction.round: integers change only
-// for a negative scale; doubles round through their decimal text
-// (BigDecimal.valueOf), so ROUND(1.005, 2) is 1.01.
-func roundNumber(t *row.Type, v *val, scale int32, m roundMode, o *val) {
+// for a negative scale, wrapping to their type as Java's narrowing does
+// (a tinyint that leaves its range is an error there); doubles round
+// through their decimal text (BigDecimal.valueOf), so ROUND(1.005, 2) is
+// 1.01.
+func roundNumber(t *row.Type, v *val, scale int32, m roundMode, o *val) error {
 	switch {
-	case t.ID == row.TypeInt || t.ID == row.TypeBigInt:
+	case isIntType(t):
 		o.i = v.i
 		if scale < 0 {
-			r := roundDecimal(decimal.NewFromInt(v.i), scale, m)
-			if r.BigInt().IsInt64() {
-				o.i = r.IntPart()
-			}
-			if t.ID == row.TypeInt {
+			r := roundDecimal(decimal.NewFromInt(v.i), scale, m).BigInt()
+			o.i = int64(new(big.Int).And(r, maxUint64).Uint64()) // BigDecimal.longValue
+			switch t.ID {
+			case row.TypeTinyInt:
+				if o.i < math.MinInt8 || o.i > math.MaxInt8 {
+					return fmt.Errorf("rounded value %d is out of range for TINYINT", o.i)
+				}
+			case row.TypeSmallInt:
+				o.i = int64(int16(o.i))
+			case row.TypeInt:
 				o.i = int64(int32(o.i))
 			}
 		}
-	case isIntType(t):
-		o.i = v.i // SeaTunnel leaves tinyint and smallint alone
 	case isFloatType(t):
 		f := v.f
 		switch {
+		case (math.IsNaN(f) || math.IsInf(f, 0)) && (scale != 0 || m == roundHalfUp):
+			// Java's BigDecimal.valueOf refuses them.
+			return fmt.Errorf("cannot round %s", row.JavaFloat(f, 64))
 		case math.IsNaN(f) || math.IsInf(f, 0):
 			o.f = f
 		case scale == 0 && m == roundCeil:
@@ -302,12 +323,14 @@ func roundNumber(t *row.Type, v *val, scale int32, m roundMode, o *val) {
 		case scale == 0 && m == roundDown:
 			o.f = math.Trunc(f)
 		default:
-			d := decimal.NewFromFloat(f)
+			// BigDecimal.valueOf(doubleValue()), for a float too.
+			r := roundDecimal(decimal.NewFromFloat(f), scale, m).Rat()
 			if t.ID == row.TypeFloat {
-				d = decimal.NewFromFloat(float64(float32(f)))
+				f32, _ := r.Float32()
+				o.f = float64(f32)
+			} else {
+				o.f, _ = r.Float64()
 			}
-			r, _ := roundDecimal(d, scale, m).Float64()
-			o.f = r
 		}
 		if t.ID == row.TypeFloat {
 			o.f = float64(float32(o.f))
@@ -315,7 +338,11 @@ func roundNumber(t *row.Type, v *val, scale int32, m roundMode, o *val) {
 	case t.ID == row.TypeDecimal:
 		o.d = roundDecimal(v.d, scale, m)
 	}
+	return nil
 }
+
+// maxUint64 masks a big.Int to its low 64 bits, two's complement.
+var maxUint64 = new(big.Int).SetUint64(math.MaxUint64)
 
 func scaleArg(a []val) (int32, bool) {
 	if len(a) < 2 {
@@ -353,7 +380,9 @@ func buildCeilFloor(ceil bool) func(c *compiler, call *callNode, args []evaluato
 				return fmt.Errorf("scale out of range")
 			}
 			var r val
-			roundNumber(t, &a[0], scale, m, &r)
+			if err := roundNumber(t, &a[0], scale, m, &r); err != nil {
+				return err
+			}
 			switch {
 			case isIntType(t):
 				o.i = int64(int32(r.i))
@@ -384,8 +413,7 @@ func buildRound(c *compiler, call *callNode, args []evaluator) (evaluator, error
 		if !ok {
 			return fmt.Errorf("scale out of range")
 		}
-		roundNumber(t, &a[0], scale, roundHalfUp, o)
-		return nil
+		return roundNumber(t, &a[0], scale, roundHalfUp, o)
 	}, fnOpts{lenient: true, fails: true}), nil
 }
 
@@ -405,7 +433,9 @@ func buildTrunc(c *compiler, call *callNode, args []evaluator) (evaluator, error
 			return fmt.Errorf("scale out of range")
 		}
 		var r val
-		roundNumber(t, &a[0], scale, roundDown, &r)
+		if err := roundNumber(t, &a[0], scale, roundDown, &r); err != nil {
+			return err
+		}
 		switch {
 		case isIntType(t):
 			o.f = float64(r.i)
@@ -418,17 +448,13 @@ func buildTrunc(c *compiler, call *callNode, args []evaluator) (evaluator, error
 	}, fnOpts{lenient: true, fails: true}), nil
 }
 
-// buildSign is SIGN: -1, 0 or 1; SeaTunnel gives 0 for NULL.
+// buildSign is SIGN: -1, 0 (also for NaN) or 1.
 func buildSign(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
 	if err := c.checkArgs(call, args, aNumber); err != nil {
 		return nil, err
 	}
 	t := typeOf(args[0])
 	return c.scalar(call, args, row.Int, func(a []val, o *val) error {
-		if a[0].null {
-			o.i = 0
-			return nil
-		}
 		var s int
 		switch {
 		case isIntType(t):
@@ -446,7 +472,7 @@ func buildSign(c *compiler, call *callNode, args []evaluator) (evaluator, error)
 		}
 		o.i = int64(s)
 		return nil
-	}, fnOpts{lenient: true}), nil
+	}, fnOpts{}), nil
 }
 
 // buildRand is RAND / RANDOM: a fresh pseudo-random double, or with a
