@@ -2,9 +2,11 @@ package sqlengine
 
 import (
 	"encoding/binary"
-	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
 
 	"github.com/stactor/stactor/row"
 )
@@ -151,10 +153,14 @@ func (e *concatEval) eval(c *evalCtx) (*row.Column, error) {
 
 // caseMapEval is UPPER / LOWER, vectorized: ASCII strings are mapped into
 // one buffer per batch, strings already in the target case are shared.
+// Other strings are mapped as Java's String.toUpperCase / toLowerCase do,
+// with Unicode's full case mapping: 'straße' is 'STRASSE', a final sigma
+// lowers to 'ς' and 'İ' to 'i̇' (the strings package maps rune by rune).
 type caseMapEval struct {
 	exprBase
 	x     evaluator
 	upper bool
+	caser cases.Caser // not safe for concurrent use: one per evaluator
 	rows  []int
 }
 
@@ -163,7 +169,10 @@ func buildCaseMap(upper bool) func(c *compiler, call *callNode, args []evaluator
 		if err := c.checkArgs(call, args, aString); err != nil {
 			return nil, err
 		}
-		e := &caseMapEval{x: args[0], upper: upper}
+		e := &caseMapEval{x: args[0], upper: upper, caser: cases.Lower(language.Und)}
+		if upper {
+			e.caser = cases.Upper(language.Und)
+		}
 		e.t, e.src = row.String, call
 		e.derive(args[0])
 		return c.add(e), nil
@@ -181,7 +190,7 @@ func (e *caseMapEval) eval(c *evalCtx) (*row.Column, error) {
 	}
 	out := e.out.get(row.String, n)
 	// Pass 1: strings already in the target case are shared, non-ASCII
-	// ones mapped by the strings package; the rest are counted.
+	// ones mapped by the caser; the rest are counted.
 	rows := e.rows[:0]
 	total := 0
 	for i, s := range x.Strs[:n] {
@@ -189,11 +198,7 @@ func (e *caseMapEval) eval(c *evalCtx) (*row.Column, error) {
 		case caseSame:
 			out.Strs[i] = s
 		case caseOther:
-			if e.upper {
-				out.Strs[i] = strings.ToUpper(s)
-			} else {
-				out.Strs[i] = strings.ToLower(s)
-			}
+			out.Strs[i] = e.caser.String(s)
 		default:
 			rows = append(rows, i)
 			total += len(s)
