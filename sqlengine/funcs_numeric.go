@@ -38,6 +38,7 @@ func registerNumericFuncs() {
 	register(&fnSpec{1, 2, buildRound}, "ROUND")
 	register(&fnSpec{1, 1, buildSign}, "SIGN")
 	register(&fnSpec{1, 2, buildTrunc}, "TRUNC", "TRUNCATE")
+	register(&fnSpec{1, 1, buildTrimScale}, "TRIM_SCALE")
 	register(&fnSpec{1, 1, buildArrayMinMax(true)}, "ARRAY_MAX")
 	register(&fnSpec{1, 1, buildArrayMinMax(false)}, "ARRAY_MIN")
 }
@@ -446,6 +447,34 @@ func buildTrunc(c *compiler, call *callNode, args []evaluator) (evaluator, error
 		}
 		return nil
 	}, fnOpts{lenient: true, fails: true}), nil
+}
+
+// buildTrimScale is TRIM_SCALE: the number without trailing zeros after
+// the point, as text (NumericFunction.trimScale returns
+// new BigDecimal(x.toString()).stripTrailingZeros().toPlainString()).
+func buildTrimScale(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	if err := c.checkArgs(call, args, aNumber); err != nil {
+		return nil, err
+	}
+	t := typeOf(args[0])
+	return c.scalar(call, args, row.String, func(a []val, o *val) error {
+		var d decimal.Decimal
+		switch {
+		case isFloatType(t) && (math.IsNaN(a[0].f) || math.IsInf(a[0].f, 0)):
+			return fmt.Errorf("cannot make %s a decimal", row.JavaFloat(a[0].f, 64))
+		case t.ID == row.TypeFloat:
+			d = decimal.NewFromFloat32(float32(a[0].f)) // Float.toString
+		case t.ID == row.TypeDouble:
+			d = decimal.NewFromFloat(a[0].f) // Double.toString
+		default:
+			var err error
+			if d, err = decimalOf(t, &a[0]); err != nil {
+				return err
+			}
+		}
+		o.s = d.String() // plain, without trailing zeros
+		return nil
+	}, fnOpts{fails: true}), nil
 }
 
 // buildSign is SIGN: -1, 0 (also for NaN) or 1.
