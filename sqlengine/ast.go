@@ -123,10 +123,11 @@ type typeName struct {
 	args []int
 }
 
-// castNode is CAST(x AS type) (or CONVERT(x AS type)).
+// castNode is CAST(x AS type) (or CONVERT(x AS type), or TRY_CAST(x AS
+// type), which gives NULL where CAST fails).
 type castNode struct {
 	at  Pos
-	kw  string // CAST or CONVERT, as written
+	kw  string // CAST, CONVERT or TRY_CAST, as written
 	x   node
 	typ typeName
 }

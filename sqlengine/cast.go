@@ -27,6 +27,7 @@ type castEval struct {
 	// vec, when set, converts a whole vector without nulls (the common
 	// widenings).
 	vec func(in, out *row.Column, n int)
+	try bool // TRY_CAST: a value that does not convert is NULL
 }
 
 func (e *castEval) eval(c *evalCtx) (*row.Column, error) {
@@ -57,6 +58,10 @@ func (e *castEval) eval(c *evalCtx) (*row.Column, error) {
 		}
 		b = val{}
 		if err := e.conv(&a, &b); err != nil {
+			if e.try {
+				e.out.setNull(out, c.n, i)
+				continue
+			}
 			return nil, rowFailed(c, e, i, err)
 		}
 		writeVal(&e.out, out, c.n, i, &b)

@@ -338,12 +338,19 @@ func (c *compiler) cast(n *castNode) (evaluator, error) {
 	if err != nil {
 		return nil, err
 	}
+	try := strings.EqualFold(n.kw, "TRY_CAST")
 	e, err := newCast(x, t, true, n)
-	if err != nil {
+	switch {
+	case err != nil && try:
+		// No value of x's type converts: every row is NULL.
+		return newConst(t, val{null: true}, n), nil
+	case err != nil:
 		return nil, errAt(n.typ.at, "cannot CAST %s to %s", typeOf(x), strings.ToUpper(t.String()))
-	}
-	if e == x {
+	case e == x:
 		return x, nil
+	}
+	if ce, ok := e.(*castEval); ok && try {
+		ce.try, ce.fails = true, false
 	}
 	return c.add(e), nil
 }

@@ -389,6 +389,16 @@ func TestFunctions(t *testing.T) {
 		{"ARRAY(1, null)", "[1, null]", "array<int>"},
 		{"ARRAY()", "[]", "array<string>"},
 		{"ARRAY(bo)", "[true]", "array<boolean>"},
+		// TRY_CAST: NULL where CAST fails.
+		{"TRY_CAST('12' AS INT)", "12", "int"},
+		{"TRY_CAST('x' AS INT)", "null", "int"},
+		{"TRY_CAST(s AS DOUBLE)", "null", "double"},
+		{"TRY_CAST(b AS INT)", "null", "int"},
+		{"TRY_CAST(300 AS BYTE)", "null", "tinyint"},
+		{"TRY_CAST(d / 0 AS DECIMAL(10, 2))", "null", "decimal(10, 2)"},
+		{"TRY_CAST('2024-02-30' AS DATE)", "null", "date"},
+		{"TRY_CAST(n AS INT)", "null", "int"},
+		{"try_cast(m AS STRING)", "12.34", "string"},
 		// CAST.
 		{"CAST(i AS STRING)", "-7", "string"},
 		{"CAST(d AS VARCHAR)", "2.5", "string"},

@@ -549,7 +549,7 @@ func (p *parser) parsePrimary() (node, error) {
 		return p.parseCase()
 	case "CAST":
 		return p.parseCast()
-	case "CONVERT":
+	case "CONVERT", "TRY_CAST":
 		if next.isOp("(") {
 			return p.parseCast()
 		}

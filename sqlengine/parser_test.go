@@ -25,6 +25,7 @@ func TestParseGood(t *testing.T) {
 		"select case when a > 1 then 'x' when a > 0 then 'y' else 'z' end from t",
 		"select case a when 1 then 'one' else 'other' end from t",
 		"select cast(a as int), cast(b as decimal(10, 2)), cast(c as varchar(20)), convert(d as bigint) from t",
+		"select try_cast(a as int), TRY_CAST(b AS decimal(10, 2)) from t",
 		"select extract(year from d), trim(both 'x' from s), trim(leading from s), trim(s), trim(s, 'x') from t",
 		"select current_date, current_timestamp, now(), uuid() from t",
 		"select concat(a, b, c), f() from t -- comment\n",

@@ -26,6 +26,7 @@ func TestOutputSchema(t *testing.T) {
 		{"select -2147483648 as x, -2147483649 as y from fake", "fake(x bigint, y bigint)"},
 		{"select *, id as id2 from fake where ok", "fake(id int, name string, age int, score double, big bigint, price decimal(10, 2), born date, seen timestamp, ok boolean, id2 int)"},
 		{"select (age) from fake", "fake((age) int)"},
+		{"select try_cast(name as int) from fake", "fake(TRY_CAST(name AS int) int)"},
 		{"select extract(year from born), current_date from fake", "fake(EXTRACT(year FROM born) int, current_date date)"},
 		{"select cast(price as decimal(5, 1)) from fake", "fake(CAST(price AS decimal (5, 1)) decimal(5, 1))"},
 	} {
