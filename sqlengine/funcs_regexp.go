@@ -234,11 +234,10 @@ func buildRegexpSubstr(c *compiler, call *callNode, args []evaluator) (evaluator
 			return err
 		}
 		s := a[0].s
-		r := chars(s)
-		if pos < 0 || pos > len(r) {
+		if pos < 0 || int64(pos) > utf16Len(s) {
 			return fmt.Errorf("REGEXP_SUBSTR position %d is out of range", pos+1)
 		}
-		from := len(string(r[:pos]))
+		from := unitOffset(s, pos)
 		var m []int
 		for k := 0; k < max(occ, 1); k++ {
 			m = re.FindStringSubmatchIndex(s[from:])

@@ -2,16 +2,19 @@ package sqlengine
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/stactor/stactor/row"
 )
 
 // String functions, after SeaTunnel's StringFunction. Java counts string
-// positions in UTF-16 units; stactor counts characters (code points),
-// which agrees except for characters outside the Basic Multilingual Plane.
+// positions in UTF-16 units, and so do these functions: a character
+// outside the Basic Multilingual Plane (an emoji) counts two, as in
+// LENGTH, and a cut between its halves leaves U+FFFD.
 
 func registerStringFuncs() {
 	register(&fnSpec{1, 1, buildASCII}, "ASCII")
@@ -83,8 +86,52 @@ func utf16Len(s string) int64 {
 	return n
 }
 
-// chars is s as characters (code points).
-func chars(s string) []rune { return []rune(s) }
+// chars is s as Java's chars: UTF-16 code units, one per element (a
+// character outside the BMP is two surrogates).
+func chars(s string) []rune {
+	r := []rune(s)
+	for _, c := range r {
+		if c >= 0x10000 {
+			u := utf16.Encode(r)
+			r = r[:0]
+			for _, x := range u {
+				r = append(r, rune(x))
+			}
+			return r
+		}
+	}
+	return r
+}
+
+// unitOffset is the byte offset in s of its UTF-16 unit k (past a
+// character whose second half k is).
+func unitOffset(s string, k int) int {
+	for i, r := range s {
+		if k <= 0 {
+			return i
+		}
+		k--
+		if r >= 0x10000 {
+			k--
+		}
+	}
+	return len(s)
+}
+
+// fromChars is the string of Java chars c (from chars); a surrogate
+// without its other half becomes U+FFFD.
+func fromChars(c []rune) string {
+	for _, x := range c {
+		if utf16.IsSurrogate(x) {
+			u := make([]uint16, len(c))
+			for i, x := range c {
+				u[i] = uint16(x)
+			}
+			return string(utf16.Decode(u))
+		}
+	}
+	return string(c)
+}
 
 // javaInt is Java's intValue() of a long: its low 32 bits.
 func javaInt(x int64) int { return int(int32(x)) }
@@ -95,12 +142,16 @@ func buildASCII(c *compiler, call *callNode, args []evaluator) (evaluator, error
 	}
 	return c.scalar(call, args, row.Int, func(a []val, o *val) error {
 		if a[0].s == "" {
-			return fmt.Errorf("ASCII of an empty string")
+			o.null = true
+			return nil
 		}
 		r, _ := utf8.DecodeRuneInString(a[0].s)
+		if r >= 0x10000 {
+			r, _ = utf16.EncodeRune(r) // Java's charAt(0): the high surrogate
+		}
 		o.i = int64(r)
 		return nil
-	}, fnOpts{fails: true}), nil
+	}, fnOpts{}), nil
 }
 
 func buildBitLength(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
@@ -278,7 +329,7 @@ func buildInsert(c *compiler, call *callNode, args []evaluator) (evaluator, erro
 		if len(s1.s)+len(s2.s) > maxString {
 			return tooLong("INSERT")
 		}
-		o.s = string(r1[:start]) + s2.s + string(r1[start+length:])
+		o.s = fromChars(r1[:start]) + s2.s + fromChars(r1[start+length:])
 		return nil
 	}, fnOpts{lenient: true, fails: true}), nil
 }
@@ -288,12 +339,8 @@ func buildLeftRight(right bool) func(c *compiler, call *callNode, args []evaluat
 		if err := c.checkArgs(call, args, aString, aInt); err != nil {
 			return nil, err
 		}
-		name := strings.ToUpper(call.name)
 		return c.scalar(call, args, row.String, func(a []val, o *val) error {
-			s, k := a[0].s, javaInt(a[1].i)
-			if k < 0 {
-				return fmt.Errorf("%s with a negative length %d", name, k)
-			}
+			s, k := a[0].s, max(0, javaInt(a[1].i))
 			if isASCII(s) {
 				k = min(k, len(s))
 				if right {
@@ -306,64 +353,68 @@ func buildLeftRight(right bool) func(c *compiler, call *callNode, args []evaluat
 			r := chars(s)
 			k = min(k, len(r))
 			if right {
-				o.s = string(r[len(r)-k:])
+				o.s = fromChars(r[len(r)-k:])
 			} else {
-				o.s = string(r[:k])
+				o.s = fromChars(r[:k])
 			}
 			return nil
-		}, fnOpts{fails: true}), nil
+		}, fnOpts{}), nil
 	}
 }
 
-// byteOffset is the byte offset of character k of s (len(s) past the end).
-func byteOffset(s string, k int) int {
-	if k <= 0 {
-		return 0
-	}
-	if isASCII(s) {
-		return min(k, len(s))
-	}
-	for i := range s {
-		if k == 0 {
-			return i
-		}
-		k--
-	}
-	return len(s)
-}
-
-// charIndex is the character index of byte offset b of s.
-func charIndex(s string, b int) int { return utf8.RuneCountInString(s[:b]) }
-
-// locate is SeaTunnel's location/instr: the 1-based character position of
-// search in s at or after start (Java's indexOf), from the right for a
-// negative start (lastIndexOf(search, length + start)); 0 when absent.
+// locate is SeaTunnel's location/instr: the 1-based position of search
+// in s at or after start (Java's indexOf), from the right for a negative
+// start (lastIndexOf(search, length + start)); 0 when absent. Positions
+// are in UTF-16 units, as Java's.
 func locate(search, s string, start int) int64 {
+	if isASCII(s) && isASCII(search) {
+		return int64(javaIndex(len(s), len(search), start, func(from int) int {
+			return strings.Index(s[from:], search)
+		}, func(upTo int) int {
+			return strings.LastIndex(s[:upTo+len(search)], search)
+		}) + 1)
+	}
+	sc, qc := chars(s), chars(search)
+	return int64(javaIndex(len(sc), len(qc), start, func(from int) int {
+		for i := 0; from+i+len(qc) <= len(sc); i++ {
+			if slices.Equal(sc[from+i:from+i+len(qc)], qc) {
+				return i
+			}
+		}
+		return -1
+	}, func(upTo int) int {
+		for i := upTo; i >= 0; i-- {
+			if slices.Equal(sc[i:i+len(qc)], qc) {
+				return i
+			}
+		}
+		return -1
+	}) + 1)
+}
+
+// javaIndex is Java's s.indexOf(q, start-1) (start 0 as 1), or for a
+// negative start s.lastIndexOf(q, n+start), for s of n units and q of m;
+// index finds q at or after from (giving the offset from from) and last
+// at or before upTo (upTo+m <= n).
+func javaIndex(n, m, start int, index func(from int) int, last func(upTo int) int) int {
 	if start < 0 {
-		from := utf8.RuneCountInString(s) + start
+		from := min(n+start, n-m)
 		if from < 0 {
-			return 0
+			return -1
 		}
-		limit := byteOffset(s, from)
-		end := min(len(s), limit+len(search))
-		i := strings.LastIndex(s[:end], search)
-		if i < 0 {
-			return 0
+		return last(from)
+	}
+	from := max(start-1, 0)
+	if from >= n {
+		if m == 0 {
+			return n
 		}
-		return int64(charIndex(s, i) + 1)
+		return -1
 	}
-	if start > 0 {
-		start--
+	if i := index(from); i >= 0 {
+		return from + i
 	}
-	b := byteOffset(s, start)
-	if b >= len(s) && search != "" {
-		return 0
-	}
-	i := strings.Index(s[b:], search)
-	if i < 0 {
-		return 0
-	}
-	return int64(charIndex(s, b+i) + 1)
+	return -1
 }
 
 func buildLocate(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
@@ -424,9 +475,9 @@ func buildPad(right bool) func(c *compiler, call *callNode, args []evaluator) (e
 			if n > maxString {
 				return tooLong(strings.ToUpper(call.name))
 			}
-			pad := ' '
+			pad := " "
 			if len(a) == 3 && !a[2].null && a[2].s != "" {
-				pad, _ = utf8.DecodeRuneInString(a[2].s)
+				pad = fromChars(chars(a[2].s)[:1]) // Java's charAt(0)
 			}
 			r := chars(a[0].s)
 			if n < 0 {
@@ -434,11 +485,11 @@ func buildPad(right bool) func(c *compiler, call *callNode, args []evaluator) (e
 			}
 			switch {
 			case n < len(r):
-				o.s = string(r[:n])
+				o.s = fromChars(r[:n])
 			case n == len(r):
 				o.s = a[0].s
 			default:
-				p := strings.Repeat(string(pad), n-len(r))
+				p := strings.Repeat(pad, n-len(r))
 				if right {
 					o.s = a[0].s + p
 				} else {
@@ -643,7 +694,7 @@ func substring(s string, start int, length *int) (string, bool) {
 	if ascii {
 		return s[start-1 : end-1], true
 	}
-	return string(r[start-1 : end-1]), true
+	return fromChars(r[start-1 : end-1]), true
 }
 
 func buildSubstring(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
@@ -703,18 +754,13 @@ func buildTranslate(c *compiler, call *callNode, args []evaluator) (evaluator, e
 		for k := len(find) - 1; k >= 0; k-- {
 			pos[find[k]] = k
 		}
-		var b strings.Builder
-		b.Grow(len(a[0].s))
-		for _, ch := range a[0].s {
+		in := chars(a[0].s)
+		for i, ch := range in {
 			if k, ok := pos[ch]; ok && k < len(repl) {
-				ch = repl[k]
+				in[i] = repl[k]
 			}
-			b.WriteRune(ch)
 		}
-		if b.Len() > maxString {
-			return tooLong("TRANSLATE")
-		}
-		o.s = b.String()
+		o.s = fromChars(in)
 		return nil
 	}, fnOpts{lenient: true}), nil
 }
