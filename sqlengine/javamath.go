@@ -2,121 +2,106 @@ package sqlengine
 
 import "math"
 
-// Java's StrictMath.log and StrictMath.log10: fdlibm's e_log.c and
-// e_log10.c, which Java's Math.log10 follows (exact for powers of ten,
-// within one ulp otherwise). Go's math.Log10 is log2(x)·(ln2/ln10), which
-// differs from Java in the last digits (LOG10(5) is 0.6989700043360187
-// there, 0.6989700043360189 in Java; LOG10(1e15) is 14.999999999999998).
-// Products are converted to float64 one by one so that no platform fuses
-// them into a multiply-add that fdlibm does not do.
+// Java's Math.log and Math.log10, which on the JVMs SeaTunnel runs on
+// (HotSpot's x86_64 intrinsics) are correctly rounded: the double nearest
+// the exact logarithm, so LOG10(10^n) is n. Go's math.Log10 is
+// log2(x)·(ln2/ln10) and differs from Java in the last digits
+// (LOG10(5) is 0.6989700043360187 there, 0.6989700043360189 in Java;
+// LOG10(1e15) is 14.999999999999998). Here the logarithm is computed in
+// double-double arithmetic (about 104 bits) and rounded once.
 
-const (
-	fdlibmTwo54   = 1.80143985094819840000e+16 // 0x43500000 00000000
-	fdlibmLn2Hi   = 6.93147180369123816490e-01 // 0x3fe62e42 fee00000
-	fdlibmLn2Lo   = 1.90821492927058770002e-10 // 0x3dea39ef 35793c76
-	fdlibmLg1     = 6.666666666666735130e-01   // 0x3FE55555 55555593
-	fdlibmLg2     = 3.999999999940941908e-01   // 0x3FD99999 9997FA04
-	fdlibmLg3     = 2.857142874366239149e-01   // 0x3FD24924 94229359
-	fdlibmLg4     = 2.222219843214978396e-01   // 0x3FCC71C5 1D8E78AF
-	fdlibmLg5     = 1.818357216161805012e-01   // 0x3FC74664 96CB03DE
-	fdlibmLg6     = 1.531383769920937332e-01   // 0x3FC39A09 D078C69F
-	fdlibmLg7     = 1.479819860511658591e-01   // 0x3FC2F112 DF3E5244
-	fdlibmIvln10  = 4.34294481903251816668e-01 // 0x3FDBCB7B 1526E50E
-	fdlibmLog2Hi  = 3.01029995663611771306e-01 // 0x3FD34413 509F6000
-	fdlibmLog2Lo  = 3.69423907715893078616e-13 // 0x3D59FEF3 11F12B36
-	fdlibmOneThrd = 0.33333333333333333
+// dd is a double-double number hi + lo, |lo| <= ulp(hi)/2.
+type dd struct{ hi, lo float64 }
+
+func twoSum(a, b float64) dd {
+	s := a + b
+	v := s - a
+	return dd{s, (a - (s - v)) + (b - v)}
+}
+
+func quickTwoSum(a, b float64) dd {
+	s := a + b
+	return dd{s, b - (s - a)}
+}
+
+func ddAdd(a, b dd) dd {
+	s := twoSum(a.hi, b.hi)
+	return quickTwoSum(s.hi, s.lo+a.lo+b.lo)
+}
+
+func ddMul(a, b dd) dd {
+	p := a.hi * b.hi
+	e := math.FMA(a.hi, b.hi, -p) + (a.hi*b.lo + a.lo*b.hi)
+	return quickTwoSum(p, e)
+}
+
+func ddDiv(a, b dd) dd {
+	q1 := a.hi / b.hi
+	r := ddAdd(a, ddMul(dd{-q1, 0}, b))
+	q2 := r.hi / b.hi
+	r = ddAdd(r, ddMul(dd{-q2, 0}, b))
+	q3 := r.hi / b.hi
+	return ddAdd(quickTwoSum(q1, q2), dd{q3, 0})
+}
+
+var (
+	ddLn2     = dd{0.6931471805599453, 2.3190468138462996e-17}
+	ddInvLn10 = dd{0.4342944819032518, 1.098319650216765e-17}
+	// ddInvOdd[k] is 1/(2k+1).
+	ddInvOdd = func() []dd {
+		t := make([]dd, 24)
+		for k := range t {
+			t[k] = ddDiv(dd{1, 0}, dd{float64(2*k + 1), 0})
+		}
+		return t
+	}()
 )
 
-func hiWord(x float64) int32  { return int32(math.Float64bits(x) >> 32) }
-func loWord(x float64) uint32 { return uint32(math.Float64bits(x)) }
-
-func withHiWord(x float64, hi int32) float64 {
-	return math.Float64frombits(uint64(uint32(hi))<<32 | uint64(loWord(x)))
+// ddLog is ln(x) for a finite x > 0: x = m·2^e with m in [√½, √2), and
+// ln(m) = 2·atanh(s), s = (m-1)/(m+1), |s| < 0.172, summed until s^46 is
+// below 2^-116.
+func ddLog(x float64) dd {
+	m, e := math.Frexp(x)
+	if m < math.Sqrt2/2 {
+		m *= 2
+		e--
+	}
+	s := ddDiv(dd{m - 1, 0}, twoSum(m, 1)) // m-1 is exact
+	s2 := ddMul(s, s)
+	t := ddInvOdd[len(ddInvOdd)-1]
+	for k := len(ddInvOdd) - 2; k >= 0; k-- {
+		t = ddAdd(ddMul(t, s2), ddInvOdd[k])
+	}
+	lnm := ddMul(ddMul(dd{2, 0}, s), t)
+	return ddAdd(ddMul(dd{float64(e), 0}, ddLn2), lnm)
 }
 
-// javaLog is StrictMath.log (fdlibm __ieee754_log).
+// logSpecial is the logarithm of x where it is not a finite positive
+// number, as Java's: NaN below zero, -Infinity at zero.
+func logSpecial(x float64) (float64, bool) {
+	switch {
+	case math.IsNaN(x) || x < 0:
+		return math.NaN(), true
+	case x == 0:
+		return math.Inf(-1), true
+	case math.IsInf(x, 1):
+		return x, true
+	}
+	return 0, false
+}
+
+// javaLog is Java's Math.log.
 func javaLog(x float64) float64 {
-	hx, lx := hiWord(x), loWord(x)
-	k := int32(0)
-	if hx < 0x00100000 { // x < 2**-1022
-		if (hx&0x7fffffff)|int32(lx) == 0 {
-			return math.Inf(-1)
-		}
-		if hx < 0 {
-			return math.NaN()
-		}
-		k -= 54
-		x *= fdlibmTwo54 // subnormal: scale up
-		hx = hiWord(x)
+	if r, ok := logSpecial(x); ok {
+		return r
 	}
-	if hx >= 0x7ff00000 {
-		return x + x
-	}
-	k += (hx >> 20) - 1023
-	hx &= 0x000fffff
-	i := (hx + 0x95f64) & 0x100000
-	x = withHiWord(x, hx|(i^0x3ff00000)) // normalize x or x/2
-	k += i >> 20
-	f := x - 1.0
-	dk := float64(k)
-	if (0x000fffff & (2 + hx)) < 3 { // |f| < 2**-20
-		if f == 0 {
-			if k == 0 {
-				return 0
-			}
-			return float64(dk*fdlibmLn2Hi) + float64(dk*fdlibmLn2Lo)
-		}
-		r := float64(f*f) * (0.5 - float64(fdlibmOneThrd*f))
-		if k == 0 {
-			return f - r
-		}
-		return float64(dk*fdlibmLn2Hi) - ((r - float64(dk*fdlibmLn2Lo)) - f)
-	}
-	s := f / (2.0 + f)
-	z := float64(s * s)
-	i = hx - 0x6147a
-	w := float64(z * z)
-	j := 0x6b851 - hx
-	t1 := float64(w * (fdlibmLg2 + float64(w*(fdlibmLg4+float64(w*fdlibmLg6)))))
-	t2 := float64(z * (fdlibmLg1 + float64(w*(fdlibmLg3+float64(w*(fdlibmLg5+float64(w*fdlibmLg7)))))))
-	i |= j
-	r := t2 + t1
-	if i > 0 {
-		hfsq := float64(0.5*f) * f
-		if k == 0 {
-			return f - (hfsq - float64(s*(hfsq+r)))
-		}
-		return float64(dk*fdlibmLn2Hi) - ((hfsq - (float64(s*(hfsq+r)) + float64(dk*fdlibmLn2Lo))) - f)
-	}
-	if k == 0 {
-		return f - float64(s*(f-r))
-	}
-	return float64(dk*fdlibmLn2Hi) - ((float64(s*(f-r)) - float64(dk*fdlibmLn2Lo)) - f)
+	return ddLog(x).hi
 }
 
-// javaLog10 is StrictMath.log10 (fdlibm __ieee754_log10).
+// javaLog10 is Java's Math.log10.
 func javaLog10(x float64) float64 {
-	hx, lx := hiWord(x), loWord(x)
-	k := int32(0)
-	if hx < 0x00100000 { // x < 2**-1022
-		if (hx&0x7fffffff)|int32(lx) == 0 {
-			return math.Inf(-1)
-		}
-		if hx < 0 {
-			return math.NaN()
-		}
-		k -= 54
-		x *= fdlibmTwo54
-		hx = hiWord(x)
+	if r, ok := logSpecial(x); ok {
+		return r
 	}
-	if hx >= 0x7ff00000 {
-		return x + x
-	}
-	k += (hx >> 20) - 1023
-	i := int32(uint32(k) & 0x80000000 >> 31)
-	hx = (hx & 0x000fffff) | ((0x3ff - i) << 20)
-	y := float64(k + i)
-	x = withHiWord(x, hx)
-	z := float64(y*fdlibmLog2Lo) + float64(fdlibmIvln10*javaLog(x))
-	return z + float64(y*fdlibmLog2Hi)
+	return ddMul(ddLog(x), ddInvLn10).hi
 }
