@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/shopspring/decimal"
 
@@ -99,8 +100,15 @@ func buildAbs(c *compiler, call *callNode, args []evaluator) (evaluator, error) 
 			if o.i < 0 {
 				o.i = -o.i
 			}
-			// Java's Math.abs of the smallest int is itself.
-			if t.ID == row.TypeInt {
+			switch t.ID {
+			case row.TypeTinyInt, row.TypeSmallInt:
+				// SeaTunnel refuses the one value whose absolute value
+				// does not fit.
+				if lo, _ := intBounds(t.ID); a[0].i == lo {
+					return fmt.Errorf("ABS cannot represent the absolute value of %d for %s", lo, strings.ToUpper(t.String()))
+				}
+			case row.TypeInt:
+				// Java's Math.abs of the smallest int is itself.
 				o.i = int64(int32(o.i))
 			}
 		case isFloatType(t):
@@ -109,7 +117,7 @@ func buildAbs(c *compiler, call *callNode, args []evaluator) (evaluator, error) 
 			o.d = a[0].d.Abs()
 		}
 		return nil
-	}, fnOpts{}), nil
+	}, fnOpts{fails: true}), nil
 }
 
 // buildMath is a double function of one number; check names functions
