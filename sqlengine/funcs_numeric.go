@@ -19,7 +19,7 @@ func registerNumericFuncs() {
 	for name, f := range map[string]func(float64) float64{
 		"ACOS": math.Acos, "ASIN": math.Asin, "ATAN": math.Atan, "COS": math.Cos,
 		"COSH": math.Cosh, "SIN": math.Sin, "SINH": math.Sinh, "TAN": math.Tan,
-		"TANH": math.Tanh, "EXP": math.Exp, "SQRT": math.Sqrt,
+		"TANH": math.Tanh, "EXP": javaExp, "SQRT": math.Sqrt,
 		"RADIANS": func(x float64) float64 { return x / 180 * math.Pi },
 		"DEGREES": func(x float64) float64 { return x * 180 / math.Pi },
 	} {
@@ -30,7 +30,7 @@ func registerNumericFuncs() {
 	register(&fnSpec{1, 1, buildMath(javaLog10, "LOG10")}, "LOG10")
 	register(&fnSpec{1, 2, buildLog}, "LOG")
 	register(&fnSpec{2, 2, buildMath2(math.Atan2)}, "ATAN2")
-	register(&fnSpec{2, 2, buildMath2(math.Pow)}, "POWER", "POW")
+	register(&fnSpec{2, 2, buildMath2(javaPow)}, "POWER", "POW")
 	register(&fnSpec{0, 0, buildPi}, "PI")
 	register(&fnSpec{2, 2, buildMod}, "MOD")
 	register(&fnSpec{1, 2, buildCeilFloor(true)}, "CEIL", "CEILING")
