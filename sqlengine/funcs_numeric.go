@@ -17,15 +17,16 @@ import (
 func registerNumericFuncs() {
 	register(&fnSpec{1, 1, buildAbs}, "ABS")
 	for name, f := range map[string]func(float64) float64{
-		"ACOS": math.Acos, "ASIN": math.Asin, "ATAN": math.Atan, "COS": math.Cos,
-		"COSH": math.Cosh, "SIN": math.Sin, "SINH": math.Sinh, "TAN": math.Tan,
+		"ACOS": math.Acos, "ASIN": math.Asin, "ATAN": math.Atan, "COS": javaCos,
+		"COSH": math.Cosh, "SIN": javaSin, "SINH": math.Sinh, "TAN": javaTan,
 		"TANH": math.Tanh, "EXP": javaExp, "SQRT": math.Sqrt,
-		"RADIANS": func(x float64) float64 { return x / 180 * math.Pi },
-		"DEGREES": func(x float64) float64 { return x * 180 / math.Pi },
+		// Math.toRadians / toDegrees since Java 9: one multiplication.
+		"RADIANS": func(x float64) float64 { return x * 0.017453292519943295 },
+		"DEGREES": func(x float64) float64 { return x * 57.29577951308232 },
 	} {
 		register(&fnSpec{1, 1, buildMath(f, "")}, name)
 	}
-	register(&fnSpec{1, 1, buildMath(func(x float64) float64 { return 1 / math.Tan(x) }, "COT")}, "COT")
+	register(&fnSpec{1, 1, buildMath(func(x float64) float64 { return 1 / javaTan(x) }, "COT")}, "COT")
 	register(&fnSpec{1, 1, buildMath(javaLog, "LN")}, "LN")
 	register(&fnSpec{1, 1, buildMath(javaLog10, "LOG10")}, "LOG10")
 	register(&fnSpec{1, 2, buildLog}, "LOG")
@@ -137,7 +138,7 @@ func buildMath(f func(float64) float64, check string) func(c *compiler, call *ca
 					return fmt.Errorf("%s of %s: the argument must be positive", check, row.JavaFloat(x, 64))
 				}
 			case "COT":
-				if math.Tan(x) == 0 {
+				if javaTan(x) == 0 {
 					return fmt.Errorf("division by zero")
 				}
 			}
