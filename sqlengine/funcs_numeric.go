@@ -17,9 +17,9 @@ import (
 func registerNumericFuncs() {
 	register(&fnSpec{1, 1, buildAbs}, "ABS")
 	for name, f := range map[string]func(float64) float64{
-		"ACOS": math.Acos, "ASIN": math.Asin, "ATAN": math.Atan, "COS": javaCos,
-		"COSH": math.Cosh, "SIN": javaSin, "SINH": math.Sinh, "TAN": javaTan,
-		"TANH": math.Tanh, "EXP": javaExp, "SQRT": math.Sqrt,
+		"ACOS": javaAcos, "ASIN": javaAsin, "ATAN": javaAtan, "COS": javaCos,
+		"COSH": javaCosh, "SIN": javaSin, "SINH": javaSinh, "TAN": javaTan,
+		"TANH": javaTanh, "EXP": javaExp, "SQRT": math.Sqrt,
 		// Math.toRadians / toDegrees since Java 9: one multiplication.
 		"RADIANS": func(x float64) float64 { return x * 0.017453292519943295 },
 		"DEGREES": func(x float64) float64 { return x * 57.29577951308232 },
@@ -30,7 +30,7 @@ func registerNumericFuncs() {
 	register(&fnSpec{1, 1, buildMath(javaLog, "LN")}, "LN")
 	register(&fnSpec{1, 1, buildMath(javaLog10, "LOG10")}, "LOG10")
 	register(&fnSpec{1, 2, buildLog}, "LOG")
-	register(&fnSpec{2, 2, buildMath2(math.Atan2)}, "ATAN2")
+	register(&fnSpec{2, 2, buildMath2(javaAtan2)}, "ATAN2")
 	register(&fnSpec{2, 2, buildMath2(javaPow)}, "POWER", "POW")
 	register(&fnSpec{0, 0, buildPi}, "PI")
 	register(&fnSpec{2, 2, buildMod}, "MOD")

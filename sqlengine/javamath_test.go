@@ -56,3 +56,45 @@ func TestJavaLog(t *testing.T) {
 		}
 	}
 }
+
+// Zeros, infinities, NaN and the ends of the domains come out as IEEE
+// (and Java) define them, the same as Go's math package.
+func TestJavaMathSpecialValues(t *testing.T) {
+	inf, nan := math.Inf(1), math.NaN()
+	same := func(a, b float64) bool {
+		return math.Float64bits(a) == math.Float64bits(b) || math.IsNaN(a) && math.IsNaN(b)
+	}
+	for name, f := range map[string][2]func(float64) float64{
+		"sin": {javaSin, math.Sin}, "cos": {javaCos, math.Cos}, "tan": {javaTan, math.Tan},
+		"asin": {javaAsin, math.Asin}, "acos": {javaAcos, math.Acos}, "atan": {javaAtan, math.Atan},
+		"sinh": {javaSinh, math.Sinh}, "cosh": {javaCosh, math.Cosh}, "tanh": {javaTanh, math.Tanh},
+		"exp": {javaExp, math.Exp}, "log": {javaLog, math.Log}, "log10": {javaLog10, math.Log10},
+	} {
+		for _, x := range []float64{0, math.Copysign(0, -1), inf, -inf, nan, 1e300, -1e300} {
+			if got, want := f[0](x), f[1](x); !same(got, want) {
+				t.Errorf("%s(%v) = %v, want %v", name, x, got, want)
+			}
+		}
+	}
+	// Near zero the odd functions are x itself.
+	for _, f := range []func(float64) float64{javaSin, javaTan, javaAsin, javaAtan, javaSinh, javaTanh} {
+		for _, x := range []float64{5e-324, -1e-300, 1e-20} {
+			if got := f(x); got != x {
+				t.Errorf("f(%v) = %v", x, got)
+			}
+		}
+	}
+	if javaAcos(1) != 0 || javaAcos(-1) != math.Pi || javaAsin(1) != math.Pi/2 || javaCosh(0) != 1 {
+		t.Errorf("acos(1) %v, acos(-1) %v, asin(1) %v, cosh(0) %v", javaAcos(1), javaAcos(-1), javaAsin(1), javaCosh(0))
+	}
+	for _, p := range [][2]float64{{0, 0}, {0, -1}, {math.Copysign(0, -1), -1}, {1, 0}, {inf, inf}, {-inf, -inf}, {1, inf}, {1, -inf}, {nan, 1}, {1e300, 1e-300}, {1e-300, -1e300}} {
+		if got, want := javaAtan2(p[0], p[1]), math.Atan2(p[0], p[1]); !same(got, want) {
+			t.Errorf("atan2(%v, %v) = %v, want %v", p[0], p[1], got, want)
+		}
+	}
+	for _, p := range [][2]float64{{0, 0}, {0, -1}, {-1, inf}, {2, -inf}, {-2, 3}, {-2, 0.5}, {nan, 0}, {1, nan}, {inf, -1}, {-inf, 3}, {10, 400}, {10, -400}} {
+		if got, want := javaPow(p[0], p[1]), math.Pow(p[0], p[1]); !same(got, want) {
+			t.Errorf("pow(%v, %v) = %v, want %v", p[0], p[1], got, want)
+		}
+	}
+}
