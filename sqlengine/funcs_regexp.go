@@ -3,6 +3,7 @@ package sqlengine
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -90,9 +91,11 @@ func checkRegexConst(call *callNode, args []evaluator, pat, flags int) error {
 	return nil
 }
 
-// javaReplacement turns a Java replacement string ($1, \$) into Go's
-// template syntax (${1}, $$).
-func javaReplacement(r string) (string, error) {
+// javaReplacement turns a Java replacement string ($1, ${name}, \$) for
+// re into Go's template syntax (${1}, $$). As Java's Matcher: digits after
+// $ extend the group number only while such a group exists ($12 with one
+// group is group 1 and a "2"), and a group re does not have is an error.
+func javaReplacement(r string, re *regexp.Regexp) (string, error) {
 	var b strings.Builder
 	for i := 0; i < len(r); i++ {
 		switch ch := r[i]; ch {
@@ -116,19 +119,30 @@ func javaReplacement(r string) (string, error) {
 				if end < 0 {
 					return "", fmt.Errorf("named group reference is not closed in %q", r)
 				}
-				b.WriteString("${" + r[i+1:i+end] + "}")
+				name := r[i+1 : i+end]
+				if re.SubexpIndex(name) < 0 {
+					return "", fmt.Errorf("no group with name {%s} in replacement %q", name, r)
+				}
+				b.WriteString("${" + name + "}")
 				i += end
 				continue
 			}
-			j := i
-			for j < len(r) && r[j] >= '0' && r[j] <= '9' {
-				j++
-			}
-			if j == i {
+			if r[i] < '0' || r[i] > '9' {
 				return "", fmt.Errorf("illegal group reference in replacement %q", r)
 			}
-			b.WriteString("${" + r[i:j] + "}")
-			i = j - 1
+			g := int(r[i] - '0')
+			if g > re.NumSubexp() {
+				return "", fmt.Errorf("no group %d in replacement %q", g, r)
+			}
+			for i+1 < len(r) && r[i+1] >= '0' && r[i+1] <= '9' {
+				next := g*10 + int(r[i+1]-'0')
+				if next > re.NumSubexp() {
+					break
+				}
+				g = next
+				i++
+			}
+			b.WriteString("${" + strconv.Itoa(g) + "}")
 		default:
 			b.WriteByte(ch)
 		}
@@ -157,7 +171,7 @@ func buildRegexpReplace(c *compiler, call *callNode, args []evaluator) (evaluato
 		if err != nil {
 			return err
 		}
-		repl, err := javaReplacement(a[2].s)
+		repl, err := javaReplacement(a[2].s, re)
 		if err != nil {
 			return err
 		}

@@ -129,6 +129,11 @@ func TestFunctions(t *testing.T) {
 		{"REGEXP_REPLACE('Hello    World', ' +', ' ')", "Hello World", "string"},
 		{"REGEXP_REPLACE('Hello WWWWorld', 'w+', 'W', 'i')", "Hello World", "string"},
 		{"REGEXP_REPLACE('abc', '(b)', '[$1]')", "a[b]c", "string"},
+		// Java's group references: digits extend the number only while
+		// the group exists.
+		{"REGEXP_REPLACE('abc', '(b)', '$12')", "ab2c", "string"},
+		{"REGEXP_REPLACE('abcdefghijkl', '(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)(k)', '$11-$10-$1')", "k-j-al", "string"},
+		{"REGEXP_REPLACE('abc', '(?<x>b)', '[${x}]')", "a[b]c", "string"},
 		{"REGEXP_REPLACE('a$c', '[$]', '\\$')", "a$c", "string"},
 		{"REGEXP_LIKE('Hello    World', '[A-Z ]*', 'i')", "true", "boolean"},
 		{"REGEXP_LIKE(s, '^x')", "false", "boolean"},
@@ -557,6 +562,8 @@ func TestFunctionErrors(t *testing.T) {
 		// Run time.
 		{"HEXTORAW('123')", "HEXTORAW needs 4 hex digits per character"},
 		{"MOD(i, 0)", "MOD by zero"},
+		{"REGEXP_REPLACE(s, '(o)', '$2')", `no group 2 in replacement "$2"`},
+		{"REGEXP_REPLACE(s, '(?<x>o)', '${y}')", `no group with name {y}`},
 		{"ABS(CAST(-128 AS tinyint))", "ABS cannot represent the absolute value of -128 for TINYINT"},
 		{"ABS(CAST(-32768 AS smallint))", "ABS cannot represent the absolute value of -32768 for SMALLINT"},
 		{"TRIM_SCALE(d / 0)", "cannot make Infinity a decimal"},
