@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"strings"
+
 	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/connectors"
 	"github.com/stactor/stactor/row"
@@ -26,7 +28,15 @@ var Factory = connectors.TransformFactory{
 var _ connectors.Transform = (*sqlengine.Query)(nil)
 
 func create(cfg *config.PluginConfig, input *row.Schema) (connectors.Transform, error) {
-	q, err := sqlengine.Compile(cfg.String("query"), input, sqlengine.InputNames(cfg.Strings("plugin_input")...))
+	// The FROM table may be named as plugin_input names it ("a,b" is two
+	// names, as the planner reads it).
+	var names []string
+	for _, in := range cfg.Strings("plugin_input") {
+		for _, n := range strings.Split(in, ",") {
+			names = append(names, strings.TrimSpace(n))
+		}
+	}
+	q, err := sqlengine.Compile(cfg.String("query"), input, sqlengine.InputNames(names...))
 	if err != nil {
 		return nil, cfg.Errorf("query", "%s", err.Error())
 	}
