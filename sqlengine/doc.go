@@ -19,4 +19,9 @@
 // more involved semantics run row by row over unboxed values. The
 // resulting Query is a connectors.Transform in all but name: the Sql
 // transform hands it each batch.
+//
+// Results are Java's, as SeaTunnel computes them: string positions count
+// UTF-16 units, case mapping is Unicode's full mapping (String.toUpperCase),
+// MOD works in BigDecimal arithmetic, and the math functions round as
+// Java's Math does (javamath.go), which Go's math package does not.
 package sqlengine
