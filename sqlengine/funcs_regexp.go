@@ -12,9 +12,10 @@ import (
 
 // Regular expression functions: REGEXP_REPLACE, REGEXP_LIKE,
 // REGEXP_SUBSTR and SPLIT. SeaTunnel uses Java's java.util.regex; stactor
-// uses Go's regexp (RE2), which accepts the same common syntax but not
-// back-references or look-around — such patterns are reported as errors,
-// at plan time when the pattern is a constant.
+// uses Go's regexp (RE2) on the pattern as translateJavaRegex rewrites it
+// (Java's POSIX classes, \s). RE2 has no back-references or look-around;
+// such patterns are reported as errors, at plan time when the pattern is
+// a constant.
 
 // javaRegex compiles a Java regex with SeaTunnel's flags string (i, c, n,
 // m). Go's regexp lacks some Java constructs (back-references,
@@ -44,6 +45,10 @@ func javaRegex(pattern, flags string) (*regexp.Regexp, error) {
 	}
 	if multi {
 		prefix += "m"
+	}
+	pattern, err := translateJavaRegex(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("bad regular expression: %v", err)
 	}
 	if prefix != "" {
 		pattern = "(?" + prefix + ")" + pattern

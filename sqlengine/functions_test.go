@@ -132,6 +132,11 @@ func TestFunctions(t *testing.T) {
 		// Java's group references: digits extend the number only while
 		// the group exists.
 		{"REGEXP_REPLACE('abc', '(b)', '$12')", "ab2c", "string"},
+		// Java's regex dialect: POSIX classes, \s with \x0B.
+		{"REGEXP_REPLACE('a,b;c-d', '\\p{Punct}', '')", "abcd", "string"},
+		{"REGEXP_REPLACE('ab1 2', '[\\p{Alpha}\\s]', '')", "12", "string"},
+		{"REGEXP_LIKE(CONCAT('a', CHAR(11), 'b'), 'a\\sb')", "true", "boolean"},
+		{"REGEXP_SUBSTR('xyz123', '\\P{Alpha}+')", "123", "string"},
 		{"REGEXP_REPLACE('abcdefghijkl', '(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)(k)', '$11-$10-$1')", "k-j-al", "string"},
 		{"REGEXP_REPLACE('abc', '(?<x>b)', '[${x}]')", "a[b]c", "string"},
 		{"REGEXP_REPLACE('a$c', '[$]', '\\$')", "a$c", "string"},
@@ -563,6 +568,7 @@ func TestFunctionErrors(t *testing.T) {
 		{"HEXTORAW('123')", "HEXTORAW needs 4 hex digits per character"},
 		{"MOD(i, 0)", "MOD by zero"},
 		{"REGEXP_REPLACE(s, '(o)', '$2')", `no group 2 in replacement "$2"`},
+		{"REGEXP_LIKE(s, '[a-z&&[^aeiou]]')", "character class intersection (&&) is not supported"},
 		{"REGEXP_REPLACE(s, '(?<x>o)', '${y}')", `no group with name {y}`},
 		{"ABS(CAST(-128 AS tinyint))", "ABS cannot represent the absolute value of -128 for TINYINT"},
 		{"ABS(CAST(-32768 AS smallint))", "ABS cannot represent the absolute value of -32768 for SMALLINT"},
