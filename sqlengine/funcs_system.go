@@ -42,6 +42,16 @@ func buildCoalesce(c *compiler, call *callNode, args []evaluator) (evaluator, er
 	for k, a := range args {
 		conv, err := c.coerce(a, t)
 		if err != nil {
+			// sql-functions.md: a later argument of another type is
+			// converted to the first one's, as CAST does (COALESCE(name,
+			// id) gives id as text); a value that does not convert fails
+			// its row, when it is reached.
+			var cast evaluator
+			if cast, err = newCast(a, t, true, call.args[k]); err == nil {
+				conv = c.add(cast)
+			}
+		}
+		if err != nil {
 			return nil, errAt(call.args[k].pos(), "type mismatch: %s argument %d is %s, the result is %s", call.name, k+1, typeOf(a), t)
 		}
 		e.args[k] = conv
