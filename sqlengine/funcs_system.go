@@ -110,10 +110,17 @@ type nullIfEval struct {
 	a, eq evaluator
 }
 
+// buildNullIf is NULLIF(a, b): NULL where a equals b, as Java's
+// a.equals(b): values of different Java classes (an int and a double, a
+// number and a string, decimals of different scales) are never equal.
 func buildNullIf(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
-	eq, err := c.compare(call, "=", args[0], args[1], call.args[1].pos())
-	if err != nil {
-		return nil, err
+	t0, t1 := typeOf(args[0]), typeOf(args[1])
+	var eq evaluator = newConst(row.Boolean, val{b: false}, call)
+	if t0.Equal(t1) || t0.ID == t1.ID && t0.ID != row.TypeDecimal {
+		var err error
+		if eq, err = c.compare(call, "=", args[0], args[1], call.args[1].pos()); err != nil {
+			return nil, err
+		}
 	}
 	e := &nullIfEval{a: args[0], eq: eq}
 	e.t, e.src = typeOf(args[0]), call
