@@ -698,6 +698,24 @@ func substring(s string, start int, length *int) (string, bool) {
 }
 
 func buildSubstring(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
+	// SeaTunnel's substring takes any value as its text: a timestamp as
+	// 'yyyy-MM-dd HH:mm:ss', a date, time, number or boolean as Java's
+	// toString.
+	switch t := typeOf(args[0]); {
+	case t.ID == row.TypeTimestamp:
+		format := c.add(newConst(row.String, val{s: "yyyy-MM-dd HH:mm:ss"}, call))
+		text, err := buildFormatDateTime(c, call, []evaluator{args[0], format})
+		if err != nil {
+			return nil, err
+		}
+		args[0] = text
+	case isNumType(t) || t.ID == row.TypeBoolean || t.ID == row.TypeDate || t.ID == row.TypeTime:
+		text, err := newCast(args[0], row.String, true, call.args[0])
+		if err != nil {
+			return nil, err
+		}
+		args[0] = c.add(text)
+	}
 	if err := c.checkArgs(call, args, aString, aInt, aInt); err != nil {
 		return nil, err
 	}
