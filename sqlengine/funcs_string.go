@@ -249,15 +249,17 @@ func buildHexToRaw(c *compiler, call *callNode, args []evaluator) (evaluator, er
 		if len(s)%4 != 0 {
 			return fmt.Errorf("HEXTORAW needs 4 hex digits per character, got %d digits", len(s))
 		}
-		var b strings.Builder
+		// Each group is (char) Integer.parseInt(group, 16): a sign is
+		// allowed, and two groups may be the halves of one character.
+		units := make([]rune, 0, len(s)/4)
 		for i := 0; i < len(s); i += 4 {
-			n, err := strconv.ParseUint(s[i:i+4], 16, 16)
+			n, err := strconv.ParseInt(s[i:i+4], 16, 32)
 			if err != nil {
 				return fmt.Errorf("HEXTORAW: %q is not hexadecimal", s[i:i+4])
 			}
-			b.WriteRune(rune(n))
+			units = append(units, rune(uint16(n)))
 		}
-		o.s = b.String()
+		o.s = fromChars(units)
 		return nil
 	}, fnOpts{fails: true}), nil
 }

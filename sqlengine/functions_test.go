@@ -72,6 +72,10 @@ func TestFunctions(t *testing.T) {
 		{"CONCAT_WS(n, 'a', 'b')", "ab", "string"},
 		{"CONCAT_WS('-', arr, 'z')", "b-a-c-z", "string"},
 		{"HEXTORAW('00480069')", "Hi", "string"},
+		{"HEXTORAW('d83dde00')", "😀", "string"},
+		{"HEXTORAW(RAWTOHEX('a😀'))", "a😀", "string"},
+		{"HEXTORAW('+041')", "A", "string"},
+		{"RAWTOHEX('😀')", "d83dde00", "string"},
 		{"RAWTOHEX('Hi')", "00480069", "string"},
 		{"RAWTOHEX(by)", "6162", "string"},
 		{"INSERT(s, 1, 5, 'Bye')", "Bye World", "string"},
@@ -591,6 +595,7 @@ func TestFunctionErrors(t *testing.T) {
 		{"CURRENT_WHATEVER", `unknown column "CURRENT_WHATEVER"`},
 		// Run time.
 		{"HEXTORAW('123')", "HEXTORAW needs 4 hex digits per character"},
+		{"HEXTORAW('zzzz')", `HEXTORAW: "zzzz" is not hexadecimal`},
 		{"MOD(i, 0)", "MOD by zero"},
 		{"REGEXP_REPLACE(s, '(o)', '$2')", `no group 2 in replacement "$2"`},
 		{"REGEXP_LIKE(s, '[a-z&&[^aeiou]]')", "character class intersection (&&) is not supported"},
