@@ -381,8 +381,16 @@ func toDecimalConverter(from, to *row.Type, explicit bool) (converter, error) {
 		return nil, errNoCast
 	}
 	scale := int32(to.Scale)
+	read := decimalOf
+	if !explicit {
+		// An operand of decimal arithmetic or a comparison: SeaTunnel
+		// takes a float by its double value (BigDecimal.valueOf of
+		// doubleValue(), so 1.1f is 1.100000023841858), where CAST reads
+		// Float.toString ("1.1").
+		read = javaBigDecimal
+	}
 	return func(in, out *val) error {
-		d, err := decimalOf(from, in)
+		d, err := read(from, in)
 		if err != nil {
 			return err
 		}

@@ -496,6 +496,11 @@ func TestFunctions(t *testing.T) {
 		{"ARRAY(1, null)", "[1, null]", "array<int>"},
 		{"ARRAY()", "[]", "array<string>"},
 		{"ARRAY(bo)", "[true]", "array<boolean>"},
+		// A float operand of decimal arithmetic is its double value
+		// (2.675f is 2.674999952316284), as CAST reads Float.toString.
+		{"m * 0 + CAST(2.675 AS FLOAT)", "2.67", "decimal(10, 2)"},
+		{"CASE WHEN NOT bo THEN m ELSE CAST(2.675 AS FLOAT) END", "2.67", "decimal(10, 2)"},
+		{"CAST(CAST(2.675 AS FLOAT) AS DECIMAL(10, 2))", "2.68", "decimal(10, 2)"},
 		// TRY_CAST: NULL where CAST fails.
 		{"TRY_CAST('12' AS INT)", "12", "int"},
 		{"TRY_CAST('x' AS INT)", "null", "int"},
