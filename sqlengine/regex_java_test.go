@@ -33,3 +33,16 @@ func TestTranslateJavaRegex(t *testing.T) {
 		}
 	}
 }
+
+// FuzzTranslateJavaRegex feeds arbitrary patterns through the rewrite: it
+// never panics, and what it returns RE2 compiles or refuses with an error.
+func FuzzTranslateJavaRegex(f *testing.F) {
+	for _, s := range []string{`\p{Alpha}+\s`, `[\P{Punct}&&x]`, `\Q[\E`, `[]a\]`, `\`, `[`, `\p{`, `(?<n>a)\k<n>`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if _, err := javaRegex(p, "imn"); err != nil && err.Error() == "" {
+			t.Fatalf("%q: empty error", p)
+		}
+	})
+}
