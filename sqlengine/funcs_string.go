@@ -479,7 +479,12 @@ func buildPad(right bool) func(c *compiler, call *callNode, args []evaluator) (e
 			}
 			pad := " "
 			if len(a) == 3 && !a[2].null && a[2].s != "" {
-				pad = fromChars(chars(a[2].s)[:1]) // Java's charAt(0)
+				// Java's charAt(0): half of a character beyond the BMP.
+				if r, size := utf8.DecodeRuneInString(a[2].s); r >= 0x10000 {
+					pad = "\uFFFD"
+				} else {
+					pad = a[2].s[:size]
+				}
 			}
 			r := chars(a[0].s)
 			if n < 0 {
