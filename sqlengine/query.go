@@ -139,8 +139,11 @@ func checkTable(stmt *selectStmt, input *row.Schema, names []string) error {
 			return nil
 		}
 	}
-	hint := strings.Join(append([]string{id}, names...), ", ")
-	return &QueryError{Pos: stmt.tableAt, Msg: fmt.Sprintf("table %q not found", stmt.table), Hint: "the input table is " + hint + ", or use dual"}
+	known = append([]string{id}, names...)
+	if len(names) == 0 {
+		known = append(known, "a name in plugin_input")
+	}
+	return &QueryError{Pos: stmt.tableAt, Msg: fmt.Sprintf("table %q not found", stmt.table), Hint: "the input table is " + strings.Join(known, ", ") + " or dual"}
 }
 
 // itemName is SeaTunnel's name for an unaliased select item: a column's

@@ -49,7 +49,7 @@ func TestOutputSchema(t *testing.T) {
 
 func TestPlanErrors(t *testing.T) {
 	for _, tc := range []struct{ q, want string }{
-		{"SELECT * FROM nope", `table "nope" not found at 1:15 of query (the input table is fake, or use dual)`},
+		{"SELECT * FROM nope", `table "nope" not found at 1:15 of query (the input table is fake, a name in plugin_input or dual)`},
 		{"select id from `fake1`", `table "fake1" not found at 1:16 of query`},
 		{"select agee from fake", `unknown column "agee" at 1:8 of query (columns: id, name, age, score, big, price, born, seen, ok)`},
 		{"select id, agee from fake", `unknown column "agee" at 1:12 of query (columns: id, name, age,`},

@@ -66,8 +66,8 @@ query = "select id, concat(name, '_') as name, age+1 as age from fake where id>0
 		{`plugin_input = "src", query = "select id from src"`, ""},
 		{`plugin_input = ["a", "b"], query = "select id from ` + "`b`" + `"`, ""},
 		{`plugin_input = "a, b", query = "select id from b"`, ""},
-		{`query = "SELECT * FROM nope"`, `t.conf:1:9: transform Sql: option "query": table "nope" not found at 1:15 of query (the input table is fake, or use dual)`},
-		{`plugin_input = "src", query = "select id from other"`, `table "other" not found at 1:16 of query (the input table is fake, src, or use dual)`},
+		{`query = "SELECT * FROM nope"`, `t.conf:1:9: transform Sql: option "query": table "nope" not found at 1:15 of query (the input table is fake, a name in plugin_input or dual)`},
+		{`plugin_input = "src", query = "select id from other"`, `table "other" not found at 1:16 of query (the input table is fake, src or dual)`},
 	} {
 		_, err := transformtest.New(t, Factory, tc.body, people())
 		switch {
