@@ -552,6 +552,16 @@ func (r *javaRandom) nextDouble() float64 {
 	return float64(r.next(26)<<27+r.next(27)) * (1.0 / (1 << 53))
 }
 
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
 // buildArrayMinMax is ARRAY_MAX / ARRAY_MIN of an array of strings or
 // numbers, of the element type; NULL elements are skipped.
 func buildArrayMinMax(isMax bool) func(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
@@ -579,9 +589,14 @@ func buildArrayMinMax(isMax bool) func(c *compiler, call *callNode, args []evalu
 				unboxVal(et, x, &v)
 				if best != nil {
 					var cmp int
-					if et.ID == row.TypeString {
+					switch {
+					case et.ID == row.TypeString:
 						cmp = compareStrings(v.s, bestV.s)
-					} else {
+					case isIntType(et):
+						cmp = cmpInt(v.i, bestV.i) // exactly, beyond 2^53 too
+					case et.ID == row.TypeDecimal:
+						cmp = v.d.Cmp(bestV.d)
+					default:
 						fx, fb := numAsFloat(et, &v), numAsFloat(et, &bestV)
 						switch {
 						case fx < fb:

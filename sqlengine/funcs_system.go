@@ -196,9 +196,14 @@ func buildUUID(c *compiler, call *callNode, args []evaluator) (evaluator, error)
 
 // arrayElemType is the element type of ARRAY(...) by SeaTunnel's rules:
 // equal argument types keep theirs, numbers widen, anything else is a
-// string; and only int, bigint, double and boolean elements keep their
-// type — other kinds (float, decimal, dates) become strings.
+// string; and only int, bigint, double, boolean and decimal elements keep
+// their type — other kinds (float, dates) become strings. Decimals of
+// different precision or scale make a decimal that holds both (as
+// SeaTunnel's ARRAY(c_first_decimal, c_second_decimal) e2e expects).
 func arrayElemType(ts []*row.Type) *row.Type {
+	if dec, ok := arrayDecimalType(ts); ok {
+		return dec
+	}
 	var cur *row.Type
 	numeric := func(t *row.Type) bool {
 		return t.ID == row.TypeSmallInt || t.ID == row.TypeInt || t.ID == row.TypeBigInt || isFloatType(t)
@@ -225,6 +230,25 @@ func arrayElemType(ts []*row.Type) *row.Type {
 		return cur
 	}
 	return row.String
+}
+
+// arrayDecimalType is the decimal type of ARRAY(...) whose arguments are
+// all decimals (or NULL): the largest precision and scale.
+func arrayDecimalType(ts []*row.Type) (*row.Type, bool) {
+	p, sc, seen := 0, 0, false
+	for _, t := range ts {
+		switch {
+		case isNullType(t):
+		case t.ID == row.TypeDecimal:
+			p, sc, seen = max(p, t.Precision), max(sc, t.Scale), true
+		default:
+			return nil, false
+		}
+	}
+	if !seen {
+		return nil, false
+	}
+	return row.DecimalOf(p, sc), true
 }
 
 func buildArray(c *compiler, call *callNode, args []evaluator) (evaluator, error) {

@@ -386,6 +386,11 @@ func TestFunctions(t *testing.T) {
 		{"ARRAY_MAX(arr)", "c", "string"},
 		{"ARRAY_MIN(ai)", "1", "int"},
 		{"ARRAY_MAX(ai)", "3", "int"},
+		// Exactly, not by double values: 2^53 and 2^53+1 differ.
+		{"ARRAY_MAX(ARRAY(9007199254740992, 9007199254740993))", "9007199254740993", "bigint"},
+		{"ARRAY_MIN(ARRAY(9007199254740993, 9007199254740992))", "9007199254740992", "bigint"},
+		{"ARRAY(m, CAST(1.5 AS DECIMAL(5, 3)))", "[12.340, 1.500]", "array<decimal(10, 3)>"},
+		{"ARRAY_MAX(ARRAY(CAST('1.00000000000000000001' AS DECIMAL(38, 20)), CAST('1.00000000000000000002' AS DECIMAL(38, 20))))", "1.00000000000000000002", "decimal(38, 20)"},
 		// Date and time functions.
 		{"CURRENT_DATE", "2025-06-07", "date"},
 		{"CURRENT_TIME", "08:09:10", "time"},
