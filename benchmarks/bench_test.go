@@ -16,10 +16,10 @@ import (
 	"github.com/stactor/stactor/connectors"
 	_ "github.com/stactor/stactor/connectors/all"
 	_ "github.com/stactor/stactor/connectors/localfile"
-	"github.com/stactor/stactor/connectors/sql"
 	"github.com/stactor/stactor/engine"
 	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/row"
+	"github.com/stactor/stactor/sqlengine"
 	"github.com/stactor/stactor/state"
 	"github.com/stactor/stactor/storage/localfile"
 )
@@ -322,7 +322,7 @@ func BenchmarkSqlEval(b *testing.B) {
 	in := makeBatch(batchRows)
 	for _, c := range []struct{ name, query string }{{"workload1", queryW1}, {"workload2", queryW2}} {
 		b.Run(c.name, func(b *testing.B) {
-			t, err := sql.Compile(c.query, in.Schema)
+			t, err := sqlengine.Compile(c.query, in.Schema, sqlengine.InputNames("fake"))
 			if err != nil {
 				b.Fatal(err)
 			}
