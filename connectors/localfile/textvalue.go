@@ -276,7 +276,7 @@ func (r *textRender) appendCol(b []byte, c *row.Column, i int) []byte {
 		return appendJavaFloat(b, c.Floats[i], 64)
 	case row.TypeDecimal:
 		if r.csv {
-			return appendJavaDecimal(b, c.Decs[i], t.Scale)
+			return row.AppendJavaDecimal(b, c.Decs[i], t.Scale)
 		}
 		return append(b, plainDecimal(c.Decs[i])...)
 	case row.TypeDate:

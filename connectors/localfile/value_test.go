@@ -10,32 +10,7 @@ import (
 	"github.com/stactor/stactor/row"
 )
 
-func TestJavaDecimal(t *testing.T) {
-	for _, tc := range []struct {
-		in    string
-		scale int
-		want  string
-	}{
-		{"99999.99999999", 8, "99999.99999999"},
-		{"10.5", 2, "10.50"},
-		{"-3", 2, "-3.00"},
-		{"0.00000001", 8, "1E-8"},
-		{"-0.00000012", 9, "-1.20E-7"},
-		{"0", 8, "0E-8"},
-		{"0", 0, "0"},
-		{"0.000001", 6, "0.000001"},
-		{"123", 0, "123"},
-		{"1.005", 2, "1.01"},
-		{"12345678901234567890.123456789", 9, "12345678901234567890.123456789"},
-	} {
-		d := decimal.RequireFromString(tc.in)
-		if got := javaDecimal(d, tc.scale); got != tc.want {
-			t.Errorf("javaDecimal(%s, %d) = %s, want %s", tc.in, tc.scale, got, tc.want)
-		}
-		if got := string(appendJavaDecimal(nil, d, tc.scale)); got != tc.want {
-			t.Errorf("appendJavaDecimal(%s, %d) = %s, want %s", tc.in, tc.scale, got, tc.want)
-		}
-	}
+func TestPlainDecimal(t *testing.T) {
 	if got := plainDecimal(decimal.RequireFromString("10.500")); got != "10.5" {
 		t.Errorf("plain %s", got)
 	}
