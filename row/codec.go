@@ -9,7 +9,7 @@ import (
 // for batches crossing nodes (DESIGN §4, §5). An encoding is self-describing:
 // it carries its schema, so a restore or another node needs nothing else.
 //
-// Version 1 layout. uvarint and varint are encoding/binary's (varint is
+// Version 2 layout. uvarint and varint are encoding/binary's (varint is
 // zigzag); fixed-width numbers are little-endian; a bitmap holds row i in
 // bit i%8 of byte i/8, (rows+7)/8 bytes.
 //
@@ -21,6 +21,8 @@ import (
 //	column  flags:u8 (1: null bitmap follows)  [nulls:bitmap]  values by storage:
 //	  none      nothing (the bitmap is always there, all set)
 //	  int       base:varint width:u8 (1..8), then rows × width bytes of v-base
+//	  timestamp the seconds as int, then flags:u8 (1: nanoseconds follow) and
+//	            [the nanoseconds as int]
 //	  float     rows × 8 bytes, the IEEE bits (NaN payloads and -0 kept)
 //	  bool      bitmap
 //	  string,   rows × len:uvarint, then all the bytes: a decoder makes one
@@ -47,12 +49,20 @@ import (
 // would take anyway: the same size as an encoding driven by the field type,
 // and a value that does not match its declared type still round-trips
 // instead of failing AppendBatch, which has no error to return.
-const codecVersion = 1
+//
+// Version 1, which Decode still reads (checkpoints written before version
+// 2), is the same but for timestamp columns: they were an int column of
+// nanoseconds since 1970-01-01, the row model's timestamps then.
+const codecVersion = 2
+
+// minCodecVersion is the oldest version Decode reads.
+const minCodecVersion = 1
 
 const (
 	batchKinds = 1 << 0 // batch flag: kinds follow
 	colNulls   = 1 << 0 // column flag: a null bitmap follows
 	fieldNull  = 1 << 0 // field flag: nullable
+	tsNanos    = 1 << 0 // timestamp column flag: nanoseconds follow
 )
 
 // Tags of nested values.

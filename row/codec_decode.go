@@ -30,9 +30,10 @@ func (d *Decoder) Decode(src []byte) (*Batch, []byte, error) {
 	if err != nil {
 		return nil, src, err
 	}
-	if v != codecVersion {
-		return nil, src, fmt.Errorf("%w %d (want %d)", ErrVersion, v, codecVersion)
+	if v < minCodecVersion || v > codecVersion {
+		return nil, src, fmt.Errorf("%w %d (want %d..%d)", ErrVersion, v, minCodecVersion, codecVersion)
 	}
+	r.ver = v
 	raw, err := r.str()
 	if err != nil {
 		return nil, src, fmt.Errorf("schema: %w", err)
@@ -199,6 +200,8 @@ func (r *reader[T]) column(t *Type, n int) (*Column, error) {
 		}
 	case StoreInt:
 		c.Ints, err = r.ints(n, c.Nulls)
+	case StoreTimestamp:
+		c.Secs, c.Nanos, err = r.timestamps(n, c.Nulls)
 	case StoreFloat:
 		var raw T
 		if raw, err = r.take(8 * n); err == nil {

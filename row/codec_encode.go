@@ -137,6 +137,8 @@ func appendColumn(dst []byte, t *Type, c *Column, n int) []byte {
 	switch st {
 	case StoreInt:
 		dst = appendInts(dst, c.Ints[:n], nulls)
+	case StoreTimestamp:
+		dst = appendTimestamps(dst, c, n, nulls)
 	case StoreFloat:
 		start := len(dst)
 		dst = slices.Grow(dst, 8*n)

@@ -10,8 +10,9 @@ import (
 // reader reads an encoding from bytes, or, for nested values, from a
 // string so that strings inside them need no copy each.
 type reader[T []byte | string] struct {
-	b T
-	p int
+	b   T
+	p   int
+	ver byte // the encoding's version
 }
 
 func (r *reader[T]) left() int { return len(r.b) - r.p }

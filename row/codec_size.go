@@ -53,6 +53,15 @@ func SplitBySize(b *Batch, maxBytes int) []*Batch {
 			_, w := intFrame(c.Ints[:n], nullsOf(c, n))
 			fixed += binary.MaxVarintLen64 + 1 // a part's base may be longer
 			perRow += w                        // a part's range is within b's
+		case StoreTimestamp:
+			nulls := nullsOf(c, n)
+			_, w := intFrame(c.Secs[:n], nulls)
+			fixed += 2*(binary.MaxVarintLen64+1) + 1
+			perRow += w
+			if nanosNonZero(c.Nanos[:n], nulls) {
+				_, w = intFrame(c.Nanos[:n], nulls)
+				perRow += w
+			}
 		case StoreFloat:
 			perRow += 8
 		case StoreBool:
@@ -126,6 +135,8 @@ func columnSize(t *Type, c *Column, n int) int {
 	case StoreInt:
 		base, w := intFrame(c.Ints[:n], nulls)
 		size += varintLen(base) + 1 + n*w
+	case StoreTimestamp:
+		size += timestampsSize(c, n, nulls)
 	case StoreFloat:
 		size += 8 * n
 	case StoreBool:

@@ -37,16 +37,12 @@ type MapValue struct {
 	Values []any
 }
 
-const nanosPerDay = int64(24 * time.Hour)
-
 func toStoredInt(t *Type, v any) int64 {
 	switch t.ID {
 	case TypeDate:
 		return v.(time.Time).Unix() / 86400
 	case TypeTime:
 		return int64(v.(time.Duration))
-	case TypeTimestamp:
-		return v.(time.Time).UnixNano()
 	}
 	return v.(int64)
 }
@@ -57,8 +53,6 @@ func fromStoredInt(t *Type, v int64) any {
 		return time.Unix(v*86400, 0).UTC()
 	case TypeTime:
 		return time.Duration(v)
-	case TypeTimestamp:
-		return time.Unix(0, v).UTC()
 	}
 	return v
 }
@@ -66,15 +60,7 @@ func fromStoredInt(t *Type, v int64) any {
 // DateOf is the stored form of a date: days since 1970-01-01.
 func DateOf(t time.Time) int64 {
 	y, m, d := t.Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400
-}
-
-// TimestampOf is the stored form of a timestamp: the wall clock of t read as
-// UTC, in nanoseconds since 1970-01-01T00:00.
-func TimestampOf(t time.Time) int64 {
-	y, mo, d := t.Date()
-	h, mi, s := t.Clock()
-	return time.Date(y, mo, d, h, mi, s, t.Nanosecond(), time.UTC).UnixNano()
+	return DaysFromCivil(int64(y), int(m), d)
 }
 
 // Convert turns a loosely typed value (as read from a job file, JSON, CSV
@@ -217,7 +203,11 @@ func Convert(t *Type, v any) (any, error) {
 	case TypeDate:
 		switch x := v.(type) {
 		case time.Time:
-			return time.Unix(DateOf(x)*86400, 0).UTC(), nil
+			days := DateOf(x)
+			if err := CheckDate(days); err != nil {
+				return bad(err.Error())
+			}
+			return time.Unix(days*secsPerDay, 0).UTC(), nil
 		case string:
 			d, err := ParseDate(x)
 			if err != nil {
@@ -225,7 +215,10 @@ func Convert(t *Type, v any) (any, error) {
 			}
 			return d, nil
 		case int64:
-			return time.Unix(x*86400, 0).UTC(), nil
+			if err := CheckDate(x); err != nil {
+				return bad(err.Error())
+			}
+			return time.Unix(x*secsPerDay, 0).UTC(), nil
 		}
 		return bad("")
 	case TypeTime:
@@ -248,7 +241,11 @@ func Convert(t *Type, v any) (any, error) {
 	case TypeTimestamp:
 		switch x := v.(type) {
 		case time.Time:
-			return time.Unix(0, TimestampOf(x)).UTC(), nil
+			sec, nano := TimestampOf(x)
+			if err := CheckTimestamp(sec); err != nil {
+				return bad(err.Error())
+			}
+			return TimestampTime(sec, nano), nil
 		case string:
 			ts, err := ParseTimestamp(x)
 			if err != nil {
@@ -490,10 +487,12 @@ func appendText(b *strings.Builder, t *Type, v any) {
 	case time.Duration:
 		b.WriteString(JavaTime(x))
 	case time.Time:
+		var buf [48]byte
 		if t != nil && t.ID == TypeDate {
-			b.WriteString(x.Format("2006-01-02"))
+			b.Write(AppendDate(buf[:0], DateOf(x)))
 		} else {
-			b.WriteString(x.Format("2006-01-02") + "T" + JavaTime(time.Duration(TimestampOf(x)%nanosPerDay+nanosPerDay)%time.Duration(nanosPerDay)))
+			sec, nano := TimestampOf(x)
+			b.Write(AppendJavaTimestamp(buf[:0], sec, nano))
 		}
 	case []any:
 		var et func(int) *Type

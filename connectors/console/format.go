@@ -37,6 +37,10 @@ func appendField(buf []byte, t *row.Type, c *row.Column, i int) []byte {
 		return append(buf, row.JavaFloat(c.Floats[i], 32)...)
 	case row.TypeBoolean:
 		return strconv.AppendBool(buf, c.Bools[i])
+	case row.TypeDate:
+		return row.AppendDate(buf, c.Ints[i])
+	case row.TypeTimestamp:
+		return row.AppendJavaTimestamp(buf, c.Secs[i], c.Nanos[i])
 	}
 	return appendValue(buf, t, c.Value(i))
 }

@@ -493,15 +493,15 @@ func appendJSONCol(b []byte, c *row.Column, i int) []byte {
 		return append(b, '"')
 	case row.TypeDate:
 		b = append(b, '"')
-		b = appendISODate(b, c.Ints[i])
+		b = row.AppendDate(b, c.Ints[i])
 		return append(b, '"')
 	case row.TypeTime:
 		b = append(b, '"')
-		b = appendISOClock(b, c.Ints[i], true)
+		b = row.AppendClock(b, c.Ints[i], true)
 		return append(b, '"')
 	case row.TypeTimestamp:
 		b = append(b, '"')
-		b = appendISOTimestamp(b, c.Ints[i], 'T', true)
+		b = row.AppendTimestamp(b, c.Secs[i], c.Nanos[i], 'T', true)
 		return append(b, '"')
 	case row.TypeNull:
 		return append(b, "null"...)

@@ -35,7 +35,7 @@ func appendJava(buf []byte, t *row.Type, v *val) []byte {
 	case row.TypeTime:
 		return append(buf, row.JavaTime(time.Duration(v.i))...)
 	case row.TypeTimestamp:
-		return appendTimestamp(buf, v.i)
+		return row.AppendJavaTimestamp(buf, v.i, v.nano)
 	case row.TypeNull:
 		return append(buf, "null"...)
 	}
@@ -49,7 +49,10 @@ func javaString(t *row.Type, v *val) string {
 	return string(appendJava(nil, t, v))
 }
 
-const nanosPerDay = int64(24 * time.Hour)
+const (
+	nanosPerDay = int64(24 * time.Hour)
+	secsPerDay  = 86400
+)
 
 func floorDiv(a, b int64) int64 {
 	q := a / b
@@ -61,12 +64,4 @@ func floorDiv(a, b int64) int64 {
 
 func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
 
-func appendDate(buf []byte, days int64) []byte {
-	return time.Unix(days*86400, 0).UTC().AppendFormat(buf, "2006-01-02")
-}
-
-func appendTimestamp(buf []byte, ns int64) []byte {
-	buf = appendDate(buf, floorDiv(ns, nanosPerDay))
-	buf = append(buf, 'T')
-	return append(buf, row.JavaTime(time.Duration(floorMod(ns, nanosPerDay)))...)
-}
+func appendDate(buf []byte, days int64) []byte { return row.AppendDate(buf, days) }
