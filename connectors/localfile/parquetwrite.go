@@ -177,8 +177,15 @@ func columnLeaf(n *pnode, c *row.Column, i int) (parquet.Value, error) {
 	switch n.conv {
 	case cBool:
 		return parquet.BooleanValue(c.Bools[i]), nil
-	case cInt32, cDate:
+	case cInt32:
 		return parquet.Int32Value(int32(c.Ints[i])), nil
+	case cDate: // days in an int32: ±5.8 million years
+		d := c.Ints[i]
+		if d < math.MinInt32 || d > math.MaxInt32 {
+			var buf [24]byte
+			return parquet.Value{}, fmt.Errorf("date %s does not fit parquet DATE", row.AppendDate(buf[:0], d))
+		}
+		return parquet.Int32Value(int32(d)), nil
 	case cInt64:
 		return parquet.Int64Value(c.Ints[i]), nil
 	case cFloat:
