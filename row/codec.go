@@ -22,7 +22,7 @@ import (
 //	  none      nothing (the bitmap is always there, all set)
 //	  int       base:varint width:u8 (1..8), then rows × width bytes of v-base
 //	  timestamp the seconds as int, then flags:u8 (1: nanoseconds follow) and
-//	            [the nanoseconds as int]
+//	            [rows × 4 bytes of nanoseconds]
 //	  float     rows × 8 bytes, the IEEE bits (NaN payloads and -0 kept)
 //	  bool      bitmap
 //	  string,   rows × len:uvarint, then all the bytes: a decoder makes one

@@ -11,8 +11,8 @@ import (
 // intFrame is the base and byte width of ints packed frame-of-reference:
 // the least value that is not null, and the bytes the largest distance from
 // it needs (at least 1, so that every row costs input when decoding).
-func intFrame[I int32 | int64](v []I, nulls []bool) (base int64, width int) {
-	var lo, hi I
+func intFrame(v []int64, nulls []bool) (base int64, width int) {
+	var lo, hi int64
 	if nulls == nil {
 		if len(v) == 0 {
 			return 0, 1
@@ -45,10 +45,10 @@ func intFrame[I int32 | int64](v []I, nulls []bool) (base int64, width int) {
 			hi = max(hi, x)
 		}
 	}
-	return int64(lo), max(1, (bits.Len64(uint64(int64(hi)-int64(lo)))+7)/8)
+	return lo, max(1, (bits.Len64(uint64(hi-lo))+7)/8)
 }
 
-func appendInts[I int32 | int64](dst []byte, v []I, nulls []bool) []byte {
+func appendInts(dst []byte, v []int64, nulls []bool) []byte {
 	base, w := intFrame(v, nulls)
 	dst = binary.AppendVarint(dst, base)
 	dst = append(dst, byte(w))
@@ -58,7 +58,7 @@ func appendInts[I int32 | int64](dst []byte, v []I, nulls []bool) []byte {
 	switch {
 	case nulls != nil:
 		for i, x := range v {
-			d := uint64(int64(x) - base)
+			d := uint64(x - base)
 			if nulls[i] {
 				d = 0
 			}
@@ -66,25 +66,25 @@ func appendInts[I int32 | int64](dst []byte, v []I, nulls []bool) []byte {
 		}
 	case w == 1:
 		for i, x := range v {
-			out[i] = byte(int64(x) - base)
+			out[i] = byte(x - base)
 		}
 	case w == 2:
 		for i, x := range v {
-			binary.LittleEndian.PutUint16(out[2*i:], uint16(int64(x)-base))
+			binary.LittleEndian.PutUint16(out[2*i:], uint16(x-base))
 		}
 	case w == 4:
 		for i, x := range v {
-			binary.LittleEndian.PutUint32(out[4*i:], uint32(int64(x)-base))
+			binary.LittleEndian.PutUint32(out[4*i:], uint32(x-base))
 		}
 	case w == 8:
 		for i, x := range v {
-			binary.LittleEndian.PutUint64(out[8*i:], uint64(int64(x)-base))
+			binary.LittleEndian.PutUint64(out[8*i:], uint64(x-base))
 		}
 	default:
 		// Each 8-byte store's high bytes are zero and are overwritten by
 		// the next value or cut off below.
 		for i, x := range v {
-			binary.LittleEndian.PutUint64(out[i*w:], uint64(int64(x)-base))
+			binary.LittleEndian.PutUint64(out[i*w:], uint64(x-base))
 		}
 	}
 	return dst[:start+len(v)*w]
@@ -96,29 +96,21 @@ func le64[T []byte | string](b T, p int) uint64 {
 		uint64(b[p+4])<<32 | uint64(b[p+5])<<40 | uint64(b[p+6])<<48 | uint64(b[p+7])<<56
 }
 
-// frame reads an int framing's base and width (1..maxWidth) and checks that
-// the n values' bytes follow.
-func (r *reader[T]) frame(n, maxWidth int) (base int64, w int, err error) {
-	if base, err = r.varint(); err != nil {
-		return 0, 0, err
+func (r *reader[T]) ints(n int, nulls []bool) ([]int64, error) {
+	base, err := r.varint()
+	if err != nil {
+		return nil, err
 	}
 	w8, err := r.byte()
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
-	if w = int(w8); w < 1 || w > maxWidth {
-		return 0, 0, corrupt("int width %d", w)
+	w := int(w8)
+	if w < 1 || w > 8 {
+		return nil, corrupt("int width %d", w)
 	}
 	if n*w > r.left() {
-		return 0, 0, ErrTruncated
-	}
-	return base, w, nil
-}
-
-func (r *reader[T]) ints(n int, nulls []bool) ([]int64, error) {
-	base, w, err := r.frame(n, 8)
-	if err != nil {
-		return nil, err
+		return nil, ErrTruncated
 	}
 	out := make([]int64, n)
 	src := r.b[r.p:]
@@ -150,108 +142,6 @@ func (r *reader[T]) ints(n int, nulls []bool) ([]int64, error) {
 			}
 			out[i] = base + int64(d)
 		}
-	}
-	r.p += n * w
-	for i, null := range nulls {
-		if null {
-			out[i] = 0
-		}
-	}
-	return out, nil
-}
-
-// nanosNonZero tells whether a timestamp column's nanoseconds (the first n)
-// hold anything but zeros outside null rows: timestamps to the second, the
-// common case, then cost no byte per row for them.
-func nanosNonZero(v []int32, nulls []bool) bool {
-	for i, x := range v {
-		if x != 0 && (nulls == nil || !nulls[i]) {
-			return true
-		}
-	}
-	return false
-}
-
-// appendTimestamps writes a timestamp column's values: the seconds
-// int-framed, then a flag and, when some nanosecond is not 0, the
-// nanoseconds int-framed.
-func appendTimestamps(dst []byte, c *Column, n int, nulls []bool) []byte {
-	dst = appendInts(dst, c.Secs[:n], nulls)
-	if !nanosNonZero(c.Nanos[:n], nulls) {
-		return append(dst, 0)
-	}
-	return appendInts(append(dst, tsNanos), c.Nanos[:n], nulls)
-}
-
-// timestampsSize is the length appendTimestamps writes.
-func timestampsSize(c *Column, n int, nulls []bool) int {
-	base, w := intFrame(c.Secs[:n], nulls)
-	size := varintLen(base) + 1 + n*w + 1
-	if nanosNonZero(c.Nanos[:n], nulls) {
-		base, w = intFrame(c.Nanos[:n], nulls)
-		size += varintLen(base) + 1 + n*w
-	}
-	return size
-}
-
-// timestamps reads what appendTimestamps wrote, or, in a version 1
-// encoding, the int-framed nanoseconds since the epoch that it held then.
-func (r *reader[T]) timestamps(n int, nulls []bool) (secs []int64, nanos []int32, err error) {
-	if r.ver == 1 {
-		ns, err := r.ints(n, nulls)
-		if err != nil {
-			return nil, nil, err
-		}
-		nanos = make([]int32, n)
-		for i, x := range ns {
-			ns[i], nanos[i] = TimestampFromNanos(x)
-		}
-		return ns, nanos, nil
-	}
-	if secs, err = r.ints(n, nulls); err != nil {
-		return nil, nil, err
-	}
-	flags, err := r.byte()
-	if err != nil {
-		return nil, nil, err
-	}
-	switch flags {
-	case 0:
-		return secs, make([]int32, n), nil
-	case tsNanos:
-	default:
-		return nil, nil, corrupt("timestamp flags %#x", flags)
-	}
-	if nanos, err = r.nanos(n, nulls); err != nil {
-		return nil, nil, err
-	}
-	return secs, nanos, nil
-}
-
-// nanos reads int-framed nanoseconds straight into int32s, each checked to
-// be below a second.
-func (r *reader[T]) nanos(n int, nulls []bool) ([]int32, error) {
-	base, w, err := r.frame(n, 4)
-	if err != nil {
-		return nil, err
-	}
-	if base < 0 || base >= 1e9 {
-		return nil, corrupt("nanoseconds from %d", base)
-	}
-	src := r.b[r.p : r.p+n*w]
-	out := make([]int32, n)
-	bad := false
-	for i := range out {
-		var d uint32
-		for k := w - 1; k >= 0; k-- {
-			d = d<<8 | uint32(src[i*w+k])
-		}
-		x := base + int64(d)
-		bad = bad || x >= 1e9
-		out[i] = int32(x)
-	}
-	if bad {
-		return nil, corrupt("nanoseconds of a second or more")
 	}
 	r.p += n * w
 	for i, null := range nulls {

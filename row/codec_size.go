@@ -56,11 +56,10 @@ func SplitBySize(b *Batch, maxBytes int) []*Batch {
 		case StoreTimestamp:
 			nulls := nullsOf(c, n)
 			_, w := intFrame(c.Secs[:n], nulls)
-			fixed += 2*(binary.MaxVarintLen64+1) + 1
+			fixed += binary.MaxVarintLen64 + 2
 			perRow += w
 			if nanosNonZero(c.Nanos[:n], nulls) {
-				_, w = intFrame(c.Nanos[:n], nulls)
-				perRow += w
+				perRow += 4
 			}
 		case StoreFloat:
 			perRow += 8
