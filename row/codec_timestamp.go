@@ -34,10 +34,12 @@ func appendTimestamps(dst []byte, c *Column, n int, nulls []bool) []byte {
 	dst = slices.Grow(dst, 4*n)[:start+4*n]
 	out := dst[start:]
 	for i, x := range c.Nanos[:n] {
-		if nulls != nil && nulls[i] {
-			x = 0
-		}
 		binary.LittleEndian.PutUint32(out[4*i:], uint32(x))
+	}
+	for i, null := range nulls {
+		if null {
+			binary.LittleEndian.PutUint32(out[4*i:], 0)
+		}
 	}
 	return dst
 }
