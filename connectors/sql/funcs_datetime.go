@@ -790,7 +790,11 @@ func buildFromUnixTime(c *compiler, call *callNode, args []evaluator) (evaluator
 		if err != nil {
 			return err
 		}
-		s, err := formatJava(fields, partsOfTimestamp(row.TimestampOf(time.Unix(a[0].i, 0).In(loc))))
+		sec, nano := row.TimestampOf(time.Unix(a[0].i, 0).In(loc))
+		if err := row.CheckTimestamp(sec); err != nil { // Java's Instant and LocalDateTime throw
+			return fmt.Errorf("FROM_UNIXTIME(%d): %w", a[0].i, err)
+		}
+		s, err := formatJava(fields, partsOfTimestamp(sec, nano))
 		o.s = s
 		return err
 	}, fnOpts{lenient: true, fails: true}), nil
