@@ -7,7 +7,8 @@ import (
 )
 
 // Column is one field of a batch as a typed vector. Exactly one of the
-// vectors is used, chosen by Type.Storage(); the others stay nil. Nulls is
+// vectors is used (two for a timestamp), chosen by Type.Storage(); the
+// others stay nil. Nulls is
 // nil when the column has no null (the common, fast case); otherwise
 // Nulls[i] marks row i as null and the vector holds a zero value there.
 //

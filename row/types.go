@@ -49,7 +49,8 @@ func (id TypeID) String() string {
 // Storage is where a column of a type keeps its values.
 type Storage uint8
 
-// The column storages: each Column uses exactly one of its vectors.
+// The column storages: each Column uses exactly one of its vectors (two
+// for a timestamp).
 const (
 	StoreNone      Storage = iota // null type: only the null flags
 	StoreInt                      // tinyint..bigint, date (days), time (ns of day)
