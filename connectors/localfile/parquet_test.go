@@ -1,6 +1,7 @@
 package localfile
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -79,7 +80,7 @@ func TestParquetTimestampOutOfRange(t *testing.T) {
 		{[]any{int64(1), time.Date(300000, 1, 1, 0, 0, 0, 0, time.UTC), nil}, "field seen: timestamp +300000-01-01T00:00 does not fit parquet TIMESTAMP(MICROS)"},
 		{[]any{int64(2), nil, time.Date(-6000000, 1, 1, 0, 0, 0, 0, time.UTC)}, "field born: date -6000000-01-01 does not fit parquet DATE"},
 	} {
-		w, err := k.CreateWriter(task(0, 0), nil)
+		w, err := k.CreateWriter(context.Background(), task(0, 0), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
