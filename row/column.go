@@ -1,19 +1,24 @@
 package row
 
 import (
+	"time"
+
 	"github.com/shopspring/decimal"
 )
 
 // Column is one field of a batch as a typed vector. Exactly one of the
-// vectors is used, chosen by Type.Storage(); the others stay nil. Nulls is
+// vectors is used (two for a timestamp), chosen by Type.Storage(); the
+// others stay nil. Nulls is
 // nil when the column has no null (the common, fast case); otherwise
 // Nulls[i] marks row i as null and the vector holds a zero value there.
 //
 // Values by storage: StoreInt holds tinyint..bigint as int64, date as days
-// since 1970-01-01, time as nanoseconds since midnight, timestamp as
-// nanoseconds since 1970-01-01T00:00 (wall clock, no zone, as SeaTunnel's
-// LocalDateTime). StoreAny holds arrays and rows as []any and maps as
-// *MapValue, their elements boxed as Value describes.
+// since 1970-01-01, time as nanoseconds since midnight. StoreTimestamp
+// holds a timestamp (wall clock, no zone, as SeaTunnel's LocalDateTime) in
+// two vectors: Secs, seconds since 1970-01-01T00:00, and Nanos, the
+// nanoseconds within that second (see timestamp.go for why). StoreAny holds
+// arrays and rows as []any and maps as *MapValue, their elements boxed as
+// Value describes.
 type Column struct {
 	Type   *Type
 	Nulls  []bool
@@ -24,6 +29,8 @@ type Column struct {
 	Bins   [][]byte
 	Decs   []decimal.Decimal
 	Anys   []any
+	Secs   []int64 // timestamp seconds
+	Nanos  []int32 // timestamp nanoseconds, 0..999,999,999
 }
 
 // NewColumn is an empty column of type t with room for capacity values.
@@ -46,6 +53,9 @@ func NewColumn(t *Type, capacity int) *Column {
 		c.Decs = make([]decimal.Decimal, 0, capacity)
 	case StoreAny:
 		c.Anys = make([]any, 0, capacity)
+	case StoreTimestamp:
+		c.Secs = make([]int64, 0, capacity)
+		c.Nanos = make([]int32, 0, capacity)
 	}
 	return c
 }
@@ -67,6 +77,8 @@ func (c *Column) Len() int {
 		return len(c.Decs)
 	case StoreAny:
 		return len(c.Anys)
+	case StoreTimestamp:
+		return len(c.Secs)
 	}
 	return len(c.Nulls)
 }
@@ -77,7 +89,7 @@ func (c *Column) IsNull(i int) bool { return c.Nulls != nil && c.Nulls[i] }
 // HasNulls tells whether any value may be null.
 func (c *Column) HasNulls() bool { return c.Nulls != nil }
 
-// AppendInt appends to an int-stored column (integers, date, time, timestamp).
+// AppendInt appends to an int-stored column (integers, date, time).
 func (c *Column) AppendInt(v int64) {
 	c.Ints = append(c.Ints, v)
 	if c.Nulls != nil {
@@ -133,11 +145,24 @@ func (c *Column) AppendAny(v any) {
 	}
 }
 
+// AppendTimestamp appends to a timestamp column: sec seconds since
+// 1970-01-01T00:00 (wall clock) and nano nanoseconds, 0..999,999,999.
+func (c *Column) AppendTimestamp(sec int64, nano int32) {
+	c.Secs = append(c.Secs, sec)
+	c.Nanos = append(c.Nanos, nano)
+	if c.Nulls != nil {
+		c.Nulls = append(c.Nulls, false)
+	}
+}
+
+// Timestamp is timestamp i's seconds and nanoseconds (see AppendTimestamp).
+func (c *Column) Timestamp(i int) (sec int64, nano int32) { return c.Secs[i], c.Nanos[i] }
+
 // AppendNull appends a null.
 func (c *Column) AppendNull() {
 	n := c.Len()
 	if c.Nulls == nil {
-		c.Nulls = make([]bool, n, cap(c.Ints)+cap(c.Floats)+cap(c.Strs)+cap(c.Bools)+cap(c.Bins)+cap(c.Decs)+cap(c.Anys)+1)
+		c.Nulls = make([]bool, n, cap(c.Ints)+cap(c.Floats)+cap(c.Strs)+cap(c.Bools)+cap(c.Bins)+cap(c.Decs)+cap(c.Anys)+cap(c.Secs)+1)
 	}
 	switch c.Type.Storage() {
 	case StoreInt:
@@ -154,6 +179,9 @@ func (c *Column) AppendNull() {
 		c.Decs = append(c.Decs, decimal.Decimal{})
 	case StoreAny:
 		c.Anys = append(c.Anys, nil)
+	case StoreTimestamp:
+		c.Secs = append(c.Secs, 0)
+		c.Nanos = append(c.Nanos, 0)
 	}
 	c.Nulls = append(c.Nulls, true)
 }
@@ -188,6 +216,8 @@ func (c *Column) AppendValue(v any) error {
 		c.AppendDecimal(cv.(decimal.Decimal))
 	case StoreAny:
 		c.AppendAny(cv)
+	case StoreTimestamp:
+		c.AppendTimestamp(TimestampOf(cv.(time.Time)))
 	case StoreNone:
 		c.AppendNull()
 	}
@@ -214,6 +244,8 @@ func (c *Column) Value(i int) any {
 		return c.Decs[i]
 	case StoreAny:
 		return c.Anys[i]
+	case StoreTimestamp:
+		return TimestampTime(c.Secs[i], c.Nanos[i])
 	}
 	return nil
 }
@@ -239,6 +271,9 @@ func (c *Column) Slice(from, to int) *Column {
 		s.Decs = c.Decs[from:to:to]
 	case StoreAny:
 		s.Anys = c.Anys[from:to:to]
+	case StoreTimestamp:
+		s.Secs = c.Secs[from:to:to]
+		s.Nanos = c.Nanos[from:to:to]
 	}
 	return s
 }
@@ -267,6 +302,9 @@ func (c *Column) Take(idx []int) *Column {
 		s.Decs = takeSlice(c.Decs, idx)
 	case StoreAny:
 		s.Anys = takeSlice(c.Anys, idx)
+	case StoreTimestamp:
+		s.Secs = takeSlice(c.Secs, idx)
+		s.Nanos = takeSlice(c.Nanos, idx)
 	}
 	return s
 }
@@ -286,6 +324,8 @@ func (c *Column) ByteSize() int {
 	switch c.Type.Storage() {
 	case StoreInt, StoreFloat:
 		n += 8 * c.Len()
+	case StoreTimestamp:
+		n += 12 * len(c.Secs)
 	case StoreBool:
 		n += len(c.Bools)
 	case StoreString:

@@ -49,16 +49,18 @@ func (id TypeID) String() string {
 // Storage is where a column of a type keeps its values.
 type Storage uint8
 
-// The column storages: each Column uses exactly one of its vectors.
+// The column storages: each Column uses exactly one of its vectors (two
+// for a timestamp).
 const (
-	StoreNone    Storage = iota // null type: only the null flags
-	StoreInt                    // tinyint..bigint, date (days), time (ns of day), timestamp (unix ns)
-	StoreFloat                  // float, double
-	StoreString                 // string
-	StoreBool                   // boolean
-	StoreBytes                  // bytes
-	StoreDecimal                // decimal
-	StoreAny                    // array ([]any), map (*MapValue), row ([]any)
+	StoreNone      Storage = iota // null type: only the null flags
+	StoreInt                      // tinyint..bigint, date (days), time (ns of day)
+	StoreFloat                    // float, double
+	StoreString                   // string
+	StoreBool                     // boolean
+	StoreBytes                    // bytes
+	StoreDecimal                  // decimal
+	StoreAny                      // array ([]any), map (*MapValue), row ([]any)
+	StoreTimestamp                // timestamp: Secs and Nanos (see timestamp.go)
 )
 
 // Type is a SeaTunnel data type. Types are values shared freely; never
@@ -106,8 +108,10 @@ func (t *Type) Storage() Storage {
 	switch t.ID {
 	case TypeNull:
 		return StoreNone
-	case TypeTinyInt, TypeSmallInt, TypeInt, TypeBigInt, TypeDate, TypeTime, TypeTimestamp:
+	case TypeTinyInt, TypeSmallInt, TypeInt, TypeBigInt, TypeDate, TypeTime:
 		return StoreInt
+	case TypeTimestamp:
+		return StoreTimestamp
 	case TypeFloat, TypeDouble:
 		return StoreFloat
 	case TypeString:

@@ -37,16 +37,12 @@ type MapValue struct {
 	Values []any
 }
 
-const nanosPerDay = int64(24 * time.Hour)
-
 func toStoredInt(t *Type, v any) int64 {
 	switch t.ID {
 	case TypeDate:
 		return v.(time.Time).Unix() / 86400
 	case TypeTime:
 		return int64(v.(time.Duration))
-	case TypeTimestamp:
-		return v.(time.Time).UnixNano()
 	}
 	return v.(int64)
 }
@@ -57,8 +53,6 @@ func fromStoredInt(t *Type, v int64) any {
 		return time.Unix(v*86400, 0).UTC()
 	case TypeTime:
 		return time.Duration(v)
-	case TypeTimestamp:
-		return time.Unix(0, v).UTC()
 	}
 	return v
 }
@@ -66,15 +60,7 @@ func fromStoredInt(t *Type, v int64) any {
 // DateOf is the stored form of a date: days since 1970-01-01.
 func DateOf(t time.Time) int64 {
 	y, m, d := t.Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400
-}
-
-// TimestampOf is the stored form of a timestamp: the wall clock of t read as
-// UTC, in nanoseconds since 1970-01-01T00:00.
-func TimestampOf(t time.Time) int64 {
-	y, mo, d := t.Date()
-	h, mi, s := t.Clock()
-	return time.Date(y, mo, d, h, mi, s, t.Nanosecond(), time.UTC).UnixNano()
+	return DaysFromCivil(int64(y), int(m), d)
 }
 
 // Convert turns a loosely typed value (as read from a job file, JSON, CSV
@@ -217,7 +203,11 @@ func Convert(t *Type, v any) (any, error) {
 	case TypeDate:
 		switch x := v.(type) {
 		case time.Time:
-			return time.Unix(DateOf(x)*86400, 0).UTC(), nil
+			days := DateOf(x)
+			if err := CheckDate(days); err != nil {
+				return bad(err.Error())
+			}
+			return time.Unix(days*secsPerDay, 0).UTC(), nil
 		case string:
 			d, err := ParseDate(x)
 			if err != nil {
@@ -225,7 +215,10 @@ func Convert(t *Type, v any) (any, error) {
 			}
 			return d, nil
 		case int64:
-			return time.Unix(x*86400, 0).UTC(), nil
+			if err := CheckDate(x); err != nil {
+				return bad(err.Error())
+			}
+			return time.Unix(x*secsPerDay, 0).UTC(), nil
 		}
 		return bad("")
 	case TypeTime:
@@ -248,7 +241,11 @@ func Convert(t *Type, v any) (any, error) {
 	case TypeTimestamp:
 		switch x := v.(type) {
 		case time.Time:
-			return time.Unix(0, TimestampOf(x)).UTC(), nil
+			sec, nano := TimestampOf(x)
+			if err := CheckTimestamp(sec); err != nil {
+				return bad(err.Error())
+			}
+			return TimestampTime(sec, nano), nil
 		case string:
 			ts, err := ParseTimestamp(x)
 			if err != nil {
@@ -490,10 +487,12 @@ func appendText(b *strings.Builder, t *Type, v any) {
 	case time.Duration:
 		b.WriteString(JavaTime(x))
 	case time.Time:
+		var buf [48]byte
 		if t != nil && t.ID == TypeDate {
-			b.WriteString(x.Format("2006-01-02"))
+			b.Write(AppendDate(buf[:0], DateOf(x)))
 		} else {
-			b.WriteString(x.Format("2006-01-02") + "T" + JavaTime(time.Duration(TimestampOf(x)%nanosPerDay+nanosPerDay)%time.Duration(nanosPerDay)))
+			sec, nano := TimestampOf(x)
+			b.Write(AppendJavaTimestamp(buf[:0], sec, nano))
 		}
 	case []any:
 		var et func(int) *Type
@@ -536,67 +535,6 @@ func appendText(b *strings.Builder, t *Type, v any) {
 	default:
 		fmt.Fprint(b, x)
 	}
-}
-
-// JavaFloat formats f as Java's Double.toString (bits 64) or
-// Float.toString (bits 32) does: at least one digit after the point, and
-// scientific notation outside [1e-3, 1e7).
-func JavaFloat(f float64, bits int) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	abs := math.Abs(f)
-	if abs >= 1e-3 && abs < 1e7 {
-		s := strconv.FormatFloat(f, 'f', -1, bits)
-		if !strings.ContainsRune(s, '.') {
-			s += ".0"
-		}
-		return s
-	}
-	s := strconv.FormatFloat(f, 'E', -1, bits) // 1.5E+10
-	mant, exp, _ := strings.Cut(s, "E")
-	if !strings.ContainsRune(mant, '.') {
-		mant += ".0"
-	}
-	exp = strings.TrimPrefix(exp, "+")
-	neg := strings.HasPrefix(exp, "-")
-	exp = strings.TrimLeft(strings.TrimPrefix(exp, "-"), "0")
-	if neg {
-		exp = "-" + exp
-	}
-	return mant + "E" + exp
-}
-
-// JavaTime formats a time of day as Java's LocalTime.toString: HH:mm,
-// HH:mm:ss, or with a fraction of 3, 6 or 9 digits.
-func JavaTime(d time.Duration) string {
-	ns := int64(d)
-	h, m, s, frac := ns/int64(time.Hour), ns/int64(time.Minute)%60, ns/int64(time.Second)%60, ns%int64(time.Second)
-	out := fmt.Sprintf("%02d:%02d", h, m)
-	if s == 0 && frac == 0 {
-		return out
-	}
-	out += fmt.Sprintf(":%02d", s)
-	switch {
-	case frac == 0:
-	case frac%1e6 == 0:
-		out += fmt.Sprintf(".%03d", frac/1e6)
-	case frac%1e3 == 0:
-		out += fmt.Sprintf(".%06d", frac/1e3)
-	default:
-		out += fmt.Sprintf(".%09d", frac)
-	}
-	return out
 }
 
 // Base64 is a helper for formats that carry bytes as text.

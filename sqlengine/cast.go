@@ -118,7 +118,7 @@ func castConverter(from, to *row.Type, explicit bool) (converter, error) {
 		case row.TypeDate:
 			return func(in, out *val) error { out.i = in.i; return nil }, nil
 		case row.TypeTimestamp:
-			return func(in, out *val) error { out.i = floorDiv(in.i, nanosPerDay); return nil }, nil
+			return func(in, out *val) error { out.i = floorDiv(in.i, secsPerDay); return nil }, nil
 		case row.TypeTinyInt, row.TypeSmallInt, row.TypeInt, row.TypeBigInt:
 			// yyyyMMdd, as SeaTunnel reads an int.
 			return func(in, out *val) error {
@@ -149,7 +149,10 @@ func castConverter(from, to *row.Type, explicit bool) (converter, error) {
 		case row.TypeTime:
 			return func(in, out *val) error { out.i = in.i; return nil }, nil
 		case row.TypeTimestamp:
-			return func(in, out *val) error { out.i = floorMod(in.i, nanosPerDay); return nil }, nil
+			return func(in, out *val) error {
+				out.i = floorMod(in.i, secsPerDay)*int64(time.Second) + int64(in.nano)
+				return nil
+			}, nil
 		case row.TypeDate:
 			return func(in, out *val) error { out.i = 0; return nil }, nil
 		case row.TypeTinyInt, row.TypeSmallInt, row.TypeInt, row.TypeBigInt:
@@ -175,19 +178,20 @@ func castConverter(from, to *row.Type, explicit bool) (converter, error) {
 	case row.TypeTimestamp:
 		switch from.ID {
 		case row.TypeTimestamp:
-			return func(in, out *val) error { out.i = in.i; return nil }, nil
+			return func(in, out *val) error { out.i, out.nano = in.i, in.nano; return nil }, nil
 		case row.TypeDate:
-			return func(in, out *val) error { out.i = in.i * nanosPerDay; return nil }, nil
+			return func(in, out *val) error { out.i, out.nano = in.i*secsPerDay, 0; return nil }, nil
 		case row.TypeTime:
 			// Today at that time, as SeaTunnel's LocalDateTime.of(LocalDate.now(), t).
 			return func(in, out *val) error {
-				out.i = row.DateOf(time.Now())*nanosPerDay + in.i
+				out.i = row.DateOf(time.Now())*secsPerDay + in.i/int64(time.Second)
+				out.nano = int32(in.i % int64(time.Second))
 				return nil
 			}, nil
 		case row.TypeTinyInt, row.TypeSmallInt, row.TypeInt, row.TypeBigInt:
 			// Epoch milliseconds in the system zone.
 			return func(in, out *val) error {
-				out.i = row.TimestampOf(time.UnixMilli(in.i).In(time.Local))
+				out.i, out.nano = row.TimestampOf(time.UnixMilli(in.i).In(time.Local))
 				return nil
 			}, nil
 		case row.TypeString:
@@ -196,7 +200,7 @@ func castConverter(from, to *row.Type, explicit bool) (converter, error) {
 				if err != nil {
 					return fmt.Errorf("cannot cast %q to TIMESTAMP", in.s)
 				}
-				out.i = row.TimestampOf(t)
+				out.i, out.nano = row.TimestampOf(t)
 				return nil
 			}, nil
 		}
@@ -418,7 +422,7 @@ func vecCast(from, to *row.Type) func(in, out *row.Column, n int) {
 	case from.ID == row.TypeDate && to.ID == row.TypeTimestamp:
 		return func(in, out *row.Column, n int) {
 			for i, x := range in.Ints[:n] {
-				out.Ints[i] = x * nanosPerDay
+				out.Secs[i], out.Nanos[i] = x*secsPerDay, 0
 			}
 		}
 	}

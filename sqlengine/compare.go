@@ -22,12 +22,13 @@ const notEqualIsDistinct = true
 type cmpDomain uint8
 
 const (
-	dInt   cmpDomain = iota // integers, dates, times, timestamps (Ints)
+	dInt   cmpDomain = iota // integers, dates, times (Ints)
 	dFloat                  // Floats
 	dDec                    // Decs
 	dStr                    // Strs
 	dBool                   // Bools
 	dBytes                  // Bins
+	dTs                     // timestamps (Secs, Nanos)
 )
 
 // cmpType is the type two values are compared as, if they can be.
@@ -65,6 +66,8 @@ func domainOf(t *row.Type) cmpDomain {
 		return dBool
 	case row.StoreBytes:
 		return dBytes
+	case row.StoreTimestamp:
+		return dTs
 	}
 	return dInt
 }
@@ -257,6 +260,14 @@ func (e *cmpEval) eval(c *evalCtx) (*row.Column, error) {
 				o[i] = op.holds(bytes.Compare(a.Bins[i], b.Bins[i]))
 			}
 		}
+	case dTs:
+		for i := range o {
+			if rConst {
+				o[i] = op.holds(tsCmp(a.Secs[i], a.Nanos[i], k.v.i, k.v.nano))
+			} else {
+				o[i] = op.holds(tsCmp(a.Secs[i], a.Nanos[i], b.Secs[i], b.Nanos[i]))
+			}
+		}
 	}
 	if a.Nulls == nil && (b == nil || b.Nulls == nil) {
 		return out, nil
@@ -281,6 +292,14 @@ func (e *cmpEval) eval(c *evalCtx) (*row.Column, error) {
 		}
 	}
 	return out, nil
+}
+
+// tsCmp orders two stored timestamps.
+func tsCmp(s0 int64, n0 int32, s1 int64, n1 int32) int {
+	if c := cmp.Compare(s0, s1); c != 0 {
+		return c
+	}
+	return cmp.Compare(n0, n1)
 }
 
 func boolCmp(a, b bool) int {

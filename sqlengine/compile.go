@@ -216,7 +216,8 @@ func (c *compiler) typedLit(n *typedLitNode) (evaluator, error) {
 	if err != nil {
 		return nil, errAt(n.lit.at, "bad TIMESTAMP literal %s: %v", n.lit.raw, err)
 	}
-	return newConst(row.Timestamp, val{i: row.TimestampOf(t)}, n), nil
+	sec, nano := row.TimestampOf(t)
+	return newConst(row.Timestamp, val{i: sec, nano: nano}, n), nil
 }
 
 func (c *compiler) unary(n *unaryNode) (evaluator, error) {

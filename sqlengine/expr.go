@@ -87,6 +87,9 @@ func (p *program) gather(j int, src *row.Column, sel []int) *row.Column {
 	switch src.Type.Storage() {
 	case row.StoreInt:
 		g.Ints = gatherInto(g.Ints, src.Ints, sel)
+	case row.StoreTimestamp:
+		g.Secs = gatherInto(g.Secs, src.Secs, sel)
+		g.Nanos = gatherInto(g.Nanos, src.Nanos, sel)
 	case row.StoreFloat:
 		g.Floats = gatherInto(g.Floats, src.Floats, sel)
 	case row.StoreString:
@@ -210,6 +213,10 @@ func (e *constEval) eval(c *evalCtx) (*row.Column, error) {
 		case row.StoreInt:
 			for i := range col.Ints {
 				col.Ints[i] = e.v.i
+			}
+		case row.StoreTimestamp:
+			for i := range col.Secs {
+				col.Secs[i], col.Nanos[i] = e.v.i, e.v.nano
 			}
 		case row.StoreFloat:
 			for i := range col.Floats {

@@ -2,6 +2,7 @@ package sqlengine
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -64,31 +65,127 @@ func buildNow(id row.TypeID) func(c *compiler, call *callNode, args []evaluator)
 }
 
 func (e *nowEval) eval(c *evalCtx) (*row.Column, error) {
-	now := c.now.In(time.Local)
-	var v int64
-	switch e.t.ID {
-	case row.TypeDate:
-		v = row.DateOf(now)
-	case row.TypeTime:
-		v = floorMod(row.TimestampOf(now), nanosPerDay)
-	default:
-		v = row.TimestampOf(now)
-	}
+	sec, nano := row.TimestampOf(c.now.In(time.Local))
 	out := e.out.get(e.t, c.n)
+	if e.t.ID == row.TypeTimestamp {
+		for i := range out.Secs {
+			out.Secs[i], out.Nanos[i] = sec, nano
+		}
+		return out, nil
+	}
+	v := floorDiv(sec, secsPerDay) // CURRENT_DATE
+	if e.t.ID == row.TypeTime {
+		v = floorMod(sec, secsPerDay)*int64(time.Second) + int64(nano)
+	}
 	for i := range out.Ints {
 		out.Ints[i] = v
 	}
 	return out, nil
 }
 
+// errDateRange is what Java's LocalDate and LocalDateTime throw for a result
+// past their years (DateTimeException, or ArithmeticException on a long
+// overflow on the way there).
+var errDateRange = fmt.Errorf("the result is out of range (years %d..%d)", row.MinYear, row.MaxYear)
+
+// addExact and mulExact are Java's Math.addExact and multiplyExact: an
+// overflow is an error, never a wrap.
+func addExact(a, b int64) (int64, error) {
+	s := a + b
+	if (s > a) != (b > 0) {
+		return 0, errDateRange
+	}
+	return s, nil
+}
+
+func mulExact(a, b int64) (int64, error) {
+	if a == 0 || b == 0 {
+		return 0, nil
+	}
+	p := a * b
+	if p/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
+		return 0, errDateRange
+	}
+	return p, nil
+}
+
 // plusMonths is Java's plusMonths on a date: the day is clamped to the
-// new month's length (Jan 31 + 1 month = Feb 28 or 29).
-func plusMonths(days, months int64) int64 {
+// new month's length (Jan 31 + 1 month = Feb 28 or 29); a year past
+// LocalDate's is an error.
+func plusMonths(days, months int64) (int64, error) {
 	p := partsOfDate(days)
-	total := int64(p.year)*12 + int64(p.month-1) + months
+	total, err := addExact(int64(p.year)*12+int64(p.month-1), months)
+	if err != nil {
+		return 0, err
+	}
 	y, m := floorDiv(total, 12), int(floorMod(total, 12))+1
+	if y < row.MinYear || y > row.MaxYear {
+		return 0, errDateRange
+	}
 	d := min(p.day, daysIn(int(y), m))
-	return time.Date(int(y), time.Month(m), d, 0, 0, 0, 0, time.UTC).Unix() / 86400
+	return row.DaysFromCivil(y, m, d), nil
+}
+
+// plusDays is Java's LocalDate.plusDays: days past LocalDate's range are
+// an error.
+func plusDays(days, n int64) (int64, error) {
+	d, err := addExact(days, n)
+	if err == nil && row.CheckDate(d) != nil {
+		err = errDateRange
+	}
+	return d, err
+}
+
+// dateAdd is DATEADD on a date: Java's plus(n, unit).
+func dateAdd(v, n int64, unit string) (int64, error) {
+	switch unit {
+	case "YEAR":
+		months, err := mulExact(n, 12)
+		if err != nil {
+			return 0, err
+		}
+		return plusMonths(v, months)
+	case "MONTH":
+		return plusMonths(v, n)
+	case "WEEK":
+		days, err := mulExact(n, 7)
+		if err != nil {
+			return 0, err
+		}
+		return plusDays(v, days)
+	case "DAY":
+		return plusDays(v, n)
+	}
+	return v, nil
+}
+
+// timeUnits are the time units of DATEADD: nanoseconds each, and how many
+// make a day.
+var timeUnits = map[string]struct{ nanos, perDay int64 }{
+	"HOUR":        {int64(time.Hour), 24},
+	"MINUTE":      {int64(time.Minute), 24 * 60},
+	"SECOND":      {int64(time.Second), secsPerDay},
+	"MILLISECOND": {int64(time.Millisecond), secsPerDay * 1000},
+}
+
+// timestampAdd is DATEADD on a timestamp: Java's LocalDateTime.plus(n,
+// unit), which moves the date by whole days and the time of day by the
+// rest, so that only a result past LocalDateTime's range fails.
+func timestampAdd(sec int64, nano int32, n int64, unit string) (int64, int32, error) {
+	day, sod := floorDiv(sec, secsPerDay), floorMod(sec, secsPerDay)
+	if u, ok := timeUnits[unit]; ok {
+		days := n / u.perDay
+		nod := sod*int64(time.Second) + int64(nano) + (n%u.perDay)*u.nanos // |·| < 2 days of ns
+		days += floorDiv(nod, nanosPerDay)
+		nod = floorMod(nod, nanosPerDay)
+		d, err := plusDays(day, days)
+		if err != nil {
+			return 0, 0, err
+		}
+		return d*secsPerDay + nod/int64(time.Second), int32(nod % int64(time.Second)), nil
+	}
+	d, err := dateAdd(day, n, unit)
+	return d*secsPerDay + sod, nano, err
 }
 
 var dateUnits = map[string]bool{"YEAR": true, "MONTH": true, "WEEK": true, "DAY": true, "HOUR": true, "MINUTE": true, "SECOND": true, "MILLISECOND": true}
@@ -136,57 +233,23 @@ func buildDateAdd(c *compiler, call *callNode, args []evaluator) (evaluator, err
 			return nil
 		}
 		unit, n, v := unitOf(a, 2), a[1].i, a[0].i
-		o.i = v
-		switch t.ID {
-		case row.TypeDate:
-			switch unit {
-			case "YEAR":
-				o.i = plusMonths(v, n*12)
-			case "MONTH":
-				o.i = plusMonths(v, n)
-			case "WEEK":
-				o.i = v + 7*n
-			case "DAY":
-				o.i = v + n
-			}
-		case row.TypeTime:
-			var d int64
-			switch unit {
-			case "HOUR":
-				d = n * int64(time.Hour)
-			case "MINUTE":
-				d = n * int64(time.Minute)
-			case "SECOND":
-				d = n * int64(time.Second)
-			case "MILLISECOND":
-				d = n * int64(time.Millisecond)
-			}
-			o.i = floorMod(v+floorMod(d, nanosPerDay), nanosPerDay)
-		default:
-			day, tod := floorDiv(v, nanosPerDay), floorMod(v, nanosPerDay)
-			switch unit {
-			case "YEAR":
-				o.i = plusMonths(day, n*12)*nanosPerDay + tod
-			case "MONTH":
-				o.i = plusMonths(day, n)*nanosPerDay + tod
-			case "WEEK":
-				o.i = v + 7*n*nanosPerDay
-			case "DAY":
-				o.i = v + n*nanosPerDay
-			case "HOUR":
-				o.i = v + n*int64(time.Hour)
-			case "MINUTE":
-				o.i = v + n*int64(time.Minute)
-			case "SECOND":
-				o.i = v + n*int64(time.Second)
-			case "MILLISECOND":
-				o.i = v + n*int64(time.Millisecond)
-			}
-		}
 		if !dateUnits[unit] {
 			return fmt.Errorf("unsupported unit %q", unit)
 		}
-		return nil
+		var err error
+		o.i, o.nano = v, a[0].nano
+		switch t.ID {
+		case row.TypeDate:
+			o.i, err = dateAdd(v, n, unit)
+		case row.TypeTime:
+			// LocalTime wraps around midnight: only n modulo a day counts.
+			if u, ok := timeUnits[unit]; ok {
+				o.i = floorMod(v+floorMod(n, u.perDay)*u.nanos, nanosPerDay)
+			}
+		default:
+			o.i, o.nano, err = timestampAdd(v, a[0].nano, n, unit)
+		}
+		return err
 	}, fnOpts{lenient: true, fails: true}), nil
 }
 
@@ -224,7 +287,7 @@ func buildDateDiff(c *compiler, call *callNode, args []evaluator) (evaluator, er
 			case row.TypeDate:
 				return v, true
 			case row.TypeTimestamp:
-				return floorDiv(v, nanosPerDay), true
+				return floorDiv(v, secsPerDay), true
 			}
 			return 0, false
 		}
@@ -251,8 +314,16 @@ func buildDateDiff(c *compiler, call *callNode, args []evaluator) (evaluator, er
 			if t0.ID == row.TypeDate || t1.ID == row.TypeDate || t0.ID != t1.ID {
 				return fmt.Errorf("DATEDIFF by %s needs two times or two timestamps, got %s and %s", unit, t0, t1)
 			}
-			ns := a[1].i - a[0].i
-			secs := floorDiv(ns, int64(time.Second))
+			// The Duration's seconds and nanoseconds (0..999,999,999).
+			var secs, nanos int64
+			if t0.ID == row.TypeTime {
+				ns := a[1].i - a[0].i
+				secs, nanos = floorDiv(ns, int64(time.Second)), floorMod(ns, int64(time.Second))
+			} else { // no overflow: both are within LocalDateTime's range
+				dn := int64(a[1].nano) - int64(a[0].nano)
+				secs = a[1].i - a[0].i + floorDiv(dn, int64(time.Second))
+				nanos = floorMod(dn, int64(time.Second))
+			}
 			switch unit {
 			case "WEEK":
 				o.i = secs / 86400 / 7
@@ -262,10 +333,18 @@ func buildDateDiff(c *compiler, call *callNode, args []evaluator) (evaluator, er
 				o.i = secs / 3600
 			case "MINUTE":
 				o.i = secs / 60
-			case "SECOND":
-				o.i = floorDiv(ns, int64(time.Millisecond)) / 1000
-			default:
-				o.i = floorDiv(ns, int64(time.Millisecond))
+			default: // Duration.toMillis, which throws past a long
+				ms, err := mulExact(secs, 1000)
+				if err == nil {
+					ms, err = addExact(ms, nanos/int64(time.Millisecond))
+				}
+				if err != nil {
+					return fmt.Errorf("DATEDIFF by %s overflows a bigint", unit)
+				}
+				o.i = ms
+				if unit == "SECOND" {
+					o.i = floorDiv(ms, 1000)
+				}
 			}
 			return nil
 		}
@@ -292,7 +371,7 @@ func buildDateTrunc(c *compiler, call *callNode, args []evaluator) (evaluator, e
 		if t.ID == row.TypeDate {
 			p = partsOfDate(a[0].i)
 		} else {
-			p = partsOfTimestamp(a[0].i)
+			p = partsOfTimestamp(a[0].i, a[0].nano)
 		}
 		p.nano = 0
 		switch unitOf(a, 1) {
@@ -310,7 +389,7 @@ func buildDateTrunc(c *compiler, call *callNode, args []evaluator) (evaluator, e
 		default:
 			return fmt.Errorf("unsupported unit %q", unitOf(a, 1))
 		}
-		o.i = p.date()*nanosPerDay + p.timeOfDay()
+		o.i, o.nano = p.timestamp()
 		return nil
 	}, fnOpts{lenient: true, fails: true}), nil
 }
@@ -370,7 +449,7 @@ func buildDatePart(part string) func(c *compiler, call *callNode, args []evaluat
 			if t.ID == row.TypeDate {
 				datePart(part, partsOfDate(a[0].i), o)
 			} else {
-				datePart(part, partsOfTimestamp(a[0].i), o)
+				datePart(part, partsOfTimestamp(a[0].i, a[0].nano), o)
 			}
 			return nil
 		}, fnOpts{}), nil
@@ -399,7 +478,7 @@ func buildTimePart(part string) func(c *compiler, call *callNode, args []evaluat
 			if t.ID == row.TypeTime {
 				o.i = timePart(part, partsOfTime(a[0].i))
 			} else {
-				o.i = timePart(part, partsOfTimestamp(a[0].i))
+				o.i = timePart(part, partsOfTimestamp(a[0].i, a[0].nano))
 			}
 			return nil
 		}, fnOpts{}), nil
@@ -437,7 +516,7 @@ func (c *compiler) extract(n *extractNode) (evaluator, error) {
 		case t.ID == row.TypeTime && timeField:
 			o.i = timePart(field, partsOfTime(a[0].i))
 		case t.ID == row.TypeTimestamp:
-			p := partsOfTimestamp(a[0].i)
+			p := partsOfTimestamp(a[0].i, a[0].nano)
 			if dateField {
 				datePart(field, p, o)
 			} else {
@@ -479,14 +558,14 @@ func checkPatternConst(call *callNode, args []evaluator, k int) error {
 	return nil
 }
 
-func partsOf(t *row.Type, v int64) dtParts {
+func partsOf(t *row.Type, v *val) dtParts {
 	switch t.ID {
 	case row.TypeDate:
-		return partsOfDate(v)
+		return partsOfDate(v.i)
 	case row.TypeTime:
-		return partsOfTime(v)
+		return partsOfTime(v.i)
 	}
-	return partsOfTimestamp(v)
+	return partsOfTimestamp(v.i, v.nano)
 }
 
 func buildFormatDateTime(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
@@ -510,7 +589,7 @@ func buildFormatDateTime(c *compiler, call *callNode, args []evaluator) (evaluat
 		if err != nil {
 			return err
 		}
-		s, err := formatJava(fields, partsOf(t, a[0].i))
+		s, err := formatJava(fields, partsOf(t, &a[0]))
 		o.s = s
 		return err
 	}, fnOpts{lenient: true, fails: true}), nil
@@ -532,27 +611,31 @@ func parsedType(format string) (*row.Type, bool) {
 	return nil, false
 }
 
-func parseAs(t *row.Type, fields []fmtField, s string) (int64, error) {
+// parseAs reads s by the pattern into o as a value of type t.
+func parseAs(t *row.Type, fields []fmtField, s string, o *val) error {
 	p, err := parseJava(fields, s)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	switch t.ID {
 	case row.TypeTimestamp:
 		if !p.hasDate || !p.hasTime {
-			return 0, fmt.Errorf("text %q: unable to obtain a timestamp (date and time) from it", s)
+			return fmt.Errorf("text %q: unable to obtain a timestamp (date and time) from it", s)
 		}
-		return p.date()*nanosPerDay + p.timeOfDay(), nil
+		o.i, o.nano = p.timestamp()
+		return nil
 	case row.TypeDate:
 		if !p.hasDate {
-			return 0, fmt.Errorf("text %q: unable to obtain a date from it", s)
+			return fmt.Errorf("text %q: unable to obtain a date from it", s)
 		}
-		return p.date(), nil
+		o.i = p.date()
+		return nil
 	}
 	if !p.hasTime {
-		return 0, fmt.Errorf("text %q: unable to obtain a time from it", s)
+		return fmt.Errorf("text %q: unable to obtain a time from it", s)
 	}
-	return p.timeOfDay(), nil
+	o.i = p.timeOfDay()
+	return nil
 }
 
 func buildParseDateTime(c *compiler, call *callNode, args []evaluator) (evaluator, error) {
@@ -576,9 +659,7 @@ func buildParseDateTime(c *compiler, call *callNode, args []evaluator) (evaluato
 			o.null = true
 			return nil
 		}
-		v, err := parseAs(t, fields, a[0].s)
-		o.i = v
-		return err
+		return parseAs(t, fields, a[0].s, o)
 	}, fnOpts{lenient: true, fails: true}), nil
 }
 
@@ -606,8 +687,8 @@ func buildIsDate(c *compiler, call *callNode, args []evaluator) (evaluator, erro
 		if !ok {
 			t = row.Timestamp
 		}
-		_, err = parseAs(t, fields, a[0].s)
-		o.b = err == nil
+		var parsed val
+		o.b = parseAs(t, fields, a[0].s, &parsed) == nil
 		return nil
 	}, fnOpts{lenient: true}), nil
 }
@@ -709,8 +790,11 @@ func buildFromUnixTime(c *compiler, call *callNode, args []evaluator) (evaluator
 		if err != nil {
 			return err
 		}
-		wall := row.TimestampOf(time.Unix(a[0].i, 0).In(loc))
-		s, err := formatJava(fields, partsOfTimestamp(wall))
+		sec, nano := row.TimestampOf(time.Unix(a[0].i, 0).In(loc))
+		if err := row.CheckTimestamp(sec); err != nil { // Java's Instant and LocalDateTime throw
+			return fmt.Errorf("FROM_UNIXTIME(%d): %w", a[0].i, err)
+		}
+		s, err := formatJava(fields, partsOfTimestamp(sec, nano))
 		o.s = s
 		return err
 	}, fnOpts{lenient: true, fails: true}), nil

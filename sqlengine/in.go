@@ -168,6 +168,8 @@ func valEqual(d cmpDomain, a, b *val) bool {
 		return a.b == b.b
 	case dBytes:
 		return bytes.Equal(a.bin, b.bin)
+	case dTs:
+		return a.i == b.i && a.nano == b.nano
 	}
 	return false
 }

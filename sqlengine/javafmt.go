@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/stactor/stactor/row"
 )
 
 // Java's DateTimeFormatter patterns (FORMATDATETIME, PARSEDATETIME,
@@ -102,8 +104,8 @@ type dtParts struct {
 }
 
 func partsOfDate(days int64) dtParts {
-	t := time.Unix(days*86400, 0).UTC()
-	return dtParts{year: t.Year(), month: int(t.Month()), day: t.Day(), hasDate: true}
+	y, m, d := row.CivilFromDays(days)
+	return dtParts{year: int(y), month: m, day: d, hasDate: true}
 }
 
 func partsOfTime(ns int64) dtParts {
@@ -111,9 +113,9 @@ func partsOfTime(ns int64) dtParts {
 		second: int(ns / int64(time.Second) % 60), nano: int(ns % int64(time.Second)), hasTime: true}
 }
 
-func partsOfTimestamp(ns int64) dtParts {
-	p := partsOfDate(floorDiv(ns, nanosPerDay))
-	q := partsOfTime(floorMod(ns, nanosPerDay))
+func partsOfTimestamp(sec int64, nano int32) dtParts {
+	p := partsOfDate(floorDiv(sec, secsPerDay))
+	q := partsOfTime(floorMod(sec, secsPerDay)*int64(time.Second) + int64(nano))
 	q.year, q.month, q.day, q.hasDate = p.year, p.month, p.day, true
 	return q
 }
@@ -428,7 +430,12 @@ func daysIn(year, month int) int {
 }
 
 func (p dtParts) date() int64 {
-	return time.Date(p.year, time.Month(p.month), p.day, 0, 0, 0, 0, time.UTC).Unix() / 86400
+	return row.DaysFromCivil(int64(p.year), p.month, p.day)
+}
+
+// timestamp is the stored timestamp of the date and time of day.
+func (p dtParts) timestamp() (sec int64, nano int32) {
+	return p.date()*secsPerDay + int64(p.hour*3600+p.minute*60+p.second), int32(p.nano)
 }
 
 func (p dtParts) timeOfDay() int64 {

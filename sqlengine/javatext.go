@@ -1,12 +1,8 @@
 package sqlengine
 
 import (
-	"math/big"
 	"strconv"
-	"strings"
 	"time"
-
-	"github.com/shopspring/decimal"
 
 	"github.com/stactor/stactor/row"
 )
@@ -31,7 +27,7 @@ func appendJava(buf []byte, t *row.Type, v *val) []byte {
 	case row.TypeBoolean:
 		return strconv.AppendBool(buf, v.b)
 	case row.TypeDecimal:
-		return append(buf, javaDecimal(v.d, t.Scale)...)
+		return append(buf, row.JavaDecimal(v.d, t.Scale)...)
 	case row.TypeBytes:
 		return append(buf, v.bin...)
 	case row.TypeDate:
@@ -39,7 +35,7 @@ func appendJava(buf []byte, t *row.Type, v *val) []byte {
 	case row.TypeTime:
 		return append(buf, row.JavaTime(time.Duration(v.i))...)
 	case row.TypeTimestamp:
-		return appendTimestamp(buf, v.i)
+		return row.AppendJavaTimestamp(buf, v.i, v.nano)
 	case row.TypeNull:
 		return append(buf, "null"...)
 	}
@@ -53,7 +49,10 @@ func javaString(t *row.Type, v *val) string {
 	return string(appendJava(nil, t, v))
 }
 
-const nanosPerDay = int64(24 * time.Hour)
+const (
+	nanosPerDay = int64(24 * time.Hour)
+	secsPerDay  = 86400
+)
 
 func floorDiv(a, b int64) int64 {
 	q := a / b
@@ -65,67 +64,4 @@ func floorDiv(a, b int64) int64 {
 
 func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
 
-func appendDate(buf []byte, days int64) []byte {
-	return time.Unix(days*86400, 0).UTC().AppendFormat(buf, "2006-01-02")
-}
-
-func appendTimestamp(buf []byte, ns int64) []byte {
-	buf = appendDate(buf, floorDiv(ns, nanosPerDay))
-	buf = append(buf, 'T')
-	return append(buf, row.JavaTime(time.Duration(floorMod(ns, nanosPerDay)))...)
-}
-
-// javaDecimal renders d at the given scale as Java's BigDecimal.toString:
-// plain digits, or scientific notation when the adjusted exponent is
-// below -6 (0E-8 for a zero at scale 8).
-func javaDecimal(d decimal.Decimal, scale int) string {
-	if -int(d.Exponent()) != scale {
-		d = d.Round(int32(scale))
-	}
-	coeff := new(big.Int).Set(d.Coefficient())
-	sc := -int(d.Exponent())
-	neg := coeff.Sign() < 0
-	digits := coeff.Abs(coeff).String()
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	if sc == 0 {
-		b.WriteString(digits)
-		return b.String()
-	}
-	adjusted := -sc + len(digits) - 1
-	if sc > 0 && adjusted >= -6 {
-		if pad := sc - len(digits); pad >= 0 {
-			b.WriteString("0.")
-			b.WriteString(strings.Repeat("0", pad))
-			b.WriteString(digits)
-		} else {
-			b.WriteString(digits[:len(digits)-sc])
-			b.WriteByte('.')
-			b.WriteString(digits[len(digits)-sc:])
-		}
-		return b.String()
-	}
-	b.WriteString(digits[:1])
-	if len(digits) > 1 {
-		b.WriteByte('.')
-		b.WriteString(digits[1:])
-	}
-	b.WriteByte('E')
-	if adjusted >= 0 {
-		b.WriteByte('+')
-	}
-	b.WriteString(strconv.Itoa(adjusted))
-	return b.String()
-}
-
-// decimalString renders d with its own scale, as BigDecimal.toString.
-func decimalString(d decimal.Decimal) string {
-	sc := -int(d.Exponent())
-	if sc < 0 {
-		d = d.Round(0)
-		sc = 0
-	}
-	return javaDecimal(d, sc)
-}
+func appendDate(buf []byte, days int64) []byte { return row.AppendDate(buf, days) }

@@ -54,6 +54,9 @@ func newVec(t *row.Type, n int) *row.Column {
 		c.Decs = make([]decimal.Decimal, n)
 	case row.StoreAny:
 		c.Anys = make([]any, n)
+	case row.StoreTimestamp:
+		c.Secs = make([]int64, n)
+		c.Nanos = make([]int32, n)
 	}
 	return c
 }
@@ -88,6 +91,9 @@ func (s *slot) get(t *row.Type, n int) *row.Column {
 		c.Decs = grow(c.Decs, n)
 	case row.StoreAny:
 		c.Anys = grow(c.Anys, n)
+	case row.StoreTimestamp:
+		c.Secs = grow(c.Secs, n)
+		c.Nanos = grow(c.Nanos, n)
 	}
 	return c
 }
@@ -130,6 +136,8 @@ func zeroAt(c *row.Column, i int) {
 		c.Decs[i] = decimal.Decimal{}
 	case row.StoreAny:
 		c.Anys[i] = nil
+	case row.StoreTimestamp:
+		c.Secs[i], c.Nanos[i] = 0, 0
 	}
 }
 
@@ -161,10 +169,12 @@ func (s *slot) orNulls(out *row.Column, n int, cols ...*row.Column) {
 
 // val is one value of any type, unboxed: the argument and result of the
 // row-at-a-time functions. Which field holds the value follows the type's
-// storage (dates, times and timestamps in i, as row.Column stores them).
+// storage (dates and times in i, as row.Column stores them; timestamps in i,
+// the seconds, and nano).
 type val struct {
 	null bool
 	i    int64
+	nano int32
 	f    float64
 	s    string
 	b    bool
@@ -196,6 +206,8 @@ func readVal(c *row.Column, i int, v *val) {
 		v.d = c.Decs[i]
 	case row.StoreAny:
 		v.a = c.Anys[i]
+	case row.StoreTimestamp:
+		v.i, v.nano = c.Secs[i], c.Nanos[i]
 	}
 }
 
@@ -225,6 +237,8 @@ func writeVal(s *slot, c *row.Column, n, i int, v *val) {
 		c.Decs[i] = v.d
 	case row.StoreAny:
 		c.Anys[i] = v.a
+	case row.StoreTimestamp:
+		c.Secs[i], c.Nanos[i] = v.i, v.nano
 	}
 }
 
@@ -241,7 +255,7 @@ func boxVal(t *row.Type, v *val) any {
 	case row.TypeTime:
 		return time.Duration(v.i)
 	case row.TypeTimestamp:
-		return time.Unix(0, v.i).UTC()
+		return row.TimestampTime(v.i, v.nano)
 	}
 	switch t.Storage() {
 	case row.StoreInt:
@@ -289,7 +303,7 @@ func unboxVal(t *row.Type, x any, v *val) bool {
 		}
 	case row.TypeTimestamp:
 		if d, ok := x.(time.Time); ok {
-			v.i = row.TimestampOf(d)
+			v.i, v.nano = row.TimestampOf(d)
 			return true
 		}
 	case row.TypeFloat, row.TypeDouble:
@@ -346,6 +360,8 @@ func copyAt(dst *row.Column, to int, src *row.Column, from int) {
 		dst.Decs[to] = src.Decs[from]
 	case row.StoreAny:
 		dst.Anys[to] = src.Anys[from]
+	case row.StoreTimestamp:
+		dst.Secs[to], dst.Nanos[to] = src.Secs[from], src.Nanos[from]
 	}
 }
 
@@ -385,6 +401,9 @@ func cloneCol(c *row.Column, n int) *row.Column {
 		out.Decs = append([]decimal.Decimal(nil), c.Decs[:n]...)
 	case row.StoreAny:
 		out.Anys = append([]any(nil), c.Anys[:n]...)
+	case row.StoreTimestamp:
+		out.Secs = append([]int64(nil), c.Secs[:n]...)
+		out.Nanos = append([]int32(nil), c.Nanos[:n]...)
 	case row.StoreNone:
 		if out.Nulls == nil {
 			out.Nulls = make([]bool, n)

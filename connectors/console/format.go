@@ -4,9 +4,7 @@ import (
 	"encoding/base64"
 	"math"
 	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 
@@ -39,6 +37,10 @@ func appendField(buf []byte, t *row.Type, c *row.Column, i int) []byte {
 		return append(buf, row.JavaFloat(c.Floats[i], 32)...)
 	case row.TypeBoolean:
 		return strconv.AppendBool(buf, c.Bools[i])
+	case row.TypeDate:
+		return row.AppendDate(buf, c.Ints[i])
+	case row.TypeTimestamp:
+		return row.AppendJavaTimestamp(buf, c.Secs[i], c.Nanos[i])
 	}
 	return appendValue(buf, t, c.Value(i))
 }
@@ -115,7 +117,7 @@ func appendJava(buf []byte, t *row.Type, v any) []byte {
 		}
 		return append(buf, row.JavaFloat(x, 64)...)
 	case decimal.Decimal:
-		return append(buf, JavaDecimal(x, t)...)
+		return append(buf, decimalText(x, t)...)
 	case []byte:
 		return appendBytes(buf, x)
 	case time.Duration, time.Time:
@@ -173,52 +175,13 @@ func appendJava(buf []byte, t *row.Type, v any) []byte {
 	return append(buf, row.Text(t, v)...)
 }
 
-// JavaDecimal renders d as Java's BigDecimal.toString at the scale of t
-// (d's own scale when t is not a decimal type): plain digits, or
-// scientific notation when the exponent is below -6, e.g. 0E-8 for zero
-// at scale 8.
-func JavaDecimal(d decimal.Decimal, t *row.Type) string {
+// decimalText is Java's BigDecimal.toString of d at the scale of t (d's
+// own scale when t is not a decimal type).
+func decimalText(d decimal.Decimal, t *row.Type) string {
 	if t != nil && t.ID == row.TypeDecimal {
-		d = d.Round(int32(t.Scale))
+		return row.JavaDecimal(d, t.Scale)
 	}
-	scale := -int(d.Exponent())
-	coeff := d.Coefficient()
-	neg := coeff.Sign() < 0
-	digits := coeff.Abs(coeff).String()
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	if scale == 0 {
-		b.WriteString(digits)
-		return b.String()
-	}
-	adjusted := -scale + len(digits) - 1
-	if scale > 0 && adjusted >= -6 {
-		if pad := scale - len(digits); pad >= 0 {
-			b.WriteString("0.")
-			b.WriteString(strings.Repeat("0", pad))
-			b.WriteString(digits)
-		} else {
-			b.WriteString(digits[:len(digits)-scale])
-			b.WriteByte('.')
-			b.WriteString(digits[len(digits)-scale:])
-		}
-		return b.String()
-	}
-	b.WriteByte(digits[0])
-	if len(digits) > 1 {
-		b.WriteByte('.')
-		b.WriteString(digits[1:])
-	}
-	if adjusted != 0 {
-		b.WriteByte('E')
-		if adjusted > 0 {
-			b.WriteByte('+')
-		}
-		b.WriteString(strconv.Itoa(adjusted))
-	}
-	return b.String()
+	return row.JavaDecimal(d, -int(d.Exponent()))
 }
 
 // appendJSON is Jackson's rendering of a value (JsonUtils.toJsonString).
@@ -227,7 +190,7 @@ func appendJSON(buf []byte, t *row.Type, v any) []byte {
 	case nil:
 		return append(buf, "null"...)
 	case string:
-		return appendJSONString(buf, x)
+		return row.AppendJSONString(buf, x)
 	case bool:
 		return strconv.AppendBool(buf, x)
 	case int64:
@@ -239,15 +202,15 @@ func appendJSON(buf []byte, t *row.Type, v any) []byte {
 		}
 		s := row.JavaFloat(x, bits)
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return appendJSONString(buf, s) // Jackson writes non-finite numbers as strings
+			return row.AppendJSONString(buf, s) // Jackson writes non-finite numbers as strings
 		}
 		return append(buf, s...)
 	case decimal.Decimal:
-		return append(buf, JavaDecimal(x, t)...)
+		return append(buf, decimalText(x, t)...)
 	case []byte:
-		return appendJSONString(buf, base64.StdEncoding.EncodeToString(x))
+		return row.AppendJSONString(buf, base64.StdEncoding.EncodeToString(x))
 	case time.Time, time.Duration:
-		return appendJSONString(buf, string(appendJava(nil, t, v)))
+		return row.AppendJSONString(buf, string(appendJava(nil, t, v)))
 	case *row.MapValue:
 		var kt, vt *row.Type
 		if t != nil && t.ID == row.TypeMap {
@@ -258,7 +221,7 @@ func appendJSON(buf []byte, t *row.Type, v any) []byte {
 			if k > 0 {
 				buf = append(buf, ',')
 			}
-			buf = appendJSONString(buf, string(appendJava(nil, kt, x.Keys[k]))) // keys are strings in JSON
+			buf = row.AppendJSONString(buf, string(appendJava(nil, kt, x.Keys[k]))) // keys are strings in JSON
 			buf = append(buf, ':')
 			buf = appendJSON(buf, vt, x.Values[k])
 		}
@@ -280,45 +243,5 @@ func appendJSON(buf []byte, t *row.Type, v any) []byte {
 		}
 		return append(buf, ']')
 	}
-	return appendJSONString(buf, row.Text(t, v))
-}
-
-// appendJSONString quotes s as Jackson does: \" \\ and control characters
-// escaped, everything else as is.
-func appendJSONString(buf []byte, s string) []byte {
-	const hex = "0123456789ABCDEF"
-	buf = append(buf, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			_, size := utf8.DecodeRuneInString(s[i:])
-			buf = append(buf, s[i:i+size]...)
-			i += size
-			continue
-		}
-		switch c {
-		case '"':
-			buf = append(buf, '\\', '"')
-		case '\\':
-			buf = append(buf, '\\', '\\')
-		case '\n':
-			buf = append(buf, '\\', 'n')
-		case '\r':
-			buf = append(buf, '\\', 'r')
-		case '\t':
-			buf = append(buf, '\\', 't')
-		case '\b':
-			buf = append(buf, '\\', 'b')
-		case '\f':
-			buf = append(buf, '\\', 'f')
-		default:
-			if c < 0x20 {
-				buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			} else {
-				buf = append(buf, c)
-			}
-		}
-		i++
-	}
-	return append(buf, '"')
+	return row.AppendJSONString(buf, row.Text(t, v))
 }

@@ -137,7 +137,7 @@ func TestLines(t *testing.T) {
 	}
 }
 
-func TestJavaDecimal(t *testing.T) {
+func TestDecimalText(t *testing.T) {
 	cases := []struct {
 		v     string
 		scale int
@@ -153,7 +153,7 @@ func TestJavaDecimal(t *testing.T) {
 		{"1.23", 10, "1.2300000000"},
 	}
 	for _, c := range cases {
-		if got := JavaDecimal(decimal.RequireFromString(c.v), row.DecimalOf(38, c.scale)); got != c.want {
+		if got := decimalText(decimal.RequireFromString(c.v), row.DecimalOf(38, c.scale)); got != c.want {
 			t.Errorf("%s at scale %d: %s, want %s", c.v, c.scale, got, c.want)
 		}
 	}

@@ -178,11 +178,18 @@ func (g *generator) fillColumn(c *row.Column, t *row.Type, salt uint64, rh []uin
 	case row.TypeDate, row.TypeTime, row.TypeTimestamp:
 		for _, h := range rh {
 			r := rng{s: h ^ salt}
-			v, err := g.dateTime(t.ID, &r, year)
+			days, secs, err := g.dateTime(&r, year)
 			if err != nil {
 				return err
 			}
-			c.AppendInt(v)
+			switch t.ID {
+			case row.TypeDate:
+				c.AppendInt(days)
+			case row.TypeTime:
+				c.AppendInt(secs * int64(time.Second))
+			default:
+				c.AppendTimestamp(days*86400+secs, 0)
+			}
 		}
 	case row.TypeDecimal:
 		for _, h := range rh {
@@ -222,11 +229,12 @@ func unit64(x uint64) float64 { return float64(x>>11) * 0x1p-53 }
 // unit32 is a float in [0, 1), as Java's Random.nextFloat.
 func unit32(x uint64) float32 { return float32(x>>40) * 0x1p-24 }
 
-// dateTime generates a date (days), time (ns of day) or timestamp (ns) as
-// SeaTunnel's randomLocalDateTime: the year from date.year.template or the
-// split's year, month 1-12, day 1-28, and a time to the second, each from
-// its template when set.
-func (g *generator) dateTime(id row.TypeID, r *rng, year int) (int64, error) {
+// dateTime generates a date-time as SeaTunnel's randomLocalDateTime: the
+// year from date.year.template or the split's year, month 1-12, day 1-28,
+// and a time to the second, each from its template when set. It returns
+// the day (since 1970-01-01) and the second of the day; a date, a time and
+// a timestamp field each take their part.
+func (g *generator) dateTime(r *rng, year int) (days, secs int64, err error) {
 	part := func(i int, n uint64, base int64) int64 {
 		x := r.next()
 		if tm := g.t.dateTemplates[i]; len(tm) > 0 {
@@ -241,38 +249,13 @@ func (g *generator) dateTime(id row.TypeID, r *rng, year int) (int64, error) {
 	mi := part(4, 60, 0)
 	s := part(5, 60, 0)
 	if d > 28 && d > int64(daysIn(y, mo)) {
-		return 0, fmt.Errorf("invalid date %04d-%02d-%02d from the date templates", y, mo, d)
+		return 0, 0, fmt.Errorf("invalid date %04d-%02d-%02d from the date templates", y, mo, d)
 	}
-	days := daysFromCivil(y, mo, d)
-	tod := (h*3600 + mi*60 + s) * int64(time.Second)
-	switch id {
-	case row.TypeDate:
-		return days, nil
-	case row.TypeTime:
-		return tod, nil
-	}
-	if days < -106750 || days > 106750 { // int64 nanoseconds span 1677..2262
-		return 0, fmt.Errorf("timestamp year %d is out of range (1678..2261)", y)
-	}
-	return days*int64(24*time.Hour) + tod, nil
+	return row.DaysFromCivil(y, int(mo), int(d)), h*3600 + mi*60 + s, nil
 }
 
 func daysIn(y, m int64) int {
 	return time.Date(int(y), time.Month(m)+1, 0, 0, 0, 0, 0, time.UTC).Day()
-}
-
-// daysFromCivil is days since 1970-01-01 of a proleptic Gregorian date
-// (H. Hinnant's algorithm); years are positive here.
-func daysFromCivil(y, m, d int64) int64 {
-	if m <= 2 {
-		y--
-	}
-	era := y / 400
-	yoe := y - era*400
-	mp := (m + 9) % 12
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return era*146097 + doe - 719468
 }
 
 var pow10 = func() [19]uint64 {
@@ -343,15 +326,15 @@ func (g *generator) boxed(t *row.Type, r *rng, year int) (any, error) {
 		return r.next()&1 == 1, nil
 	case row.TypeDecimal:
 		return randomDecimal(t, r), nil
-	case row.TypeDate:
-		v, err := g.dateTime(t.ID, r, year)
-		return time.Unix(v*86400, 0).UTC(), err
-	case row.TypeTime:
-		v, err := g.dateTime(t.ID, r, year)
-		return time.Duration(v), err
-	case row.TypeTimestamp:
-		v, err := g.dateTime(t.ID, r, year)
-		return time.Unix(0, v).UTC(), err
+	case row.TypeDate, row.TypeTime, row.TypeTimestamp:
+		days, secs, err := g.dateTime(r, year)
+		switch t.ID {
+		case row.TypeDate:
+			return time.Unix(days*86400, 0).UTC(), err
+		case row.TypeTime:
+			return time.Duration(secs) * time.Second, err
+		}
+		return time.Unix(days*86400+secs, 0).UTC(), err
 	case row.TypeArray:
 		out := make([]any, g.t.arraySize)
 		for i := range out {

@@ -10,6 +10,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/stactor/stactor/row"
 )
 
@@ -150,52 +152,15 @@ func (n number) text() string {
 }
 
 // bigDecimalString renders a decimal literal as Java's
-// BigDecimal.toString does: plain unless the exponent is below -6 or the
-// scale negative, scientific (1.5E+20) otherwise.
+// BigDecimal.toString does (new BigDecimal(lit).toString()): plain unless
+// the exponent is below -6 or the scale negative, scientific (1.5E+20)
+// otherwise.
 func bigDecimalString(lit string) string {
-	neg := strings.HasPrefix(lit, "-")
-	lit = strings.TrimLeft(lit, "+-")
-	mant, exp := lit, 0
-	if i := strings.IndexAny(lit, "eE"); i >= 0 {
-		mant = lit[:i]
-		e, err := strconv.Atoi(strings.TrimPrefix(lit[i+1:], "+"))
-		if err != nil {
-			return lit
-		}
-		exp = e
+	d, err := decimal.NewFromString(lit)
+	if err != nil {
+		return lit
 	}
-	intPart, frac, _ := strings.Cut(mant, ".")
-	coeff := strings.TrimLeft(intPart+frac, "0")
-	if coeff == "" {
-		coeff = "0"
-	}
-	scale := len(frac) - exp
-	adjusted := -scale + len(coeff) - 1
-	var s string
-	switch {
-	case scale == 0:
-		s = coeff
-	case scale > 0 && adjusted >= -6:
-		if len(coeff) > scale {
-			s = coeff[:len(coeff)-scale] + "." + coeff[len(coeff)-scale:]
-		} else {
-			s = "0." + strings.Repeat("0", scale-len(coeff)) + coeff
-		}
-	default:
-		s = coeff[:1]
-		if len(coeff) > 1 {
-			s += "." + coeff[1:]
-		}
-		s += "E"
-		if adjusted >= 0 {
-			s += "+"
-		}
-		s += strconv.Itoa(adjusted)
-	}
-	if neg && coeff != "0" {
-		s = "-" + s
-	}
-	return s
+	return row.JavaDecimal(d, -int(d.Exponent()))
 }
 
 // maxDepth bounds nesting, as json-smart's LIMIT_JSON_DEPTH does.
@@ -603,37 +568,10 @@ func writeJSON(b *strings.Builder, v any) {
 	}
 }
 
-const hexDigits = "0123456789ABCDEF"
-
+// writeJSONString writes s as Jackson quotes a string.
 func writeJSONString(b *strings.Builder, s string) {
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if c < 0x20 {
-				b.WriteString(`\u00`)
-				b.WriteByte(hexDigits[c>>4])
-				b.WriteByte(hexDigits[c&0xF])
-			} else {
-				b.WriteByte(c)
-			}
-		}
-	}
-	b.WriteByte('"')
+	var buf [64]byte
+	b.Write(row.AppendJSONString(buf[:0], s))
 }
 
 // jsonText is v rendered by writeJSON.

@@ -229,13 +229,11 @@ func appendValue(col *row.Column, v any) {
 			col.AppendInt(x)
 		case time.Duration: // time
 			col.AppendInt(int64(x))
-		case time.Time:
-			if col.Type.ID == row.TypeDate {
-				col.AppendInt(row.DateOf(x))
-			} else {
-				col.AppendInt(row.TimestampOf(x))
-			}
+		case time.Time: // date
+			col.AppendInt(row.DateOf(x))
 		}
+	case row.StoreTimestamp:
+		col.AppendTimestamp(row.TimestampOf(v.(time.Time)))
 	case row.StoreFloat:
 		col.AppendFloat(v.(float64))
 	case row.StoreString:

@@ -79,13 +79,13 @@ func BenchmarkJSONWrite(b *testing.B) {
 		row.Field{Name: "ts", Type: row.Timestamp}, row.Field{Name: "ok", Type: row.Boolean})
 	const batch = 4096
 	bld := row.NewBuilder(s, batch)
-	base := time.Date(2024, 1, 31, 12, 0, 0, 0, time.UTC).UnixNano()
+	base := time.Date(2024, 1, 31, 12, 0, 0, 0, time.UTC).Unix()
 	for i := 0; i < batch; i++ {
 		bld.Col(0).AppendInt(int64(i))
 		bld.Col(1).AppendString(fmt.Sprintf("name \"%d\"", i))
 		bld.Col(2).AppendFloat(float64(i) / 8)
 		bld.Col(3).AppendDecimal(decimal.New(int64(i*7), -2))
-		bld.Col(4).AppendInt(base + int64(i)*int64(time.Second))
+		bld.Col(4).AppendTimestamp(base+int64(i), 0)
 		bld.Col(5).AppendBool(i%2 == 0)
 		bld.EndRow(row.Insert)
 	}

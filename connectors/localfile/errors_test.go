@@ -106,6 +106,9 @@ func TestMalformedRecordsNameFileAndLine(t *testing.T) {
 		{"json", "{\"a\": \"x\"}\n", "a = int", ":1: field a: cannot parse \"x\" as int"},
 		{"text", "1\x01300\n", "a = int, b = tinyint", ":1: field b: cannot parse \"300\" as tinyint"},
 		{"csv", "1,123456789.5\n", "a = int, b = \"decimal(5, 1)\"", ":1: field b: 123456789.5 does not fit decimal(5, 1)"},
+		// A year the text cannot hold in four digits is an error, never a
+		// wrapped timestamp.
+		{"csv", "1,10000-01-01 00:00:00\n", "a = int, b = timestamp", ":1: field b: cannot parse \"10000-01-01 00:00:00\" as timestamp"},
 	} {
 		d := t.TempDir()
 		p := filepath.Join(d, "f")

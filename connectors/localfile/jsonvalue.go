@@ -467,7 +467,7 @@ func appendJSONCol(b []byte, c *row.Column, i int) []byte {
 	t := c.Type
 	switch t.ID {
 	case row.TypeString:
-		return appendJSONString(b, c.Strs[i])
+		return row.AppendJSONString(b, c.Strs[i])
 	case row.TypeBoolean:
 		return strconv.AppendBool(b, c.Bools[i])
 	case row.TypeTinyInt, row.TypeSmallInt, row.TypeInt, row.TypeBigInt:
@@ -482,26 +482,26 @@ func appendJSONCol(b []byte, c *row.Column, i int) []byte {
 		if c := b[n]; c == 'N' || c == 'I' || (c == '-' && b[n+1] == 'I') {
 			// Jackson quotes non-numeric numbers (QUOTE_NON_NUMERIC_NUMBERS).
 			s := string(b[n:])
-			return appendJSONString(b[:n], s)
+			return row.AppendJSONString(b[:n], s)
 		}
 		return b
 	case row.TypeDecimal:
-		return appendJavaDecimal(b, c.Decs[i], t.Scale)
+		return row.AppendJavaDecimal(b, c.Decs[i], t.Scale)
 	case row.TypeBytes:
 		b = append(b, '"')
 		b = base64.StdEncoding.AppendEncode(b, c.Bins[i])
 		return append(b, '"')
 	case row.TypeDate:
 		b = append(b, '"')
-		b = appendISODate(b, c.Ints[i])
+		b = row.AppendDate(b, c.Ints[i])
 		return append(b, '"')
 	case row.TypeTime:
 		b = append(b, '"')
-		b = appendISOClock(b, c.Ints[i], true)
+		b = row.AppendClock(b, c.Ints[i], true)
 		return append(b, '"')
 	case row.TypeTimestamp:
 		b = append(b, '"')
-		b = appendISOTimestamp(b, c.Ints[i], 'T', true)
+		b = row.AppendTimestamp(b, c.Secs[i], c.Nanos[i], 'T', true)
 		return append(b, '"')
 	case row.TypeNull:
 		return append(b, "null"...)
@@ -534,7 +534,7 @@ func appendJSONBoxed(b []byte, t *row.Type, v any) []byte {
 			if m.Keys[i] != nil {
 				key = row.Text(t.Key, m.Keys[i])
 			}
-			b = appendJSONString(b, key)
+			b = row.AppendJSONString(b, key)
 			b = append(b, ':')
 			b = appendJSONBoxed(b, t.Elem, m.Values[i])
 		}
@@ -548,7 +548,7 @@ func appendJSONBoxed(b []byte, t *row.Type, v any) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, t.Fields[i].Name)
+			b = row.AppendJSONString(b, t.Fields[i].Name)
 			b = append(b, ':')
 			b = appendJSONBoxed(b, t.Fields[i].Type, e)
 		}
@@ -556,57 +556,7 @@ func appendJSONBoxed(b []byte, t *row.Type, v any) []byte {
 	}
 	c := row.NewColumn(t, 1)
 	if err := c.AppendValue(v); err != nil {
-		return appendJSONString(b, row.Text(t, v))
+		return row.AppendJSONString(b, row.Text(t, v))
 	}
 	return appendJSONCol(b, c, 0)
-}
-
-const hexDigits = "0123456789ABCDEF"
-
-// appendJSONString quotes s as Jackson does: \" \\ and the short escapes
-// \b \t \n \f \r, other control characters as \u00XX, everything else
-// (including non-ASCII) as is; invalid UTF-8 becomes U+FFFD.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				b = append(b, s[start:i]...)
-				b = append(b, "\uFFFD"...)
-				i++
-				start = i
-				continue
-			}
-			i += n
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\f':
-			b = append(b, '\\', 'f')
-		case '\r':
-			b = append(b, '\\', 'r')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		i++
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

@@ -234,6 +234,8 @@ func dropLast(c *row.Column) {
 	switch c.Type.Storage() {
 	case row.StoreInt:
 		c.Ints = c.Ints[:n]
+	case row.StoreTimestamp:
+		c.Secs, c.Nanos = c.Secs[:n], c.Nanos[:n]
 	case row.StoreFloat:
 		c.Floats = c.Floats[:n]
 	case row.StoreString:

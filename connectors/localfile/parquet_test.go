@@ -1,8 +1,11 @@
 package localfile
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,4 +66,42 @@ func TestReadParquetOfAnotherWriter(t *testing.T) {
 	// A schema asks for other types: values are converted.
 	src = newTestSource(t, "path = "+q(dir)+"\nfile_format_type = parquet\nschema { fields { price = double, id = string, count = bigint } }")
 	compareRows(t, src.cfg.schema.Names(), readAll(t, src, 1), [][]any{{12.34, "1", int64(65535)}, {-0.05, "2", int64(0)}})
+}
+
+// A timestamp or date the row model holds but parquet's TIMESTAMP(MICROS)
+// or DATE cannot is an error naming the field, never a wrapped value.
+func TestParquetTimestampOutOfRange(t *testing.T) {
+	s := row.MustSchema("t", row.Field{Name: "id", Type: row.Int}, row.Field{Name: "seen", Type: row.Timestamp, Nullable: true}, row.Field{Name: "born", Type: row.Date, Nullable: true})
+	k := newTestSink(t, "path = "+q(t.TempDir())+"\nfile_format_type = parquet", s)
+	for _, tc := range []struct {
+		v     []any
+		field string
+	}{
+		{[]any{int64(1), time.Date(300000, 1, 1, 0, 0, 0, 0, time.UTC), nil}, "field seen: timestamp +300000-01-01T00:00 does not fit parquet TIMESTAMP(MICROS)"},
+		{[]any{int64(2), nil, time.Date(-6000000, 1, 1, 0, 0, 0, 0, time.UTC)}, "field born: date -6000000-01-01 does not fit parquet DATE"},
+	} {
+		w, err := k.CreateWriter(context.Background(), task(0, 0), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = w.Write(batchOf(t, s, tc.v))
+		if err == nil {
+			_, err = w.PrepareCommit(1)
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.field) {
+			t.Errorf("error %v, want %q", err, tc.field)
+		}
+		w.Close()
+	}
+	// Year 1 and 9999 fit, to the microsecond.
+	dir := t.TempDir()
+	k = newTestSink(t, "path = "+q(dir)+"\nfile_format_type = parquet", s)
+	writeAndCommit(t, k, task(0, 0), 1, batchOf(t, s,
+		[]any{int64(1), ts("9999-12-31T23:59:59.999999999"), ts("9999-12-31")},
+		[]any{int64(2), ts("0001-01-01T00:00:00"), ts("0001-01-01")}))
+	rows := readAll(t, newTestSource(t, "path = "+q(dir)+"\nfile_format_type = parquet"), 1)
+	got := fmt.Sprint(rows)
+	if want := "[[1 9999-12-31 23:59:59.999999 +0000 UTC 9999-12-31 00:00:00 +0000 UTC] [2 0001-01-01 00:00:00 +0000 UTC 0001-01-01 00:00:00 +0000 UTC]]"; got != want {
+		t.Errorf("rows %s\nwant %s", got, want)
+	}
 }

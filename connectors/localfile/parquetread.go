@@ -309,15 +309,19 @@ func appendLeaf(c *row.Column, n *pnode, v parquet.Value) error {
 		c.AppendInt(int64(v.Int32()) * 1e6)
 	case cTimeMicros:
 		c.AppendInt(v.Int64() * 1e3)
-	case cTimeNanos, cTsNanos:
+	case cTimeNanos:
 		c.AppendInt(v.Int64())
+	case cTsNanos:
+		c.AppendTimestamp(row.TimestampFromNanos(v.Int64()))
 	case cTsMillis:
-		c.AppendInt(v.Int64() * 1e6)
+		ms := v.Int64()
+		c.AppendTimestamp(row.FloorDiv(ms, 1e3), int32(row.FloorMod(ms, 1e3)*1e6))
 	case cTsMicros:
-		c.AppendInt(v.Int64() * 1e3)
+		us := v.Int64()
+		c.AppendTimestamp(row.FloorDiv(us, 1e6), int32(row.FloorMod(us, 1e6)*1e3))
 	case cInt96:
 		x := v.Int96()
-		c.AppendInt(int96Nanos(x[0], x[1], x[2]))
+		c.AppendTimestamp(int96Timestamp(x[0], x[1], x[2]))
 	case cDecInt32:
 		c.AppendDecimal(decimal.New(int64(v.Int32()), int32(-n.scale)))
 	case cDecInt64:

@@ -3,6 +3,7 @@ package localfile
 import (
 	"fmt"
 	"io"
+	"math"
 	"math/big"
 	"time"
 	"unsafe"
@@ -176,8 +177,15 @@ func columnLeaf(n *pnode, c *row.Column, i int) (parquet.Value, error) {
 	switch n.conv {
 	case cBool:
 		return parquet.BooleanValue(c.Bools[i]), nil
-	case cInt32, cDate:
+	case cInt32:
 		return parquet.Int32Value(int32(c.Ints[i])), nil
+	case cDate: // days in an int32: ±5.8 million years
+		d := c.Ints[i]
+		if d < math.MinInt32 || d > math.MaxInt32 {
+			var buf [24]byte
+			return parquet.Value{}, fmt.Errorf("date %s does not fit parquet DATE", row.AppendDate(buf[:0], d))
+		}
+		return parquet.Int32Value(int32(d)), nil
 	case cInt64:
 		return parquet.Int64Value(c.Ints[i]), nil
 	case cFloat:
@@ -196,7 +204,8 @@ func columnLeaf(n *pnode, c *row.Column, i int) (parquet.Value, error) {
 	case cTimeMicros:
 		return parquet.Int64Value(c.Ints[i] / 1000), nil
 	case cTsMicros:
-		return parquet.Int64Value(floorDiv(c.Ints[i], 1000)), nil
+		us, err := timestampMicros(c.Timestamp(i))
+		return parquet.Int64Value(us), err
 	}
 	return parquet.Value{}, fmt.Errorf("cannot write %s", c.Type)
 }
@@ -213,12 +222,15 @@ func boxedLeaf(n *pnode, v any) (parquet.Value, error) {
 	return columnLeaf(n, c, 0)
 }
 
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if (a%b != 0) && ((a < 0) != (b < 0)) {
-		q--
+// timestampMicros is a stored timestamp as parquet's TIMESTAMP(MICROS), or
+// an error past the ±292,000 years an int64 of microseconds holds.
+func timestampMicros(sec int64, nano int32) (int64, error) {
+	const lim = math.MaxInt64/1_000_000 - 1
+	if sec < -lim || sec > lim {
+		var buf [40]byte
+		return 0, fmt.Errorf("timestamp %s does not fit parquet TIMESTAMP(MICROS)", row.AppendJavaTimestamp(buf[:0], sec, nano))
 	}
-	return q
+	return sec*1_000_000 + int64(nano/1000), nil
 }
 
 var one = big.NewInt(1)
@@ -248,7 +260,10 @@ func decimalOf(b []byte, scale int) decimal.Decimal {
 // julianEpoch is the Julian day of 1970-01-01, for INT96 timestamps.
 const julianEpoch = 2440588
 
-func int96Nanos(lo, mid, hi uint32) int64 {
+// int96Timestamp is an INT96 timestamp (nanoseconds of the day, then the
+// Julian day) in the stored form.
+func int96Timestamp(lo, mid, hi uint32) (sec int64, nano int32) {
 	nanos := int64(uint64(mid)<<32 | uint64(lo))
-	return (int64(hi)-julianEpoch)*int64(24*time.Hour) + nanos
+	day := int64(int32(hi)) - julianEpoch
+	return day*86400 + row.FloorDiv(nanos, int64(time.Second)), int32(row.FloorMod(nanos, int64(time.Second)))
 }

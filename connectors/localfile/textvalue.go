@@ -100,11 +100,11 @@ func (p *textValues) appendValue(c *row.Column, s string) error {
 		}
 		c.AppendInt(v)
 	case row.TypeTimestamp:
-		v, err := p.times.parseTimestamp(s)
+		sec, nano, err := p.times.parseTimestamp(s)
 		if err != nil {
 			return err
 		}
-		c.AppendInt(v)
+		c.AppendTimestamp(sec, nano)
 	case row.TypeNull:
 		c.AppendNull()
 	default:
@@ -276,24 +276,24 @@ func (r *textRender) appendCol(b []byte, c *row.Column, i int) []byte {
 		return appendJavaFloat(b, c.Floats[i], 64)
 	case row.TypeDecimal:
 		if r.csv {
-			return appendJavaDecimal(b, c.Decs[i], t.Scale)
+			return row.AppendJavaDecimal(b, c.Decs[i], t.Scale)
 		}
 		return append(b, plainDecimal(c.Decs[i])...)
 	case row.TypeDate:
 		if r.times.date == "2006-01-02" {
-			return appendISODate(b, c.Ints[i])
+			return row.AppendDate(b, c.Ints[i])
 		}
 		return dateTime(c.Ints[i]).AppendFormat(b, r.times.date)
 	case row.TypeTime:
 		if r.times.tod == "15:04:05" {
-			return appendISOClock(b, c.Ints[i], false)
+			return row.AppendClock(b, c.Ints[i], false)
 		}
 		return clockTime(c.Ints[i]).AppendFormat(b, r.times.tod)
 	case row.TypeTimestamp:
 		if r.times.datetime == "2006-01-02 15:04:05" {
-			return appendISOTimestamp(b, c.Ints[i], ' ', false)
+			return row.AppendTimestamp(b, c.Secs[i], c.Nanos[i], ' ', false)
 		}
-		return stampTime(c.Ints[i]).AppendFormat(b, r.times.datetime)
+		return row.TimestampTime(c.Timestamp(i)).AppendFormat(b, r.times.datetime)
 	case row.TypeBytes:
 		if r.csv {
 			return r.appendCSVSafe(b, c.Bins[i])

@@ -10,32 +10,7 @@ import (
 	"github.com/stactor/stactor/row"
 )
 
-func TestJavaDecimal(t *testing.T) {
-	for _, tc := range []struct {
-		in    string
-		scale int
-		want  string
-	}{
-		{"99999.99999999", 8, "99999.99999999"},
-		{"10.5", 2, "10.50"},
-		{"-3", 2, "-3.00"},
-		{"0.00000001", 8, "1E-8"},
-		{"-0.00000012", 9, "-1.20E-7"},
-		{"0", 8, "0E-8"},
-		{"0", 0, "0"},
-		{"0.000001", 6, "0.000001"},
-		{"123", 0, "123"},
-		{"1.005", 2, "1.01"},
-		{"12345678901234567890.123456789", 9, "12345678901234567890.123456789"},
-	} {
-		d := decimal.RequireFromString(tc.in)
-		if got := javaDecimal(d, tc.scale); got != tc.want {
-			t.Errorf("javaDecimal(%s, %d) = %s, want %s", tc.in, tc.scale, got, tc.want)
-		}
-		if got := string(appendJavaDecimal(nil, d, tc.scale)); got != tc.want {
-			t.Errorf("appendJavaDecimal(%s, %d) = %s, want %s", tc.in, tc.scale, got, tc.want)
-		}
-	}
+func TestPlainDecimal(t *testing.T) {
 	if got := plainDecimal(decimal.RequireFromString("10.500")); got != "10.5" {
 		t.Errorf("plain %s", got)
 	}
@@ -43,28 +18,26 @@ func TestJavaDecimal(t *testing.T) {
 
 func TestFastTimeFormatsMatchLayouts(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
+	lo := time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	hi := time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).Unix()
 	for i := 0; i < 20000; i++ {
-		ns := rng.Int63n(int64(250*365*24*time.Hour)) - int64(125*365*24*time.Hour)
+		sec, nano := lo+rng.Int63n(hi-lo+1), int32(rng.Int63n(1e9))
 		if i%3 == 0 {
-			ns -= ns % int64(time.Second)
+			nano = 0
 		}
-		tm := time.Unix(0, ns).UTC()
-		if got, want := string(appendISOTimestamp(nil, ns, 'T', true)), tm.Format("2006-01-02T15:04:05.999999999"); got != want {
-			t.Fatalf("%d: got %s want %s", ns, got, want)
+		tm := time.Unix(sec, int64(nano)).UTC()
+		if got, want := string(row.AppendTimestamp(nil, sec, nano, 'T', true)), tm.Format("2006-01-02T15:04:05.999999999"); got != want {
+			t.Fatalf("%d: got %s want %s", sec, got, want)
 		}
-		if got, want := string(appendISOTimestamp(nil, ns, ' ', false)), tm.Format("2006-01-02 15:04:05"); got != want {
-			t.Fatalf("%d: got %s want %s", ns, got, want)
+		if got, want := string(row.AppendTimestamp(nil, sec, nano, ' ', false)), tm.Format("2006-01-02 15:04:05"); got != want {
+			t.Fatalf("%d: got %s want %s", sec, got, want)
 		}
 		days := row.DateOf(tm)
-		if got, want := string(appendISODate(nil, days)), tm.Format("2006-01-02"); got != want {
+		if got, want := string(row.AppendDate(nil, days)), tm.Format("2006-01-02"); got != want {
 			t.Fatalf("%d: got %s want %s", days, got, want)
 		}
-		y, m, d := tm.Date()
-		if daysFromCivil(y, int(m), d) != days {
-			t.Fatalf("daysFromCivil(%v)", tm)
-		}
-		if got, ok := fastTimestamp(tm.Format("2006-01-02 15:04:05.999999999")); !ok || got != ns {
-			t.Fatalf("fastTimestamp(%v) = %d %v", tm, got, ok)
+		if s, n, ok := fastTimestamp(tm.Format("2006-01-02 15:04:05.999999999")); !ok || s != sec || n != nano {
+			t.Fatalf("fastTimestamp(%v) = %d %d %v", tm, s, n, ok)
 		}
 	}
 }

@@ -130,7 +130,7 @@ func partitionValue(c *row.Column, i int) string {
 		return "null"
 	}
 	if c.Type.ID == row.TypeDecimal {
-		return javaDecimal(c.Decs[i], c.Type.Scale)
+		return row.JavaDecimal(c.Decs[i], c.Type.Scale)
 	}
 	return row.Text(c.Type, c.Value(i))
 }
@@ -300,7 +300,7 @@ func (w *writer) writeRows(f *outFile, b *row.Batch, from, to int, idx []int) er
 				if k > 0 {
 					line = append(line, ',')
 				}
-				line = appendJSONString(line, w.cfg.fields[k].Name)
+				line = row.AppendJSONString(line, w.cfg.fields[k].Name)
 				line = append(line, ':')
 				line = appendJSONCol(line, c, i)
 			}

@@ -1,0 +1,288 @@
+package row
+
+// The decoder: Decoder reads batches back, schema first, then column by
+// column.
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Decoder decodes batches. It caches the schemas it has seen, so a stream of
+// batches of one table parses the schema once, and batches decoded from one
+// schema encoding share one *Schema. A Decoder is used by one goroutine.
+type Decoder struct {
+	schemas map[string]*Schema // by their encoding
+}
+
+// NewDecoder is a Decoder with an empty schema cache.
+func NewDecoder() *Decoder { return &Decoder{schemas: make(map[string]*Schema)} }
+
+// Decode reads one batch from src and returns it and the rest of src. The
+// batch does not share memory with src; the strings of a column share one
+// allocation, which a string kept from it keeps alive. Errors wrap
+// ErrTruncated (src ends inside the batch), ErrCorrupt or ErrVersion; Decode
+// never panics on bad input.
+func (d *Decoder) Decode(src []byte) (*Batch, []byte, error) {
+	r := &reader[[]byte]{b: src}
+	v, err := r.byte()
+	if err != nil {
+		return nil, src, err
+	}
+	if v < minCodecVersion || v > codecVersion {
+		return nil, src, fmt.Errorf("%w %d (want %d..%d)", ErrVersion, v, minCodecVersion, codecVersion)
+	}
+	r.ver = v
+	raw, err := r.str()
+	if err != nil {
+		return nil, src, fmt.Errorf("schema: %w", err)
+	}
+	schema, err := d.schema(raw)
+	if err != nil {
+		return nil, src, err
+	}
+	b, err := r.batch(schema)
+	if err != nil {
+		return nil, src, fmt.Errorf("table %s: %w", schema.TableID, err)
+	}
+	return b, src[r.p:], nil
+}
+
+func (d *Decoder) schema(raw []byte) (*Schema, error) {
+	if s, ok := d.schemas[string(raw)]; ok {
+		return s, nil
+	}
+	r := &reader[[]byte]{b: raw}
+	s, err := r.schema()
+	if err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	if r.p != len(raw) {
+		return nil, corrupt("schema: %d bytes left over", len(raw)-r.p)
+	}
+	if d.schemas == nil || len(d.schemas) >= maxSchemas {
+		d.schemas = make(map[string]*Schema)
+	}
+	d.schemas[string(raw)] = s
+	return s, nil
+}
+
+func (r *reader[T]) schema() (*Schema, error) {
+	table, err := r.str()
+	if err != nil {
+		return nil, err
+	}
+	npk, err := r.count(1)
+	if err != nil {
+		return nil, err
+	}
+	var pk []string
+	for range npk {
+		k, err := r.str()
+		if err != nil {
+			return nil, err
+		}
+		pk = append(pk, string(k))
+	}
+	nf, err := r.count(4) // name, flags, comment, type: a byte each at least
+	if err != nil {
+		return nil, err
+	}
+	fields := make([]Field, nf)
+	for i := range fields {
+		f := &fields[i]
+		name, err := r.str()
+		if err != nil {
+			return nil, err
+		}
+		flags, err := r.byte()
+		if err != nil {
+			return nil, err
+		}
+		if flags&^fieldNull != 0 {
+			return nil, corrupt("field %q: flags %#x", name, flags)
+		}
+		comment, err := r.str()
+		if err != nil {
+			return nil, err
+		}
+		ts, err := r.str()
+		if err != nil {
+			return nil, err
+		}
+		t, err := ParseType(string(ts))
+		if err != nil {
+			return nil, fmt.Errorf("%w: field %q: %v", ErrCorrupt, name, err)
+		}
+		*f = Field{Name: string(name), Type: t, Nullable: flags&fieldNull != 0, Comment: string(comment)}
+	}
+	s, err := NewSchema(string(table), fields...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	s.PrimaryKey = pk
+	return s, nil
+}
+
+func (r *reader[T]) batch(s *Schema) (*Batch, error) {
+	u, err := r.uvarint()
+	if err != nil {
+		return nil, err
+	}
+	if u > math.MaxInt32 {
+		return nil, corrupt("%d rows", u)
+	}
+	n := int(u)
+	flags, err := r.byte()
+	if err != nil {
+		return nil, err
+	}
+	if flags&^batchKinds != 0 {
+		return nil, corrupt("batch flags %#x", flags)
+	}
+	b := &Batch{Schema: s, N: n, Cols: make([]*Column, len(s.Fields))}
+	if flags&batchKinds != 0 {
+		raw, err := r.take(n)
+		if err != nil {
+			return nil, fmt.Errorf("kinds: %w", err)
+		}
+		b.Kinds = make([]Kind, n)
+		for i := range b.Kinds {
+			k := raw[i]
+			if k > byte(Delete) {
+				return nil, corrupt("row %d: kind %d", i, k)
+			}
+			b.Kinds[i] = Kind(k)
+		}
+	}
+	for j, f := range s.Fields {
+		c, err := r.column(f.Type, n)
+		if err != nil {
+			return nil, fmt.Errorf("field %s: %w", f.Name, err)
+		}
+		b.Cols[j] = c
+	}
+	return b, nil
+}
+
+// bitmap reads n flags.
+func (r *reader[T]) bitmap(n int) ([]bool, error) {
+	raw, err := r.take(bitmapLen(n))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]bool, n)
+	for i := range out {
+		out[i] = raw[i>>3]&(1<<(i&7)) != 0
+	}
+	return out, nil
+}
+
+func (r *reader[T]) column(t *Type, n int) (*Column, error) {
+	flags, err := r.byte()
+	if err != nil {
+		return nil, err
+	}
+	if flags&^colNulls != 0 {
+		return nil, corrupt("column flags %#x", flags)
+	}
+	c := &Column{Type: t}
+	if flags&colNulls != 0 {
+		if c.Nulls, err = r.bitmap(n); err != nil {
+			return nil, err
+		}
+	}
+	switch t.Storage() {
+	case StoreNone:
+		if c.Nulls == nil || slices.Contains(c.Nulls, false) {
+			return nil, corrupt("a null column with values")
+		}
+	case StoreInt:
+		c.Ints, err = r.ints(n, c.Nulls)
+	case StoreTimestamp:
+		c.Secs, c.Nanos, err = r.timestamps(n, c.Nulls)
+	case StoreFloat:
+		var raw T
+		if raw, err = r.take(8 * n); err == nil {
+			c.Floats = make([]float64, n)
+			for i := range c.Floats {
+				c.Floats[i] = math.Float64frombits(le64(raw, 8*i))
+			}
+		}
+	case StoreBool:
+		c.Bools, err = r.bitmap(n)
+	case StoreString:
+		c.Strs, err = r.strs(n)
+	case StoreBytes:
+		c.Bins, err = r.bins(n, c.Nulls)
+	case StoreDecimal:
+		c.Decs, err = r.decimals(n, c.Nulls)
+	case StoreAny:
+		c.Anys, err = r.anys(n)
+	}
+	return c, err
+}
+
+// lengths reads n uvarint lengths and returns where they start and the sum,
+// checking that the bytes they measure follow.
+func (r *reader[T]) lengths(n int) (int, int, error) {
+	start, total := r.p, 0
+	for range n {
+		k, err := r.count(1)
+		if err != nil {
+			return 0, 0, err
+		}
+		total += k
+	}
+	if total > r.left() {
+		return 0, 0, ErrTruncated
+	}
+	return start, total, nil
+}
+
+func (r *reader[T]) strs(n int) ([]string, error) {
+	start, total, err := r.lengths(n)
+	if err != nil {
+		return nil, err
+	}
+	all := string(r.b[r.p : r.p+total]) // the one copy
+	out := make([]string, n)
+	lr := reader[T]{b: r.b, p: start}
+	off := 0
+	for i := range out {
+		var k int
+		if c := lr.b[lr.p]; c < 0x80 {
+			k = int(c)
+			lr.p++
+		} else {
+			u, _ := lr.uvarint() // checked by lengths
+			k = int(u)
+		}
+		out[i] = all[off : off+k]
+		off += k
+	}
+	r.p += total
+	return out, nil
+}
+
+func (r *reader[T]) bins(n int, nulls []bool) ([][]byte, error) {
+	start, total, err := r.lengths(n)
+	if err != nil {
+		return nil, err
+	}
+	all := []byte(r.b[r.p : r.p+total]) // the one copy
+	out := make([][]byte, n)
+	lr := reader[T]{b: r.b, p: start}
+	off := 0
+	for i := range out {
+		u, _ := lr.uvarint() // checked by lengths
+		k := int(u)
+		if nulls == nil || !nulls[i] {
+			out[i] = all[off : off+k : off+k]
+		}
+		off += k
+	}
+	r.p += total
+	return out, nil
+}

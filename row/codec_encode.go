@@ -1,0 +1,190 @@
+package row
+
+// The encoder: AppendBatch writes a batch as codec.go lays it out.
+
+import (
+	"encoding/binary"
+	"math"
+	"slices"
+)
+
+// AppendBatch appends b's self-describing encoding (schema included) to dst.
+// The columns must match b.Schema's fields; values are read by the fields'
+// types.
+func AppendBatch(dst []byte, b *Batch) []byte {
+	n := b.N
+	dst = append(dst, codecVersion)
+	start := len(dst)
+	dst = appendSchema(dst, b.Schema)
+	dst = insertLen(dst, start)
+	dst = binary.AppendUvarint(dst, uint64(n))
+	if kinds := b.Kinds; kinds != nil && !allInsert(kinds[:n]) {
+		dst = append(dst, batchKinds)
+		dst = slices.Grow(dst, n)
+		for _, k := range kinds[:n] {
+			dst = append(dst, byte(k))
+		}
+	} else {
+		dst = append(dst, 0)
+	}
+	for j, f := range b.Schema.Fields {
+		dst = appendColumn(dst, f.Type, b.Cols[j], n)
+	}
+	return dst
+}
+
+func allInsert(kinds []Kind) bool {
+	for _, k := range kinds {
+		if k != Insert {
+			return false
+		}
+	}
+	return true
+}
+
+func hasNull(nulls []bool, n int) bool {
+	return nulls != nil && slices.Contains(nulls[:n], true)
+}
+
+// nullsOf is c's null flags when some row is null, else nil.
+func nullsOf(c *Column, n int) []bool {
+	if hasNull(c.Nulls, n) {
+		return c.Nulls[:n]
+	}
+	return nil
+}
+
+// insertLen inserts before dst[start:] its length as a uvarint.
+func insertLen(dst []byte, start int) []byte {
+	var buf [binary.MaxVarintLen64]byte
+	k := binary.PutUvarint(buf[:], uint64(len(dst)-start))
+	return slices.Insert(dst, start, buf[:k]...)
+}
+
+func appendStr(dst []byte, s string) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(s)))
+	return append(dst, s...)
+}
+
+func appendSchema(dst []byte, s *Schema) []byte {
+	dst = appendStr(dst, s.TableID)
+	dst = binary.AppendUvarint(dst, uint64(len(s.PrimaryKey)))
+	for _, k := range s.PrimaryKey {
+		dst = appendStr(dst, k)
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(s.Fields)))
+	for _, f := range s.Fields {
+		dst = appendStr(dst, f.Name)
+		var flags byte
+		if f.Nullable {
+			flags |= fieldNull
+		}
+		dst = append(dst, flags)
+		dst = appendStr(dst, f.Comment)
+		dst = appendStr(dst, f.Type.String())
+	}
+	return dst
+}
+
+func appendBitmap(dst []byte, bs []bool) []byte {
+	n := len(bs)
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		var x byte
+		for k, v := range bs[i : i+8] {
+			if v {
+				x |= 1 << k
+			}
+		}
+		dst = append(dst, x)
+	}
+	if i < n {
+		var x byte
+		for k, v := range bs[i:] {
+			if v {
+				x |= 1 << k
+			}
+		}
+		dst = append(dst, x)
+	}
+	return dst
+}
+
+// appendOnes appends a bitmap of n set bits.
+func appendOnes(dst []byte, n int) []byte {
+	for ; n >= 8; n -= 8 {
+		dst = append(dst, 0xff)
+	}
+	if n > 0 {
+		dst = append(dst, byte(1)<<n-1)
+	}
+	return dst
+}
+
+func appendColumn(dst []byte, t *Type, c *Column, n int) []byte {
+	st := t.Storage()
+	if st == StoreNone {
+		dst = append(dst, colNulls)
+		return appendOnes(dst, n)
+	}
+	nulls := nullsOf(c, n)
+	if nulls != nil {
+		dst = append(dst, colNulls)
+		dst = appendBitmap(dst, nulls)
+	} else {
+		dst = append(dst, 0)
+	}
+	switch st {
+	case StoreInt:
+		dst = appendInts(dst, c.Ints[:n], nulls)
+	case StoreTimestamp:
+		dst = appendTimestamps(dst, c, n, nulls)
+	case StoreFloat:
+		start := len(dst)
+		dst = slices.Grow(dst, 8*n)
+		out := dst[start : start+8*n]
+		for i, f := range c.Floats[:n] {
+			binary.LittleEndian.PutUint64(out[8*i:], math.Float64bits(f))
+		}
+		dst = dst[:start+8*n]
+	case StoreBool:
+		dst = appendBitmap(dst, c.Bools[:n])
+	case StoreString:
+		size := 0
+		for _, s := range c.Strs[:n] {
+			size += strSize(s)
+		}
+		dst = slices.Grow(dst, size)
+		for _, s := range c.Strs[:n] {
+			dst = binary.AppendUvarint(dst, uint64(len(s)))
+		}
+		for _, s := range c.Strs[:n] {
+			dst = append(dst, s...)
+		}
+	case StoreBytes:
+		size := 0
+		for _, s := range c.Bins[:n] {
+			size += uvarintLen(uint64(len(s))) + len(s)
+		}
+		dst = slices.Grow(dst, size)
+		for _, s := range c.Bins[:n] {
+			dst = binary.AppendUvarint(dst, uint64(len(s)))
+		}
+		for _, s := range c.Bins[:n] {
+			dst = append(dst, s...)
+		}
+	case StoreDecimal:
+		for i, d := range c.Decs[:n] {
+			if nulls == nil || !nulls[i] {
+				dst = appendDecimal(dst, d)
+			}
+		}
+	case StoreAny:
+		start := len(dst)
+		for _, v := range c.Anys[:n] {
+			dst = appendValue(dst, t, v, 0)
+		}
+		dst = insertLen(dst, start)
+	}
+	return dst
+}
