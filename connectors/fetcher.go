@@ -84,7 +84,7 @@ func (f *Fetcher[P]) Poll(out Collector, wait time.Duration, max int) (pos P, go
 		out.Emit(it.b)
 		pos, got = it.pos, true
 	case <-f.done:
-		return f.drain(out)
+		return f.drain(out, max)
 	case <-timer.C:
 		return pos, false, nil
 	}
@@ -100,9 +100,13 @@ func (f *Fetcher[P]) Poll(out Collector, wait time.Duration, max int) (pos P, go
 	return pos, true, nil
 }
 
-// drain hands over what the finished goroutine left in the queue.
-func (f *Fetcher[P]) drain(out Collector) (pos P, got bool, err error) {
-	for {
+// drain hands over what the finished goroutine left in the queue (at most
+// max, 0 for no bound).
+func (f *Fetcher[P]) drain(out Collector, max int) (pos P, got bool, err error) {
+	for n := 0; ; n++ {
+		if got && max > 0 && n >= max {
+			return pos, true, nil
+		}
 		select {
 		case it := <-f.items:
 			out.Emit(it.b)
