@@ -29,6 +29,7 @@ import (
 	"github.com/stactor/stactor/actors/resource"
 	"github.com/stactor/stactor/cluster/consul"
 	"github.com/stactor/stactor/cluster/httpapi"
+	"github.com/stactor/stactor/cluster/natsauth"
 	"github.com/stactor/stactor/engine"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/resources"
@@ -37,12 +38,14 @@ import (
 
 // Config is a node's configuration (flags, stactor.yaml, STACTOR_*).
 type Config struct {
-	ID       string
-	Cluster  string
-	Roles    []string // "master", "worker"
-	Bind     string   // protoactor remote host:port (port 0: any)
-	Consul   string   // Consul HTTP address
-	NATS     string   // NATS URL
+	ID      string
+	Cluster string
+	Roles   []string // "master", "worker"
+	Bind    string   // protoactor remote host:port (port 0: any)
+	Consul  string   // Consul HTTP address
+	NATS    string   // NATS URL
+	// NATSAuth are the NATS credentials and TLS files (DESIGN §11).
+	NATSAuth natsauth.Settings
 	Tags     map[string]string
 	CPU      float64
 	MemoryMB int64
@@ -105,7 +108,11 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	cfg.ID = id
 	n := &Node{cfg: cfg, log: cfg.Engine.Log.With().Str("node", cfg.ID).Logger()}
-	nc, err := nats.Connect(cfg.NATS, nats.Name("stactor-"+cfg.ID), nats.MaxReconnects(-1))
+	natsOpts, err := cfg.NATSAuth.Options()
+	if err != nil {
+		return nil, err
+	}
+	nc, err := nats.Connect(cfg.NATS, append(natsOpts, nats.Name("stactor-"+cfg.ID), nats.MaxReconnects(-1))...)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to NATS at %s: %w", cfg.NATS, err)
 	}

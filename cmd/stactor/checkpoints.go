@@ -27,7 +27,11 @@ the cluster's checkpoint storage on NATS JetStream is read instead.`,
 			where := s.v.GetString("home")
 			if url, _ := cmd.Flags().GetString("nats"); url != "" {
 				cluster, _ := cmd.Flags().GetString("cluster")
-				nc, err := nats.Connect(url)
+				opts, err := s.natsAuth().Options()
+				if err != nil {
+					return &exitError{2, err}
+				}
+				nc, err := nats.Connect(url, opts...)
 				if err != nil {
 					return fmt.Errorf("connecting to NATS at %s: %w", url, err)
 				}

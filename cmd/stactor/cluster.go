@@ -120,7 +120,7 @@ same member of the cluster.`,
 				}
 			}
 			cfg := node.Config{ID: s.v.GetString("node-id"), Cluster: s.v.GetString("cluster"), Roles: roles,
-				Bind: s.v.GetString("bind"), Consul: s.v.GetString("consul"), NATS: s.v.GetString("nats"), Tags: tags,
+				Bind: s.v.GetString("bind"), Consul: s.v.GetString("consul"), NATS: s.natsURL(), NATSAuth: s.natsAuth(), Tags: tags,
 				CPU: s.v.GetFloat64("cpu"), MemoryMB: s.v.GetInt64("memory"),
 				HTTP: s.httpAddress(), DataDir: s.v.GetString("data-dir"), Version: version,
 				HTTPAuth: auth,
@@ -165,9 +165,10 @@ same member of the cluster.`,
 	f.String("http", "", "host:port of the HTTP API, /metrics and web page (port 0: any; empty: none); other nodes redirect to the leader's")
 	f.String("data-dir", "", "this node's directory (created if missing): without --node-id, the node id is kept in DIR/node-id across restarts")
 	f.String("http-token", "", "bearer token of the HTTP API's admin role (also http.token, STACTOR_HTTP_TOKEN); needed to serve beyond loopback")
-	for _, k := range []string{"roles", "nats", "tags", "cpu", "memory", "bind", "node-id", "data-dir"} {
+	for _, k := range []string{"roles", "tags", "cpu", "memory", "bind", "node-id", "data-dir"} {
 		_ = s.v.BindPFlag(k, f.Lookup(k))
 	}
+	_ = s.v.BindPFlag("nats.url", f.Lookup("nats"))
 	_ = s.v.BindPFlag("http.address", f.Lookup("http"))
 	_ = s.v.BindPFlag("http.token", f.Lookup("http-token"))
 	return cmd

@@ -14,6 +14,7 @@ import (
 	"github.com/stactor/stactor/actors/checkpoint"
 	"github.com/stactor/stactor/actors/task"
 	"github.com/stactor/stactor/cluster/httpapi"
+	"github.com/stactor/stactor/cluster/natsauth"
 	"github.com/stactor/stactor/storage/localfile"
 )
 
@@ -128,6 +129,28 @@ func (s *settings) httpAddress() string {
 		return a
 	}
 	return ""
+}
+
+// natsURL is the NATS server: nats.url (--nats, STACTOR_NATS_URL), or a
+// plain string nats (STACTOR_NATS, older stactor.yaml files).
+func (s *settings) natsURL() string {
+	if s.v.IsSet("nats.url") {
+		return s.v.GetString("nats.url")
+	}
+	if u, ok := s.v.Get("nats").(string); ok && u != "" {
+		return u
+	}
+	if u := s.v.GetString("nats.url"); u != "" {
+		return u // the flag's default
+	}
+	return "nats://127.0.0.1:4222"
+}
+
+// natsAuth are the NATS credentials and TLS files (DESIGN §11).
+func (s *settings) natsAuth() natsauth.Settings {
+	return natsauth.Settings{User: s.v.GetString("nats.user"), Password: s.v.GetString("nats.password"), Token: s.v.GetString("nats.token"),
+		NKeySeedFile: s.v.GetString("nats.nkey-seed"), CredsFile: s.v.GetString("nats.creds"),
+		CAFile: s.v.GetString("nats.tls.ca"), CertFile: s.v.GetString("nats.tls.cert"), KeyFile: s.v.GetString("nats.tls.key")}
 }
 
 // httpAuth are the HTTP API's credentials (DESIGN §11).

@@ -35,3 +35,22 @@ func TestHTTPSettings(t *testing.T) {
 		t.Fatal("basic auth without a user and password was accepted")
 	}
 }
+
+// NATS's URL is nats.url (--nats), or a plain nats string; its
+// credentials come from the nats block.
+func TestNATSSettings(t *testing.T) {
+	t.Setenv("STACTOR_NATS", "nats://10.0.0.1:4222")
+	t.Setenv("STACTOR_NATS_USER", "u")
+	t.Setenv("STACTOR_NATS_PASSWORD", "p")
+	s := newSettings()
+	if got := s.natsURL(); got != "nats://10.0.0.1:4222" {
+		t.Fatalf("natsURL = %q", got)
+	}
+	if a := s.natsAuth(); a.User != "u" || a.Password != "p" {
+		t.Fatalf("natsAuth = %+v", a)
+	}
+	t.Setenv("STACTOR_NATS_URL", "nats://10.0.0.2:4222")
+	if got := newSettings().natsURL(); got != "nats://10.0.0.2:4222" {
+		t.Fatalf("natsURL with nats.url = %q", got)
+	}
+}
