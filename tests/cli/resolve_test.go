@@ -27,7 +27,7 @@ sink { Console { plugin_input = "${INPUT}", log.print.data = false } }
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(400 * time.Millisecond)
+	waitCheckpoint(t, dir, "vars1")
 	cmd.Process.Signal(syscall.SIGTERM)
 	_ = cmd.Wait()
 	if !strings.Contains(errb.String(), "SAVEPOINT_DONE") {
@@ -70,7 +70,7 @@ sink { Console { log.print.data = false } }
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(600 * time.Millisecond)
+	waitCheckpoint(t, dir, "inc1")
 	cmd.Process.Signal(syscall.SIGTERM)
 	_ = cmd.Wait()
 	if err := os.WriteFile(job, []byte(strings.Replace(text, "name = string", "name = int", 1)), 0o644); err != nil {
@@ -99,7 +99,7 @@ sink { Console { log.print.data = false } }
 		t.Fatal(err)
 	}
 	defer first.Process.Kill()
-	time.Sleep(800 * time.Millisecond) // a checkpoint or two
+	waitCheckpoint(t, dir, "fence1")
 	second := stactor(t, dir, "run", "--restore", "fence1")
 	var errSecond bytes.Buffer
 	second.Stderr = &errSecond
@@ -123,5 +123,22 @@ sink { Console { log.print.data = false } }
 	second.Process.Signal(syscall.SIGTERM)
 	if err := second.Wait(); err == nil || !strings.Contains(errSecond.String(), "SAVEPOINT_DONE") {
 		t.Fatalf("the restoring run: %v\n%s", err, errSecond.String())
+	}
+}
+
+// waitCheckpoint waits until job id has a completed checkpoint: it is
+// running, past its start.
+func waitCheckpoint(t *testing.T, dir, id string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r := run(t, dir, "checkpoints", id)
+		if r.code == 0 && strings.Contains(r.stdout, "CHECKPOINT") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s has no checkpoint after 30 s:\n%s\n%s", id, r.stdout, r.stderr)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
