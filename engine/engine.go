@@ -54,6 +54,8 @@ type Config struct {
 	// reachable from other nodes over protoactor remote; Task.NATS then
 	// carries channels between nodes.
 	Remote string
+	// RemoteTLS secures remote (mutual TLS with the cluster's CA).
+	RemoteTLS RemoteTLS
 	// Term is the leader's term (its Consul lock index; 0 in local mode).
 	// A master fences every attempt it starts with it (DESIGN §6).
 	Term uint64
@@ -82,16 +84,20 @@ func newSystem(cfg Config) (*actor.ActorSystem, error) {
 		if err != nil {
 			return nil, fmt.Errorf("remote address %q: bad port", cfg.Remote)
 		}
-		r := remote.NewRemote(sys, remote.Configure(host, port))
-		if err := startRemote(r); err != nil {
+		rc, err := RemoteConfig(host, port, cfg.RemoteTLS)
+		if err != nil {
+			return nil, err
+		}
+		r := remote.NewRemote(sys, rc)
+		if err := StartRemote(r); err != nil {
 			return nil, err
 		}
 	}
 	return sys, nil
 }
 
-// startRemote starts protoactor remote, which panics when it cannot listen.
-func startRemote(r *remote.Remote) (err error) {
+// StartRemote starts protoactor remote, which panics when it cannot listen.
+func StartRemote(r *remote.Remote) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("starting remote: %v", p)

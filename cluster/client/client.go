@@ -30,30 +30,30 @@ type Client struct {
 
 // Dial prepares a client of cluster whose Consul agent is at consulAddr.
 func Dial(consulAddr, cluster string) (*Client, error) {
-	cfg := api.DefaultConfig()
-	cfg.Address = consulAddr
-	c, err := api.NewClient(cfg)
+	return DialWith(consul.ClientSettings{Address: consulAddr}, engine.RemoteTLS{}, cluster)
+}
+
+// DialWith prepares a client of cluster whose Consul agent s reaches (its
+// address, ACL token and TLS files), talking to the nodes over remote with
+// rt (the cluster's CA and a certificate it signed, when the nodes want
+// TLS).
+func DialWith(s consul.ClientSettings, rt engine.RemoteTLS, cluster string) (*Client, error) {
+	c, err := consul.NewClient(s)
 	if err != nil {
-		return nil, fmt.Errorf("consul at %s: %w", consulAddr, err)
+		return nil, err
 	}
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}))
-	r := remote.NewRemote(sys, remote.Configure("127.0.0.1", 0))
-	if err := start(r); err != nil {
+	rc, err := engine.RemoteConfig("127.0.0.1", 0, rt)
+	if err != nil {
+		return nil, err
+	}
+	r := remote.NewRemote(sys, rc)
+	if err := engine.StartRemote(r); err != nil {
 		return nil, err
 	}
 	return &Client{sys: sys, rem: r, consul: c, cluster: cluster}, nil
-}
-
-func start(r *remote.Remote) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("starting remote: %v", p)
-		}
-	}()
-	r.Start()
-	return nil
 }
 
 // Close releases the client.

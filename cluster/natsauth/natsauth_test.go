@@ -1,16 +1,6 @@
 package natsauth_test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
-	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,50 +9,17 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/stactor/stactor/cluster/natsauth"
+	"github.com/stactor/stactor/internal/testpki"
 )
-
-// pki writes a throwaway CA, and a server and a client certificate it
-// signed, into dir.
-func pki(t *testing.T, dir string) (ca, serverCert, serverKey, clientCert, clientKey string) {
-	t.Helper()
-	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	caTpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test CA"}, NotBefore: time.Now().Add(-time.Hour),
-		NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTpl, caTpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	caCert, _ := x509.ParseCertificate(caDER)
-	write := func(name, typ string, der []byte) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	leaf := func(name string, serial int64, usage x509.ExtKeyUsage) (string, string) {
-		key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		tpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: name}, NotBefore: time.Now().Add(-time.Hour),
-			NotAfter: time.Now().Add(time.Hour), ExtKeyUsage: []x509.ExtKeyUsage{usage}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}}
-		der, err := x509.CreateCertificate(rand.Reader, tpl, caCert, &key.PublicKey, caKey)
-		if err != nil {
-			t.Fatal(err)
-		}
-		kb, _ := x509.MarshalECPrivateKey(key)
-		return write(name+".pem", "CERTIFICATE", der), write(name+".key", "EC PRIVATE KEY", kb)
-	}
-	ca = write("ca.pem", "CERTIFICATE", caDER)
-	serverCert, serverKey = leaf("server", 2, x509.ExtKeyUsageServerAuth)
-	clientCert, clientKey = leaf("client", 3, x509.ExtKeyUsageClientAuth)
-	return
-}
 
 // A NATS server that wants TLS with a client certificate and a password:
 // the settings connect; without the password, or without the client
 // certificate, the connection is refused.
 func TestTLSAndPassword(t *testing.T) {
-	dir := t.TempDir()
-	ca, sc, sk, cc, ck := pki(t, dir)
+	pki := testpki.New(t, t.TempDir(), "nats")
+	ca := pki.File
+	sc, sk := pki.Issue(t, "server")
+	cc, ck := pki.Issue(t, "client")
 	tc, err := server.GenTLSConfig(&server.TLSConfigOpts{CertFile: sc, KeyFile: sk, CaFile: ca, Verify: true})
 	if err != nil {
 		t.Fatal(err)

@@ -44,6 +44,9 @@ type Config struct {
 	Bind    string   // protoactor remote host:port (port 0: any)
 	Consul  string   // Consul HTTP address
 	NATS    string   // NATS URL
+	// ConsulAuth are the ACL token and TLS files of the Consul agent at
+	// Consul (its Address is ignored) (DESIGN §11).
+	ConsulAuth consul.ClientSettings
 	// NATSAuth are the NATS credentials and TLS files (DESIGN §11).
 	NATSAuth natsauth.Settings
 	Tags     map[string]string
@@ -139,12 +142,12 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 			return nil, err
 		}
 	}
-	ccfg := api.DefaultConfig()
-	ccfg.Address = cfg.Consul
-	client, err := api.NewClient(ccfg)
+	cs := cfg.ConsulAuth
+	cs.Address = cfg.Consul
+	client, err := consul.NewClient(cs)
 	if err != nil {
 		n.Stop()
-		return nil, fmt.Errorf("consul at %s: %w", cfg.Consul, err)
+		return nil, err
 	}
 	n.client = client
 	if err := n.startHTTP(); err != nil {

@@ -31,13 +31,13 @@ func clusterFlags(cmd *cobra.Command, s *settings) {
 	// Every cluster command has these flags under the same keys, and a key
 	// follows the last flag bound to it: bind the running command's.
 	cmd.PreRun = func(cmd *cobra.Command, _ []string) {
-		_ = s.v.BindPFlag("consul", cmd.Flags().Lookup("consul"))
+		_ = s.v.BindPFlag("consul.address", cmd.Flags().Lookup("consul"))
 		_ = s.v.BindPFlag("cluster", cmd.Flags().Lookup("cluster"))
 	}
 }
 
 func dial(s *settings) (*client.Client, error) {
-	return client.Dial(s.v.GetString("consul"), s.v.GetString("cluster"))
+	return client.DialWith(s.consulSettings(), s.remoteTLS(), s.v.GetString("cluster"))
 }
 
 func parseTags(kvs string) (map[string]string, error) {
@@ -120,7 +120,7 @@ same member of the cluster.`,
 				}
 			}
 			cfg := node.Config{ID: s.v.GetString("node-id"), Cluster: s.v.GetString("cluster"), Roles: roles,
-				Bind: s.v.GetString("bind"), Consul: s.v.GetString("consul"), NATS: s.natsURL(), NATSAuth: s.natsAuth(), Tags: tags,
+				Bind: s.v.GetString("bind"), Consul: s.consulSettings().Address, ConsulAuth: s.consulSettings(), NATS: s.natsURL(), NATSAuth: s.natsAuth(), Tags: tags,
 				CPU: s.v.GetFloat64("cpu"), MemoryMB: s.v.GetInt64("memory"),
 				HTTP: s.httpAddress(), DataDir: s.v.GetString("data-dir"), Version: version,
 				HTTPAuth: auth,
@@ -130,7 +130,7 @@ same member of the cluster.`,
 				HistoryExpire: time.Duration(s.v.GetInt("history-job-expire-minutes")) * time.Minute,
 				CheckTTL:      s.v.GetDuration("consul-check-ttl"), SessionTTL: s.v.GetDuration("consul-session-ttl"),
 				LockDelay: s.v.GetDuration("consul-lock-delay"),
-				Engine: engine.Config{Task: opts, Checkpoint: cpc, Log: log, ResolveTimeout: resolveTimeout(s),
+				Engine: engine.Config{Task: opts, Checkpoint: cpc, Log: log, ResolveTimeout: resolveTimeout(s), RemoteTLS: s.remoteTLS(),
 					NoProgressTimeout: s.v.GetDuration("watchdog.no-progress-timeout"), CancelTimeout: s.v.GetDuration("task.cancel-timeout")}}
 			if !s.v.GetBool("dynamic-slot") {
 				cfg.FixedSlots = s.v.GetInt("slot-num")

@@ -13,8 +13,10 @@ import (
 
 	"github.com/stactor/stactor/actors/checkpoint"
 	"github.com/stactor/stactor/actors/task"
+	"github.com/stactor/stactor/cluster/consul"
 	"github.com/stactor/stactor/cluster/httpapi"
 	"github.com/stactor/stactor/cluster/natsauth"
+	"github.com/stactor/stactor/engine"
 	"github.com/stactor/stactor/storage/localfile"
 )
 
@@ -129,6 +131,28 @@ func (s *settings) httpAddress() string {
 		return a
 	}
 	return ""
+}
+
+// consulSettings reach the Consul agent: consul.address (--consul,
+// STACTOR_CONSUL_ADDRESS, or a plain string consul: STACTOR_CONSUL), its
+// ACL token and TLS files.
+func (s *settings) consulSettings() consul.ClientSettings {
+	c := consul.ClientSettings{Token: s.v.GetString("consul.token"),
+		CAFile: s.v.GetString("consul.tls.ca"), CertFile: s.v.GetString("consul.tls.cert"), KeyFile: s.v.GetString("consul.tls.key")}
+	switch a, ok := s.v.Get("consul").(string); {
+	case s.v.IsSet("consul.address"):
+		c.Address = s.v.GetString("consul.address")
+	case ok && a != "":
+		c.Address = a
+	default:
+		c.Address = s.v.GetString("consul.address") // the flag's default
+	}
+	return c
+}
+
+// remoteTLS secures protoactor remote between nodes and from the CLI.
+func (s *settings) remoteTLS() engine.RemoteTLS {
+	return engine.RemoteTLS{CA: s.v.GetString("remote.tls.ca"), Cert: s.v.GetString("remote.tls.cert"), Key: s.v.GetString("remote.tls.key")}
 }
 
 // natsURL is the NATS server: nats.url (--nats, STACTOR_NATS_URL), or a

@@ -54,3 +54,15 @@ func TestNATSSettings(t *testing.T) {
 		t.Fatalf("natsURL with nats.url = %q", got)
 	}
 }
+
+// Consul's address is consul.address (--consul) or a plain consul string;
+// its ACL token and TLS files come from the consul block.
+func TestConsulSettings(t *testing.T) {
+	t.Setenv("STACTOR_CONSUL", "10.0.0.9:8500")
+	t.Setenv("STACTOR_CONSUL_TOKEN", "acl-t")
+	t.Setenv("STACTOR_CONSUL_TLS_CA", "/etc/consul/ca.pem")
+	c := newSettings().consulSettings()
+	if c.Address != "10.0.0.9:8500" || c.Token != "acl-t" || c.CAFile != "/etc/consul/ca.pem" {
+		t.Fatalf("consulSettings = %+v", c)
+	}
+}

@@ -25,7 +25,12 @@ type Option func(*config)
 type config struct {
 	node string
 	dir  string
+	acl  string // management token; "" for no ACLs
 }
+
+// WithACL turns the agent's ACLs on, denying by default, with token as its
+// management token; the agent's Client uses it.
+func WithACL(token string) Option { return func(c *config) { c.acl = token } }
 
 // WithNode names the agent's node (default "stactor-test").
 func WithNode(name string) Option { return func(c *config) { c.node = name } }
@@ -65,7 +70,7 @@ func Start(bin string, opts ...Option) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "agent", "-dev",
+	args := []string{"agent", "-dev",
 		"-node", cfg.node,
 		"-bind", "127.0.0.1", "-client", "127.0.0.1",
 		"-http-port", strconv.Itoa(ports[0]),
@@ -75,7 +80,11 @@ func Start(bin string, opts ...Option) (*Agent, error) {
 		"-dns-port", "-1", "-grpc-port", "-1", "-grpc-tls-port", "-1",
 		"-data-dir", filepath.Join(dir, "data"),
 		"-log-level", "warn",
-	)
+	}
+	if cfg.acl != "" {
+		args = append(args, "-hcl", fmt.Sprintf(`acl { enabled = true, default_policy = "deny", tokens { initial_management = %q, agent = %q } }`, cfg.acl, cfg.acl))
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = procAttr()
@@ -100,6 +109,7 @@ func Start(bin string, opts ...Option) (*Agent, error) {
 	}
 	apiCfg := api.DefaultConfig()
 	apiCfg.Address = a.Addr
+	apiCfg.Token = cfg.acl
 	if a.Client, err = api.NewClient(apiCfg); err != nil {
 		a.Stop()
 		return nil, err
