@@ -30,9 +30,11 @@ import (
 	"github.com/stactor/stactor/cluster/consul"
 	"github.com/stactor/stactor/cluster/httpapi"
 	"github.com/stactor/stactor/cluster/natsauth"
+	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/engine"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/resources"
+	"github.com/stactor/stactor/storage"
 	"github.com/stactor/stactor/storage/jetstream"
 )
 
@@ -47,6 +49,10 @@ type Config struct {
 	// ConsulAuth are the ACL token and TLS files of the Consul agent at
 	// Consul (its Address is ignored) (DESIGN §11).
 	ConsulAuth consul.ClientSettings
+	// Secrets, when set, seals the secrets of the jobs the node stores (the
+	// job registry, checkpoint storage). Without it they are stored as
+	// written (a warning says so at start).
+	Secrets *config.Sealer
 	// NATSAuth are the NATS credentials and TLS files (DESIGN §11).
 	NATSAuth natsauth.Settings
 	Tags     map[string]string
@@ -126,6 +132,11 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("checkpoint storage on NATS JetStream (is JetStream enabled on %s?): %w", cfg.NATS, err)
 	}
 	cfg.Engine.Store = store
+	if cfg.Secrets != nil {
+		cfg.Engine.Store = storage.WithSealedJobs(store, cfg.Secrets)
+	} else if slices.Contains(cfg.Roles, "master") {
+		n.log.Warn().Msg("no secrets.key: passwords and tokens in jobs are stored unencrypted in the job registry and checkpoint storage; set secrets.key (the same on every master) to seal them")
+	}
 	cfg.Engine.Task.NATS = nc
 	cfg.Engine.Task.Prefix = "stactor." + cfg.Cluster
 	cfg.Engine.Remote = cfg.Bind
@@ -247,7 +258,7 @@ func (n *Node) lead(ctx context.Context) {
 // serve runs the master's actors while l holds the lock.
 func (n *Node) serve(ctx context.Context, l *consul.Leader) {
 	n.log.Info().Uint64("term", l.Term()).Msg("acquired leadership")
-	reg := &registry{jobs: consul.NewJobRegistry(n.client, n.cfg.Cluster), term: l.Term()}
+	reg := &registry{jobs: consul.NewJobRegistry(n.client, n.cfg.Cluster), term: l.Term(), secrets: n.cfg.Secrets}
 	ecfg := n.cfg.Engine
 	ecfg.Term = l.Term()
 	m, err := engine.SpawnMaster(n.sys, ecfg, n.cfg.Resources, reg)
@@ -364,6 +375,14 @@ func (n *Node) resume(ctx context.Context, m *engine.Master, reg *registry) {
 			n.log.Warn().Str("job", r.ID).Msg("the registry has no resolved plan for the job; it cannot be resumed")
 			continue
 		}
+		if n.cfg.Secrets != nil {
+			spec, err := n.cfg.Secrets.OpenSpec(&messages.JobSpec{JobId: r.ID, Resolved: resolved})
+			if err != nil {
+				n.log.Warn().Err(err).Str("job", r.ID).Msg("resuming job")
+				continue
+			}
+			resolved = spec.Resolved
+		}
 		n.log.Info().Str("job", r.ID).Msg("resuming job from its latest checkpoint")
 		res, err := n.sys.Root.RequestFuture(m.Coordinator, &messages.SubmitJob{JobId: r.ID, File: r.File, Resolved: resolved,
 			Vars: r.Vars, Name: r.Name, Restore: true}, engine.SubmitTimeout(n.cfg.Engine.ResolveTimeout)).Result()
@@ -398,9 +417,10 @@ func (n *Node) expireHistory(ctx context.Context, jobs *consul.JobRegistry) {
 
 // registry is the coordinator's job registry in Consul KV.
 type registry struct {
-	jobs *consul.JobRegistry
-	term uint64
-	mu   sync.Mutex // guards index
+	jobs    *consul.JobRegistry
+	term    uint64
+	secrets *config.Sealer // seals the jobs' secrets; nil: stored as written
+	mu      sync.Mutex     // guards index
 	// index is each job's last ModifyIndex, for check-and-set: a stale
 	// leader cannot overwrite a newer leader's record.
 	index map[string]uint64
@@ -439,6 +459,13 @@ func (r *registry) Save(spec *messages.JobSpec, st *messages.JobStatus) error {
 		} else if !errors.Is(err, consul.ErrNotFound) {
 			return err
 		}
+	}
+	if r.secrets != nil {
+		sealed, err := r.secrets.SealSpec(spec)
+		if err != nil {
+			return err
+		}
+		spec = sealed
 	}
 	var resolved []byte
 	if spec.Resolved != nil {

@@ -113,6 +113,10 @@ same member of the cluster.`,
 			if err != nil {
 				return &exitError{2, err}
 			}
+			sealer, err := s.sealer(false)
+			if err != nil {
+				return &exitError{2, err}
+			}
 			var roles []string
 			for _, r := range strings.Split(s.v.GetString("roles"), ",") {
 				if r = strings.TrimSpace(r); r != "" {
@@ -123,8 +127,8 @@ same member of the cluster.`,
 				Bind: s.v.GetString("bind"), Consul: s.consulSettings().Address, ConsulAuth: s.consulSettings(), NATS: s.natsURL(), NATSAuth: s.natsAuth(), Tags: tags,
 				CPU: s.v.GetFloat64("cpu"), MemoryMB: s.v.GetInt64("memory"),
 				HTTP: s.httpAddress(), DataDir: s.v.GetString("data-dir"), Version: version,
-				HTTPAuth: auth,
-				HTTPTLS:  node.HTTPTLS{Cert: s.v.GetString("http.tls.cert"), Key: s.v.GetString("http.tls.key"), ClientCA: s.v.GetString("http.tls.client-ca")},
+				HTTPAuth: auth, Secrets: sealer,
+				HTTPTLS: node.HTTPTLS{Cert: s.v.GetString("http.tls.cert"), Key: s.v.GetString("http.tls.key"), ClientCA: s.v.GetString("http.tls.client-ca")},
 				Resources: resource.Options{Strategy: strategy, Wait: wait,
 					Slot: resources.Profile{CPU: s.v.GetFloat64("slot.cpu"), MemoryMB: s.v.GetInt64("slot.memory")}},
 				HistoryExpire: time.Duration(s.v.GetInt("history-job-expire-minutes")) * time.Minute,

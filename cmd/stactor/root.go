@@ -16,7 +16,9 @@ import (
 	"github.com/stactor/stactor/cluster/consul"
 	"github.com/stactor/stactor/cluster/httpapi"
 	"github.com/stactor/stactor/cluster/natsauth"
+	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/engine"
+	"github.com/stactor/stactor/storage"
 	"github.com/stactor/stactor/storage/localfile"
 )
 
@@ -190,6 +192,45 @@ func (s *settings) httpAuth() (httpapi.Auth, error) {
 		return a, fmt.Errorf("http.token and http.read-token must differ")
 	}
 	return a, nil
+}
+
+// sealer seals the secrets of stored jobs (DESIGN §11) with secrets.key
+// (STACTOR_SECRETS_KEY) or the key in secrets.key-file. Without either, a
+// local run makes and keeps a key in STACTOR_HOME/secrets.key; a node has
+// none (nil).
+func (s *settings) sealer(local bool) (*config.Sealer, error) {
+	var key []byte
+	var err error
+	switch {
+	case s.v.GetString("secrets.key") != "":
+		key, err = config.ParseKey(s.v.GetString("secrets.key"))
+	case s.v.GetString("secrets.key-file") != "":
+		var data []byte
+		if data, err = os.ReadFile(s.v.GetString("secrets.key-file")); err == nil {
+			key, err = config.ParseKey(string(data))
+		}
+	case local:
+		key, err = config.LoadOrCreateKey(filepath.Join(s.v.GetString("home"), "secrets.key"))
+	default:
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return config.NewSealer(key)
+}
+
+// jobStore is the local checkpoint storage with the jobs' secrets sealed.
+func (s *settings) jobStore() (storage.Storage, error) {
+	st, err := s.store()
+	if err != nil {
+		return nil, err
+	}
+	sealer, err := s.sealer(true)
+	if err != nil {
+		return nil, err
+	}
+	return storage.WithSealedJobs(st, sealer), nil
 }
 
 // store opens the local checkpoint storage under home.

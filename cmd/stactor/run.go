@@ -148,7 +148,7 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 	if err != nil {
 		return &exitError{2, err}
 	}
-	store, err := s.store()
+	store, err := s.jobStore()
 	if err != nil {
 		return err
 	}
