@@ -32,7 +32,8 @@ func (c *testCluster) httpAddrs() map[string]string {
 func (c *testCluster) consulMembers() []consul.Member {
 	c.t.Helper()
 	cfg := api.DefaultConfig()
-	cfg.Address = consulAddr
+	cfg.Address = c.consulAddr()
+	cfg.Token = c.consulToken
 	client, err := api.NewClient(cfg)
 	if err != nil {
 		c.t.Fatal(err)

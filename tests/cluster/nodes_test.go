@@ -43,6 +43,26 @@ type testCluster struct {
 	nodes map[string]*node
 	// env are extra environment variables of a node's process, by id.
 	env map[string][]string
+	// allEnv are extra environment variables of every node and CLI
+	// command; consul and nats, when set, replace the shared agent and
+	// server (a test with its own, secured).
+	allEnv       []string
+	consul, nats string
+	consulToken  string // the ACL token of c.consul's agent
+}
+
+func (c *testCluster) consulAddr() string {
+	if c.consul != "" {
+		return c.consul
+	}
+	return consulAddr
+}
+
+func (c *testCluster) natsURL() string {
+	if c.nats != "" {
+		return c.nats
+	}
+	return natsURL
 }
 
 // node is a `stactor node` process. Its stderr is its log (JSON lines);
@@ -98,11 +118,11 @@ func (c *testCluster) startNode(id string, flags ...string) *node {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	args := append([]string{"node", "--node-id", id, "--consul", consulAddr, "--cluster", c.name, "--nats", natsURL,
+	args := append([]string{"node", "--node-id", id, "--consul", c.consulAddr(), "--cluster", c.name, "--nats", c.natsURL(),
 		"--bind", "127.0.0.1:0", "--log-level", "info"}, flags...)
 	n.cmd = exec.Command(binary, args...)
 	n.cmd.Dir = c.dir
-	n.cmd.Env = append(append(append(os.Environ(), "STACTOR_HOME="+filepath.Join(c.dir, "home-"+id)), nodeEnv...), c.env[id]...)
+	n.cmd.Env = append(append(append(append(os.Environ(), "STACTOR_HOME="+filepath.Join(c.dir, "home-"+id)), nodeEnv...), c.allEnv...), c.env[id]...)
 	n.cmd.Stdout, n.cmd.Stderr = stdout, stderr
 	n.cmd.SysProcAttr = childAttr()
 	if err := n.cmd.Start(); err != nil {
@@ -245,9 +265,9 @@ type result struct {
 func (c *testCluster) cli(timeout time.Duration, args ...string) result {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, append(args, "--consul", consulAddr, "--cluster", c.name)...)
+	cmd := exec.CommandContext(ctx, binary, append(args, "--consul", c.consulAddr(), "--cluster", c.name)...)
 	cmd.Dir = c.dir
-	cmd.Env = append(os.Environ(), "STACTOR_HOME="+filepath.Join(c.dir, "home-cli"))
+	cmd.Env = append(append(os.Environ(), "STACTOR_HOME="+filepath.Join(c.dir, "home-cli")), c.allEnv...)
 	cmd.SysProcAttr = childAttr()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -384,7 +404,7 @@ func (c *testCluster) logRestores(id, job string) {
 // between subtasks on different nodes) from now on.
 func (c *testCluster) countData() *atomic.Int64 {
 	c.t.Helper()
-	nc, err := nats.Connect(natsURL)
+	nc, err := nats.Connect(c.natsURL())
 	if err != nil {
 		c.t.Fatal(err)
 	}
