@@ -39,6 +39,13 @@ func Resolve(ctx context.Context, job *config.Job, jobID string) (*Plan, error) 
 	return p, nil
 }
 
+// Limits on a job's shape, so one request cannot exhaust the node that
+// resolves it or the workers it is deployed to (DESIGN §11).
+const (
+	MaxParallelism = 1024 // per plugin
+	MaxPlugins     = 512  // sources, transforms and sinks together
+)
+
 // build is the one way to plan: resolved gives a source's or sink's
 // resolved form (by resolving it, or from a resolved plan).
 func build(job *config.Job, jobID string, resolved func(v *Vertex) ([]byte, error)) (*Plan, error) {
@@ -55,6 +62,13 @@ func build(job *config.Job, jobID string, resolved func(v *Vertex) ([]byte, erro
 		v := &Vertex{ID: len(p.Vertices), Plugin: pl, Parallelism: pl.Parallelism, plan: p}
 		if v.Parallelism == 0 {
 			v.Parallelism = job.Parallelism
+		}
+		if v.Parallelism > MaxParallelism {
+			return nil, &config.Error{Pos: pl.Pos, Where: pl.Where(), Key: "parallelism",
+				Msg: fmt.Sprintf("parallelism %d is more than the %d a job may ask for", v.Parallelism, MaxParallelism)}
+		}
+		if len(plugins) > MaxPlugins {
+			return nil, &config.Error{Pos: pl.Pos, Where: pl.Where(), Msg: fmt.Sprintf("the job has %d plugins, more than the %d a job may have", len(plugins), MaxPlugins)}
 		}
 		var opts []config.Option
 		switch pl.Kind {

@@ -509,3 +509,14 @@ sink {
 		t.Errorf("warnings\n got %q\nwant %q", got, want)
 	}
 }
+
+// A job's shape is bounded: more parallelism than MaxParallelism is an
+// error naming the plugin and the option.
+func TestShapeLimits(t *testing.T) {
+	_, err := buildErr(t, fmt.Sprintf(`
+source { FakeSource { parallelism = %d, schema = { fields { id = bigint } } } }
+sink { Console {} }`, plan.MaxParallelism+1))
+	if err == nil || !strings.Contains(err.Error(), "parallelism") || !strings.Contains(err.Error(), "source FakeSource") {
+		t.Fatalf("parallelism past the limit: %v", err)
+	}
+}

@@ -354,12 +354,14 @@ func parseTable(r *optReader) (*tableConfig, error) {
 	t := &tableConfig{
 		schema:       schema,
 		rowNum:       int(r.int("row.num", 5, 0, math.MaxInt32)),
-		splitNum:     int(r.int("split.num", 1, 1, math.MaxInt32)),
+		// Bounds keep one job from exhausting a node (DESIGN §11): splits
+		// are listed up front, and a batch holds a few thousand rows.
+		splitNum:     int(r.int("split.num", 1, 1, 1<<16)),
 		readInterval: time.Duration(r.int("split.read-interval", 1, 0, math.MaxInt32)) * time.Millisecond,
-		mapSize:      int(r.int("map.size", 5, 0, 1<<20)),
-		arraySize:    int(r.int("array.size", 5, 0, 1<<20)),
-		bytesLength:  int(r.int("bytes.length", 5, 0, 1<<24)),
-		stringLength: int(r.int("string.length", 5, 0, 1<<24)),
+		mapSize:      int(r.int("map.size", 5, 0, 1<<12)),
+		arraySize:    int(r.int("array.size", 5, 0, 1<<12)),
+		bytesLength:  int(r.int("bytes.length", 5, 0, 1<<16)),
+		stringLength: int(r.int("string.length", 5, 0, 1<<16)),
 		ints:         map[row.TypeID]*intGen{},
 		floats:       map[row.TypeID]*floatGen{},
 	}

@@ -11,15 +11,24 @@
 // It runs the binaries the Taskfile built into bin/: stactor, consul and
 // nats-server.
 //
-//	localcluster start [-dir .cluster] [-nodes 3] [-consul-port 8500] [-nats-port 4222 | -nats-url URL] [-http-port 8080] [-cluster stactor]
+//	localcluster start [-dir .cluster] [-nodes 3] [-consul-port 8500] [-nats-port 4222 | -nats-url URL] [-http-port 8080] [-cluster stactor] [-tls]
 //	localcluster stop  [-dir .cluster]
 //
 // The default ports are the CLI's defaults, so `bin/stactor submit -c
 // job.conf` finds the cluster without flags.
+//
+// With -tls every link has credentials and TLS (DESIGN §11): `stactor dev
+// certs` makes a CA, a node certificate, tokens and a secrets key in
+// .cluster/tls, whose stactor.env the nodes get (and the CLI needs: source
+// it); NATS wants TLS with a client certificate, Consul has ACLs on (deny by
+// default) with a generated token, the API is HTTPS with bearer tokens,
+// remote is mutual TLS.
 package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -36,6 +45,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/stactor/stactor/cluster/consul"
+	"github.com/stactor/stactor/cluster/natsauth"
 )
 
 func main() {
@@ -52,11 +62,16 @@ func main() {
 	httpPort := fs.Int("http-port", 8080, "HTTP port of the first node (the others count up from it); 0: any free ports")
 	cluster := fs.String("cluster", "stactor", "cluster name")
 	bin := fs.String("bin", "bin", "directory of the stactor, consul and nats-server binaries")
+	secure := fs.Bool("tls", false, "credentials and TLS on every link (HTTP, NATS, Consul ACLs, remote)")
 	_ = fs.Parse(os.Args[2:])
+	if *secure && *natsURL != "" {
+		fmt.Fprintln(os.Stderr, "localcluster: -tls starts its own NATS server; drop -nats-url")
+		os.Exit(2)
+	}
 	var err error
 	switch os.Args[1] {
 	case "start":
-		err = start(*dir, *bin, *cluster, *nodes, *consulPort, *natsPort, *natsURL, *httpPort)
+		err = start(*dir, *bin, *cluster, *nodes, *consulPort, *natsPort, *natsURL, *httpPort, *secure)
 	case "stop":
 		err = stop(*dir)
 	default:
@@ -68,7 +83,7 @@ func main() {
 	}
 }
 
-func start(dir, bin, cluster string, nodes, consulPort, natsPort int, natsURL string, httpPort int) error {
+func start(dir, bin, cluster string, nodes, consulPort, natsPort int, natsURL string, httpPort int, secure bool) error {
 	if running := alive(dir); len(running) > 0 {
 		return fmt.Errorf("already running (%s); stop it first: go tool task cluster:stop", strings.Join(running, ", "))
 	}
@@ -100,20 +115,39 @@ func start(dir, bin, cluster string, nodes, consulPort, natsPort int, natsURL st
 		}
 	}()
 	consulAddr := "127.0.0.1:" + strconv.Itoa(consulPort)
-	if err := spawn(dir, "consul", nil, filepath.Join(bin, "consul"), "agent", "-dev", "-node", "stactor-local",
+	stactor := filepath.Join(bin, "stactor")
+	var tlsEnv []string
+	var tlsFiles map[string]string
+	consulArgs := []string{"agent", "-dev", "-node", "stactor-local",
 		"-bind", "127.0.0.1", "-client", "127.0.0.1", "-http-port", strconv.Itoa(consulPort),
-		"-dns-port", "-1", "-grpc-port", "-1", "-grpc-tls-port", "-1", "-log-level", "warn"); err != nil {
+		"-dns-port", "-1", "-grpc-port", "-1", "-grpc-tls-port", "-1", "-log-level", "warn"}
+	natsArgs := []string{"-a", "127.0.0.1", "-p", strconv.Itoa(natsPort), "-js", "-sd", filepath.Join(dir, "nats-data")}
+	consulToken := ""
+	if secure {
+		var err error
+		if tlsEnv, tlsFiles, err = devCerts(stactor, filepath.Join(dir, "tls")); err != nil {
+			return err
+		}
+		consulToken = randomToken()
+		consulArgs = append(consulArgs, "-hcl", fmt.Sprintf(`acl { enabled = true, default_policy = "deny", tokens { initial_management = %q, agent = %q } }`, consulToken, consulToken))
+		tlsEnv = append(tlsEnv, "STACTOR_CONSUL_TOKEN="+consulToken)
+		if err := appendEnv(filepath.Join(dir, "tls", "stactor.env"), "STACTOR_CONSUL_TOKEN="+consulToken); err != nil {
+			return err
+		}
+		natsArgs = append(natsArgs, "--tls", "--tlscert", tlsFiles["cert"], "--tlskey", tlsFiles["key"], "--tlscacert", tlsFiles["ca"], "--tlsverify")
+	}
+	if err := spawn(dir, "consul", nil, filepath.Join(bin, "consul"), consulArgs...); err != nil {
 		return err
 	}
 	if natsURL == "" {
 		natsURL = "nats://127.0.0.1:" + strconv.Itoa(natsPort)
-		if err := spawn(dir, "nats", nil, filepath.Join(bin, "nats-server"), "-a", "127.0.0.1", "-p", strconv.Itoa(natsPort),
-			"-js", "-sd", filepath.Join(dir, "nats-data")); err != nil {
+		if err := spawn(dir, "nats", nil, filepath.Join(bin, "nats-server"), natsArgs...); err != nil {
 			return err
 		}
 	}
 	cfg := api.DefaultConfig()
 	cfg.Address = consulAddr
+	cfg.Token = consulToken
 	client, err := api.NewClient(cfg)
 	if err != nil {
 		return err
@@ -127,8 +161,12 @@ func start(dir, bin, cluster string, nodes, consulPort, natsPort int, natsURL st
 	}); err != nil {
 		return err
 	}
+	natsOpts, err := natsauth.Settings{CAFile: tlsFiles["ca"], CertFile: tlsFiles["cert"], KeyFile: tlsFiles["key"]}.Options()
+	if err != nil {
+		return err
+	}
 	if err := waitFor(10*time.Second, "NATS at "+natsURL, func() error {
-		nc, err := nats.Connect(natsURL)
+		nc, err := nats.Connect(natsURL, natsOpts...)
 		if err == nil {
 			nc.Close()
 		}
@@ -136,10 +174,9 @@ func start(dir, bin, cluster string, nodes, consulPort, natsPort int, natsURL st
 	}); err != nil {
 		return err
 	}
-	stactor := filepath.Join(bin, "stactor")
 	for i := 1; i <= nodes; i++ {
 		id := fmt.Sprintf("node%d", i)
-		env := []string{"STACTOR_HOME=" + filepath.Join(dir, id)}
+		env := append([]string{"STACTOR_HOME=" + filepath.Join(dir, id)}, tlsEnv...)
 		httpAddr := "127.0.0.1:0"
 		if httpPort > 0 {
 			httpAddr = "127.0.0.1:" + strconv.Itoa(httpPort+i-1)
@@ -179,14 +216,20 @@ func start(dir, bin, cluster string, nodes, consulPort, natsPort int, natsURL st
 	if consulPort != 8500 || cluster != "stactor" {
 		flags = fmt.Sprintf(" --consul %s --cluster %s", consulAddr, cluster)
 	}
+	scheme, curl := "http", "curl"
+	if secure {
+		scheme = "https"
+		curl = fmt.Sprintf(`. %s/tls/stactor.env; curl --cacert %s -H "Authorization: Bearer $STACTOR_HTTP_TOKEN"`, dir, tlsFiles["ca"])
+		fmt.Printf("Every link has TLS and credentials; the CLI needs them too: . %s/tls/stactor.env\n", dir)
+	}
 	leaderURL, urls := "", ""
 	for _, m := range members {
 		if m.HTTP == "" {
 			continue
 		}
-		urls += fmt.Sprintf("  %s  http://%s/\n", m.ID, m.HTTP)
+		urls += fmt.Sprintf("  %s  %s://%s/\n", m.ID, scheme, m.HTTP)
 		if m.ID == leader {
-			leaderURL = "http://" + m.HTTP
+			leaderURL = scheme + "://" + m.HTTP
 		}
 	}
 	fmt.Printf(`stactor cluster %q is up: %d nodes (leader %s), Consul at %s, NATS at %s.
@@ -194,8 +237,8 @@ Logs and pids are in %s/ (node<N>.log is a node's log, node<N>.out what its Cons
 
 The web page and REST API (any node redirects to the leader; /metrics is each node's own):
 %s
-  curl %s/overview
-  curl -X POST --data-binary @configs/examples/fake_to_console.conf '%s/submit-job?jobName=quick'
+  %s %s/overview
+  %s -X POST --data-binary @configs/examples/fake_to_console.conf '%s/submit-job?jobName=quick'
 
   %s members%s
   %s submit%s -c configs/examples/fake_to_console.conf
@@ -205,7 +248,7 @@ The web page and REST API (any node redirects to the leader; /metrics is each no
   %s savepoint%s JOB_ID ; %s restore%s JOB_ID -c job.conf
 
 Stop it with: go tool task cluster:stop
-`, cluster, nodes, leader, consulAddr, natsURL, dir, urls, leaderURL, leaderURL,
+`, cluster, nodes, leader, consulAddr, natsURL, dir, urls, curl, leaderURL, curl, leaderURL,
 		stactor, flags, stactor, flags, stactor, flags, stactor, flags, stactor, flags, stactor, flags, stactor, flags)
 	return nil
 }
@@ -318,4 +361,54 @@ func waitFor(timeout time.Duration, what string, fn func() error) error {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// devCerts runs `stactor dev certs dir` and returns the settings it wrote
+// (stactor.env) as environment entries, and the CA, certificate and key.
+func devCerts(stactor, dir string) ([]string, map[string]string, error) {
+	if out, err := exec.Command(stactor, "dev", "certs", dir).CombinedOutput(); err != nil {
+		return nil, nil, fmt.Errorf("stactor dev certs: %w\n%s", err, out)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "stactor.env"))
+	if err != nil {
+		return nil, nil, err
+	}
+	var env []string
+	files := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		kv, ok := strings.CutPrefix(line, "export ")
+		if !ok {
+			continue
+		}
+		env = append(env, kv)
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "STACTOR_REMOTE_TLS_CA":
+			files["ca"] = v
+		case "STACTOR_REMOTE_TLS_CERT":
+			files["cert"] = v
+		case "STACTOR_REMOTE_TLS_KEY":
+			files["key"] = v
+		}
+	}
+	return env, files, nil
+}
+
+// appendEnv adds an export line to a settings file.
+func appendEnv(file, kv string) error {
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	_, werr := fmt.Fprintln(f, "export "+kv)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
+}
+
+func randomToken() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
