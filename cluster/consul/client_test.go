@@ -10,6 +10,7 @@ import (
 
 	"github.com/stactor/stactor/cluster/consul"
 	"github.com/stactor/stactor/cluster/consul/consultest"
+	"github.com/stactor/stactor/internal/testpki"
 )
 
 // An agent with ACLs on (deny by default): a client with the token from
@@ -44,5 +45,37 @@ func TestClientACLToken(t *testing.T) {
 	}
 	if _, err := consul.NewClient(consul.ClientSettings{CertFile: "c.pem"}); err == nil {
 		t.Fatal("a certificate without its key was taken")
+	}
+}
+
+// An agent serving HTTPS only, verifying client certificates: a client
+// with the CA and a certificate from the settings reaches it; one without
+// a certificate is refused.
+func TestClientTLS(t *testing.T) {
+	need(t)
+	bin, err := consulBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pki := testpki.New(t, t.TempDir(), "consul")
+	cert, key := pki.Issue(t, "agent")
+	agent, err := consultest.Start(bin, consultest.WithNode("tls-test"), consultest.WithTLS(pki.File, cert, key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer agent.Stop()
+	ok, err := consul.NewClient(consul.ClientSettings{Address: agent.Addr, CAFile: pki.File, CertFile: cert, KeyFile: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ok.Status().Leader(); err != nil {
+		t.Fatalf("with the CA and a certificate: %v", err)
+	}
+	noCert, err := consul.NewClient(consul.ClientSettings{Address: agent.Addr, CAFile: pki.File})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := noCert.Status().Leader(); err == nil {
+		t.Fatal("a client without a certificate reached an agent that verifies them")
 	}
 }

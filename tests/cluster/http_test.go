@@ -34,6 +34,10 @@ func (c *testCluster) consulMembers() []consul.Member {
 	cfg := api.DefaultConfig()
 	cfg.Address = c.consulAddr()
 	cfg.Token = c.consulToken
+	if c.consulTLS[0] != "" {
+		cfg.Scheme = "https"
+		cfg.TLSConfig = api.TLSConfig{CAFile: c.consulTLS[0], CertFile: c.consulTLS[1], KeyFile: c.consulTLS[2]}
+	}
 	client, err := api.NewClient(cfg)
 	if err != nil {
 		c.t.Fatal(err)

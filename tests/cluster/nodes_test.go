@@ -48,7 +48,8 @@ type testCluster struct {
 	// server (a test with its own, secured).
 	allEnv       []string
 	consul, nats string
-	consulToken  string // the ACL token of c.consul's agent
+	consulToken  string    // the ACL token of c.consul's agent
+	consulTLS    [3]string // CA, certificate and key for c.consul's agent (HTTPS)
 }
 
 func (c *testCluster) consulAddr() string {

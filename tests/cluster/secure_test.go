@@ -50,6 +50,10 @@ func TestSecureCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	const aclToken = "consul-acl-t0ken"
+	// Consul over HTTPS is tested on its own (cluster/consul
+	// TestClientTLS): with a whole cluster on an HTTPS agent the leader's
+	// membership watch saw no node join after the first answer, which is
+	// not understood yet.
 	agent, err := consultest.Start(bin, consultest.WithNode("stactor-secure-test"), consultest.WithACL(aclToken))
 	if err != nil {
 		t.Fatal(err)
@@ -164,9 +168,7 @@ func TestSecureCluster(t *testing.T) {
 	for _, id := range c.ids() {
 		where["log of "+id] = readFile(c.nodes[id].log)
 	}
-	cfg := api.DefaultConfig()
-	cfg.Address, cfg.Token = agent.Addr, aclToken
-	cc, err := api.NewClient(cfg)
+	cc := agent.Client // with the token and TLS
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,14 @@ type config struct {
 	node string
 	dir  string
 	acl  string // management token; "" for no ACLs
+	tls  [3]string // CA, certificate, key; empty for plain HTTP
+}
+
+// WithTLS makes the agent serve its HTTP API over HTTPS only, with cert and
+// key, verifying clients' certificates against ca; the agent's Client uses
+// cert as its own.
+func WithTLS(ca, cert, key string) Option {
+	return func(c *config) { c.tls = [3]string{ca, cert, key} }
 }
 
 // WithACL turns the agent's ACLs on, denying by default, with token as its
@@ -84,6 +92,18 @@ func Start(bin string, opts ...Option) (*Agent, error) {
 	if cfg.acl != "" {
 		args = append(args, "-hcl", fmt.Sprintf(`acl { enabled = true, default_policy = "deny", tokens { initial_management = %q, agent = %q } }`, cfg.acl, cfg.acl))
 	}
+	scheme := "http"
+	if cfg.tls[0] != "" {
+		// The HTTP port found above serves HTTPS; plain HTTP is off.
+		scheme = "https"
+		for i, a := range args {
+			if a == "-http-port" {
+				args[i+1] = "-1"
+			}
+		}
+		args = append(args, "-hcl", fmt.Sprintf(`ports { https = %d }`, ports[0]),
+			"-hcl", fmt.Sprintf(`tls { defaults { ca_file = %q, cert_file = %q, key_file = %q, verify_incoming = true } }`, cfg.tls[0], cfg.tls[1], cfg.tls[2]))
+	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
 	cmd.Stdout, cmd.Stderr = logf, logf
@@ -110,6 +130,10 @@ func Start(bin string, opts ...Option) (*Agent, error) {
 	apiCfg := api.DefaultConfig()
 	apiCfg.Address = a.Addr
 	apiCfg.Token = cfg.acl
+	if scheme == "https" {
+		apiCfg.Scheme = "https"
+		apiCfg.TLSConfig = api.TLSConfig{CAFile: cfg.tls[0], CertFile: cfg.tls[1], KeyFile: cfg.tls[2]}
+	}
 	if a.Client, err = api.NewClient(apiCfg); err != nil {
 		a.Stop()
 		return nil, err
