@@ -1,0 +1,94 @@
+package conformance
+
+import (
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stactor/stactor/row"
+)
+
+var keys atomic.Int64
+
+func memSourceCase() Source {
+	return Source{
+		Factory: memSource,
+		Types:   AllTypes(),
+		Table: func(dir string, schema *row.Schema, rows [][]any) (string, error) {
+			key := fmt.Sprintf("src-%d", keys.Add(1))
+			memPut(key, schema, rows)
+			return fmt.Sprintf("key = %q", key), nil
+		},
+		BadOptions: []BadOption{{Name: "NoTable", Body: `key = "nowhere"`, Error: `no table "nowhere"`}},
+	}
+}
+
+func memSinkCase(exactlyOnce bool) Sink {
+	return Sink{
+		Factory:     memSink,
+		Types:       AllTypes(),
+		ExactlyOnce: exactlyOnce,
+		Target: func(dir string, schema *row.Schema) (string, func() ([][]any, error), error) {
+			key := fmt.Sprintf("sink-%d", keys.Add(1))
+			memPut(key, schema, nil)
+			return fmt.Sprintf("key = %q", key), memRead(key), nil
+		},
+		BadOptions: []BadOption{{Name: "NoTable", Body: `key = "nowhere"`, Error: `no table "nowhere"`}},
+	}
+}
+
+// The correct Mem connector passes: the suite does not fail what keeps
+// the contracts.
+func TestCorrectConnectorPasses(t *testing.T) {
+	r := newRecorder("Mem")
+	r.run(func(t tb) { runSource(t, memSourceCase()) })
+	r.run(func(t tb) { runSink(t, memSinkCase(true)) })
+	if rep := r.report(); rep != "" {
+		t.Fatalf("the suite failed a correct connector:\n%s", rep)
+	}
+}
+
+// Each fault is reported, by the subtest that checks its contract.
+func TestBrokenConnectorsAreReported(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		faults memFaults
+		source bool
+		// want: a failure of this subtest, saying this
+		subtest, says string
+	}{
+		{"LosesARowOnRestore", memFaults{loseOnRestore: true}, true, "/SnapshotEveryPoll", "missing"},
+		{"RepeatsARowOnRestore", memFaults{repeatOnRestore: true}, true, "/SnapshotHalfway", "extra"},
+		{"BlockingPoll", memFaults{blockingPoll: 400 * time.Millisecond}, true, "/IdlePoll", "PollNext without splits took"},
+		{"PanicOnBadSplit", memFaults{panicOnBadSplit: true}, true, "/OpenClose/BadSplitThenClose", "a split it did not encode must be an error, got panic"},
+		{"AssignsTwice", memFaults{assignTwice: true}, true, "/Assignment", "assigned twice"},
+		{"ForgetsReRegistration", memFaults{forgetReRegister: true}, true, "/Assignment", "was not told again"},
+		{"ValueOutOfRange", memFaults{outOfRange: true}, true, "/Types/tinyint", "rows read differ"},
+		{"BadOptionFoundLate", memFaults{lateUnknownBad: true}, true, "/BadOptions/NoTable", "options were accepted"},
+		{"VisibleBeforeCommit", memFaults{visibleBeforeCommit: true}, false, "/Types/string", "visible before the commit"},
+		{"CommitNotIdempotent", memFaults{commitAppends: true}, false, "/CommitTwice", "extra"},
+		{"AbortCommits", memFaults{abortCommits: true}, false, "/Abort", "extra"},
+		{"RestoredWriterForgets", memFaults{writerForgets: true}, false, "/RestoredWriter", "missing"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer memSetFaults(tc.faults)()
+			r := newRecorder("Mem")
+			if tc.source {
+				r.run(func(t tb) { runSource(t, memSourceCase()) })
+			} else {
+				r.run(func(t tb) { runSink(t, memSinkCase(true)) })
+			}
+			rep := r.report()
+			found := false
+			for _, line := range strings.Split(rep, "\n") {
+				name, msg, _ := strings.Cut(line, ": ")
+				found = found || (strings.Contains(name, tc.subtest) && strings.Contains(msg, tc.says))
+			}
+			if !found {
+				t.Fatalf("the suite did not report %s in %s (%q); it reported:\n%s", tc.name, tc.subtest, tc.says, rep)
+			}
+		})
+	}
+}

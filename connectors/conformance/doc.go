@@ -1,0 +1,60 @@
+// Package conformance is the connector conformance suite: the tests every
+// source and sink runs with a few lines, in the spirit of Benthos's shared
+// stream tests. It drives a connector as the engine does (DESIGN §5: an
+// enumerator dealing splits to readers, readers polled and snapshotted
+// between polls, writers preparing commit infos on a barrier and a
+// committer making them visible) with the connector's factory made from
+// an options body as a job file's block would be (options checked,
+// Resolve, then Create), and reports what breaks the contracts of
+// package connectors.
+//
+// A source's test fills a Source and calls RunSource:
+//
+//	conformance.RunSource(t, conformance.Source{
+//		Factory: fake.Factory,
+//		Types:   conformance.AllTypes(),
+//		Table: func(dir string, schema *row.Schema, rows [][]any) (string, error) {
+//			// write rows where the source reads them; return its options
+//		},
+//		BadOptions: []conformance.BadOption{{Name: "no schema", Body: "", Error: "schema"}},
+//	})
+//
+// It checks, as subtests: a table of each supported type (a bigint id and
+// a nullable column of the type, edge values and nulls: Rows, Value) is
+// read back exactly (or, for a Generated source, as many rows of the
+// right types, the same on every read), and the source's catalog table
+// has those types; a table of all of them at once; Open and Close of the
+// enumerator and a reader, with a cancelled context, an enumerator state
+// or split it did not write (an error, never a panic), Close after that
+// error; a reader replaced from its SnapshotState after every poll that
+// emitted rows (every row exactly once); a checkpoint halfway, the
+// readers' splits handed back to a new enumerator (AddSplitsBack) with the
+// same, a larger and a smaller parallelism; a restore from the
+// enumerator's state taken before any reader registered; the dealing of
+// splits (each once, within the parallelism, "no more splits" to every
+// reader and again to one that registers anew); every PollNext within its
+// bound, also without splits; bad options failing at plan time with the
+// expected error, and optionally a dead server failing within a bound.
+//
+// A sink's test fills a Sink and calls RunSink: rows of each supported
+// type written by parallel writers, committed (through the Committer or
+// the AggregatedCommitter, as the engine's committer actor does) and read
+// back with the case's ReadBack; a checkpoint without rows; a writer with
+// a cancelled context; a commit info it did not make (an error); writers
+// restored from their state after a committed checkpoint. A sink that
+// claims exactly-once (ExactlyOnce) is also checked for nothing visible
+// before the commit, a commit repeated without effect, and an aborted
+// checkpoint (AbortPrepare, Abort) never showing.
+//
+// A connector that is both source and sink writes a source's test data
+// with its own sink (Commit), so each source test is a round trip.
+//
+// RunCrash is exactly-once through the real binary: it builds stactor,
+// runs a job the case supplies, SIGKILLs it at random moments and
+// restores it (Kills times: 3 by default so the suite stays fast, more
+// under KillsEnv), and calls the case's Verify on what was committed
+// (ExactlyOnce helps check ids). Sinks that claim exactly-once run it.
+//
+// The suite's own tests run it on deliberately broken connectors and
+// check that it reports each (a recorder stands in for testing.T).
+package conformance
