@@ -18,14 +18,14 @@ import (
 // of its faults is set: the suite must pass it as it is and report each
 // fault.
 type memFaults struct {
-	loseOnRestore   bool          // a snapshot's position is one row ahead
-	repeatOnRestore bool          // a snapshot's position is one row behind
-	blockingPoll    time.Duration // PollNext waiting for a split sleeps this long
-	panicOnBadSplit bool
-	assignTwice     bool // the enumerator gives split 0 to every reader
+	loseOnRestore    bool          // a snapshot's position is one row ahead
+	repeatOnRestore  bool          // a snapshot's position is one row behind
+	blockingPoll     time.Duration // PollNext waiting for a split sleeps this long
+	panicOnBadSplit  bool
+	assignTwice      bool // the enumerator gives split 0 to every reader
 	forgetReRegister bool // no "no more splits" for a reader registered anew
-	outOfRange      bool // an int column's value beyond int32
-	lateUnknownBad  bool // a bad option is found only when reading
+	outOfRange       bool // an int column's value beyond int32
+	lateUnknownBad   bool // a bad option is found only when reading
 
 	visibleBeforeCommit bool // writers publish on Write
 	commitAppends       bool // committing again publishes again
@@ -312,8 +312,8 @@ func (w *memWriter) PrepareCommit(n int64) ([]byte, error) {
 }
 
 func (w *memWriter) SnapshotState(int64) ([][]byte, error) { return [][]byte{{byte(w.seq)}}, nil }
-func (w *memWriter) AbortPrepare() error                    { return nil }
-func (w *memWriter) Close() error                           { return nil }
+func (w *memWriter) AbortPrepare() error                   { return nil }
+func (w *memWriter) Close() error                          { return nil }
 
 type memCommitter struct{ s *memSnk }
 

@@ -206,7 +206,9 @@ func (c *Source) checkTable(t tb, schema *row.Schema) {
 func (c *Source) openClose(t tb, schema *row.Schema) {
 	src, _ := c.make(t, schema, c.Parallelism)
 	t.Run("EnumeratorOpenClose", func(t tb) {
-		en, err := guard(func() (connectors.SplitEnumerator, error) { return src.CreateEnumerator(newEnumCtx(c.Parallelism), nil) })
+		en, err := guard(func() (connectors.SplitEnumerator, error) {
+			return src.CreateEnumerator(newEnumCtx(c.Parallelism), nil)
+		})
 		if err != nil {
 			t.Fatalf("CreateEnumerator: %v", err)
 		}
