@@ -413,9 +413,14 @@ func (p *jsonValues) boxed(t *row.Type, s *jsonScanner) (any, error) {
 						return nil, fmt.Errorf("field %s: %w", key, err)
 					}
 				} else {
-					k, err := p.text.boxed(t.Key, key, 0)
-					if err != nil {
-						return nil, fmt.Errorf("map key: %w", err)
+					// A string key is the key as it is, "" too, as
+					// SeaTunnel's JsonToRowConverters reads a TextNode;
+					// other key types are parsed from its text.
+					var k any = key
+					if t.Key.ID != row.TypeString {
+						if k, err = p.text.boxed(t.Key, key, 0); err != nil {
+							return nil, fmt.Errorf("map key: %w", err)
+						}
 					}
 					v, err := p.boxed(t.Elem, s)
 					if err != nil {
