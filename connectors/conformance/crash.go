@@ -109,7 +109,7 @@ func runCrash(t tb, bin string, c Crash) {
 	if err := os.WriteFile(job, []byte(text), 0o644); err != nil {
 		t.Fatalf("%v", err)
 	}
-	var log strings.Builder
+	log := &lockedLog{}
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	killed := 0
 	for i := 0; ; i++ {
@@ -119,8 +119,8 @@ func runCrash(t tb, bin string, c Crash) {
 		}
 		cmd := exec.Command(bin, args...)
 		cmd.Env = append(os.Environ(), "STACTOR_HOME="+filepath.Join(dir, "home"))
-		fmt.Fprintf(&log, "--- run %d: stactor %s\n", i, strings.Join(args, " "))
-		cmd.Stdout, cmd.Stderr = &log, &log
+		fmt.Fprintf(log, "--- run %d: stactor %s\n", i, strings.Join(args, " "))
+		cmd.Stdout, cmd.Stderr = log, log
 		if err := cmd.Start(); err != nil {
 			t.Fatalf("starting stactor: %v", err)
 		}
@@ -152,6 +152,25 @@ func runCrash(t tb, bin string, c Crash) {
 			killed++
 		}
 	}
+}
+
+// lockedLog keeps the runs' output; exec copies stdout and stderr from
+// two goroutines.
+type lockedLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func lastLines(s string, n int) string {

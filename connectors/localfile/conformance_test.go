@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stactor/stactor/connectors/conformance"
@@ -190,4 +191,64 @@ func TestConformance(t *testing.T) {
 			})
 		})
 	}
+}
+
+// The sink's exactly-once through the stactor binary, SIGKILLed and
+// restored (conformance.KillsEnv for more kills).
+func TestConformanceCrash(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	const n = 6000
+	conformance.RunCrash(t, conformance.Crash{
+		Job: func(dir string) (string, error) {
+			in := filepath.Join(dir, "in")
+			if err := os.MkdirAll(in, 0o755); err != nil {
+				return "", err
+			}
+			for f := 0; f < 3; f++ {
+				var b strings.Builder
+				for i := f; i < n; i += 3 {
+					fmt.Fprintf(&b, "%d,name-%d\n", i, i)
+				}
+				if err := os.WriteFile(filepath.Join(in, fmt.Sprintf("part-%d.csv", f)), []byte(b.String()), 0o644); err != nil {
+					return "", err
+				}
+			}
+			return fmt.Sprintf(`
+env {
+  job.mode = BATCH
+  checkpoint.interval = 200
+  read_limit.rows_per_second = 1000
+}
+source {
+  LocalFile {
+    path = %q
+    file_format_type = csv
+    schema = { fields { id = bigint, name = string } }
+    parallelism = 2
+  }
+}
+sink {
+  LocalFile {
+    path = %q
+    file_format_type = csv
+    parallelism = 2
+  }
+}
+`, in, filepath.Join(dir, "out")), nil
+		},
+		Verify: func(dir string) error {
+			rows, err := conformance.ReadAll(SourceFactory, sourceBody(filepath.Join(dir, "out"), formatCSV,
+				row.MustSchema("t", row.Field{Name: "id", Type: row.BigInt}, row.Field{Name: "name", Type: row.String})))
+			if err != nil {
+				return err
+			}
+			ids := make([]int64, len(rows))
+			for i, r := range rows {
+				ids[i], _ = r[0].(int64)
+			}
+			return conformance.ExactlyOnce(ids, n)
+		},
+	})
 }
