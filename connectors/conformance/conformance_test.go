@@ -92,3 +92,27 @@ func TestBrokenConnectorsAreReported(t *testing.T) {
 		})
 	}
 }
+
+// A dead server is reported by the first call that meets it, within the
+// case's bound; one that hangs past the bound is reported too.
+func TestDeadServer(t *testing.T) {
+	dead := memSourceCase()
+	dead.Types = []*row.Type{row.Int}
+	dead.BadOptions = nil
+	dead.DeadServer = &BadOption{Body: `key = "gone"`, Error: `Mem: no table "gone"`, Within: 2 * time.Second}
+	defer memSetFaults(memFaults{lateUnknownBad: true})()
+	r := newRecorder("Mem")
+	r.run(func(t tb) { runSource(t, dead) })
+	if rep := r.report(); rep != "" {
+		t.Fatalf("a dead server reported at reader Open failed the suite:\n%s", rep)
+	}
+	memSetFaults(memFaults{lateUnknownBad: true, openHangs: 3 * time.Second})
+	dead.DeadServer.Within = 500 * time.Millisecond
+	r = newRecorder("Mem")
+	r.run(func(t tb) {
+		t.Run("DeadServer", func(t tb) { dead.defaults(); dead.badOption(t, *dead.DeadServer, true) })
+	})
+	if rep := r.report(); !strings.Contains(rep, "no error within") {
+		t.Fatalf("a hanging connect was not reported: %q", rep)
+	}
+}

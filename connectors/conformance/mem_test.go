@@ -22,10 +22,11 @@ type memFaults struct {
 	repeatOnRestore  bool          // a snapshot's position is one row behind
 	blockingPoll     time.Duration // PollNext waiting for a split sleeps this long
 	panicOnBadSplit  bool
-	assignTwice      bool // the enumerator gives split 0 to every reader
-	forgetReRegister bool // no "no more splits" for a reader registered anew
-	outOfRange       bool // an int column's value beyond int32
-	lateUnknownBad   bool // a bad option is found only when reading
+	assignTwice      bool          // the enumerator gives split 0 to every reader
+	forgetReRegister bool          // no "no more splits" for a reader registered anew
+	outOfRange       bool          // an int column's value beyond int32
+	lateUnknownBad   bool          // a bad option is found only when reading
+	openHangs        time.Duration // a reader's Open ignores its context this long
 
 	visibleBeforeCommit bool // writers publish on Write
 	commitAppends       bool // committing again publishes again
@@ -113,13 +114,24 @@ func decodeMemSplit(cs connectors.Split) (*memSplit, error) {
 	return &memSplit{v[0], v[1], v[2], v[3]}, nil
 }
 
-func (s *memSrc) Tables() []*row.Schema               { return []*row.Schema{s.tab.schema} }
+func (s *memSrc) Tables() []*row.Schema {
+	if s.tab == nil { // lateUnknownBad: the table is looked for in Open
+		return []*row.Schema{TypeSchema(row.Int)}
+	}
+	return []*row.Schema{s.tab.schema}
+}
 func (s *memSrc) Boundedness() connectors.Boundedness { return connectors.Bounded }
 
 func (s *memSrc) CreateEnumerator(ctx connectors.EnumeratorContext, state []byte) (connectors.SplitEnumerator, error) {
 	e, err := splitenum.New(ctx, splitenum.Splits[*memSplit]{
 		Name: "Mem",
 		Discover: func(_ context.Context, n int) ([]*memSplit, error) {
+			if s.tab == nil {
+				if d := faults().openHangs; d > 0 {
+					time.Sleep(d)
+				}
+				return nil, fmt.Errorf("no table %q", s.key)
+			}
 			var out []*memSplit
 			per := (len(s.tab.rows) + s.splits - 1) / s.splits
 			for i := 0; i*per < len(s.tab.rows); i++ {
@@ -171,6 +183,9 @@ type memReader struct {
 }
 
 func (r *memReader) Open(context.Context) error {
+	if d := faults().openHangs; d > 0 && r.src.tab == nil {
+		time.Sleep(d)
+	}
 	if r.src.tab == nil {
 		return fmt.Errorf("Mem: no table %q", r.src.key)
 	}

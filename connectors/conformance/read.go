@@ -44,7 +44,15 @@ type readerRun struct {
 // splits readers hand back on a restore, by their old subtask), registers
 // p readers and runs the enumerator.
 func startPipeline(src connectors.Source, p, batch int, bound time.Duration, state []byte, back map[int][]connectors.Split) (*pipeline, error) {
-	pl := &pipeline{src: src, tables: src.Tables(), bounded: src.Boundedness(), ec: newEnumCtx(p), batch: batch, bound: bound}
+	tables, err := guard(func() ([]*row.Schema, error) { return src.Tables(), nil })
+	if err != nil {
+		return nil, fmt.Errorf("Tables: %w", err)
+	}
+	bounded, err := guard(func() (connectors.Boundedness, error) { return src.Boundedness(), nil })
+	if err != nil {
+		return nil, fmt.Errorf("Boundedness: %w", err)
+	}
+	pl := &pipeline{src: src, tables: tables, bounded: bounded, ec: newEnumCtx(p), batch: batch, bound: bound}
 	pl.ctx, pl.cancel = context.WithCancel(context.Background())
 	pl.out = &collector{size: batch, want: pl.tables}
 	en, err := guard(func() (connectors.SplitEnumerator, error) { return src.CreateEnumerator(pl.ec, state) })
