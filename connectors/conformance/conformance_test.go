@@ -116,3 +116,22 @@ func TestDeadServer(t *testing.T) {
 		t.Fatalf("a hanging connect was not reported: %q", rep)
 	}
 }
+
+func TestSinkDeadServer(t *testing.T) {
+	c := memSinkCase(true)
+	c.Types = []*row.Type{row.Int}
+	c.BadOptions = nil
+	c.DeadServer = &BadOption{Body: `key = "gone"`, Error: `MemSink: no table "gone"`}
+	defer memSetFaults(memFaults{lateUnknownBad: true})()
+	r := newRecorder("MemSink")
+	r.run(func(t tb) { runSink(t, c) })
+	if rep := r.report(); rep != "" {
+		t.Fatalf("a dead server reported by CreateWriter failed the suite:\n%s", rep)
+	}
+	c.DeadServer.Error = "connection refused"
+	r = newRecorder("MemSink")
+	r.run(func(t tb) { runSink(t, c) })
+	if rep := r.report(); !strings.Contains(rep, `does not say "connection refused"`) {
+		t.Fatalf("an error that does not say what was expected passed: %q", rep)
+	}
+}

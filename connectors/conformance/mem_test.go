@@ -270,14 +270,17 @@ var memSink = connectors.SinkFactory{
 		mem.Lock()
 		defer mem.Unlock()
 		tab, ok := mem.tables[cfg.String("key")]
-		if !ok {
+		if !ok && !mem.faults.lateUnknownBad {
 			return nil, cfg.Errorf("key", "no table %q", cfg.String("key"))
 		}
-		return &memSnk{tab: tab}, nil
+		return &memSnk{tab: tab, key: cfg.String("key")}, nil
 	},
 }
 
-type memSnk struct{ tab *memTable }
+type memSnk struct {
+	tab *memTable
+	key string
+}
 
 var (
 	_ connectors.SinkWithCommitter = (*memSnk)(nil)
@@ -285,6 +288,9 @@ var (
 )
 
 func (s *memSnk) CreateWriter(_ context.Context, task connectors.TaskInfo, states [][]byte) (connectors.Writer, error) {
+	if s.tab == nil {
+		return nil, fmt.Errorf("MemSink: no table %q", s.key)
+	}
 	w := &memWriter{s: s, task: task}
 	if len(states) > 0 && !faults().writerForgets {
 		w.seq = int(states[0][0])
