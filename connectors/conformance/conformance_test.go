@@ -62,6 +62,7 @@ func TestBrokenConnectorsAreReported(t *testing.T) {
 		{"LosesARowOnRestore", memFaults{loseOnRestore: true}, true, "/SnapshotEveryPoll", "missing"},
 		{"RepeatsARowOnRestore", memFaults{repeatOnRestore: true}, true, "/SnapshotHalfway", "extra"},
 		{"BlockingPoll", memFaults{blockingPoll: 400 * time.Millisecond}, true, "/IdlePoll", "PollNext without splits took"},
+		{"SlowPollWithRows", memFaults{slowFetch: 300 * time.Millisecond}, true, "/AllTypes", "PollNext must return within 250ms"},
 		{"PanicOnBadSplit", memFaults{panicOnBadSplit: true}, true, "/OpenClose/BadSplitThenClose", "a split it did not encode must be an error, got panic"},
 		{"AssignsTwice", memFaults{assignTwice: true}, true, "/Assignment", "assigned twice"},
 		{"ForgetsReRegistration", memFaults{forgetReRegister: true}, true, "/Assignment", "was not told again"},
@@ -76,7 +77,11 @@ func TestBrokenConnectorsAreReported(t *testing.T) {
 			defer memSetFaults(tc.faults)()
 			r := newRecorder("Mem")
 			if tc.source {
-				r.run(func(t tb) { runSource(t, memSourceCase()) })
+				c := memSourceCase()
+				if tc.faults.slowFetch > 0 {
+					c.Types = []*row.Type{row.Int} // each source sleeps once
+				}
+				r.run(func(t tb) { runSource(t, c) })
 			} else {
 				r.run(func(t tb) { runSink(t, memSinkCase(true)) })
 			}

@@ -27,6 +27,7 @@ type memFaults struct {
 	outOfRange       bool          // an int column's value beyond int32
 	lateUnknownBad   bool          // a bad option is found only when reading
 	openHangs        time.Duration // a reader's Open ignores its context this long
+	slowFetch        time.Duration // one PollNext with rows to emit takes this long, once per source
 
 	visibleBeforeCommit bool // writers publish on Write
 	commitAppends       bool // committing again publishes again
@@ -81,6 +82,7 @@ type memSrc struct {
 	tab    *memTable
 	splits int
 	key    string
+	slow   sync.Once
 }
 
 // memSplit is rows [from, to) of the table, next the position.
@@ -216,6 +218,9 @@ func (r *memReader) PollNext(out connectors.Collector) error {
 			r.ctx.SignalNoMoreElement()
 		}
 		return nil
+	}
+	if f.slowFetch > 0 {
+		r.src.slow.Do(func() { time.Sleep(f.slowFetch) })
 	}
 	s := r.splits[0]
 	n := min(out.BatchSize(), s.to-s.next)

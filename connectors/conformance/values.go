@@ -111,12 +111,13 @@ func Value(t *row.Type, i int) any {
 	case row.TypeBytes:
 		return pick([]byte{}, []byte("bytes"), []byte{0, 1, 2, 0xfe, 0xff}, []byte(strconv.Itoa(i)))
 	case row.TypeDate:
-		return pick(date(1970, 1, 1), date(2024, 2, 29), date(1900, 1, 1), date(2099, 12, 31), date(2000+i%30, 1+i%12, 1+i%28))
+		return pick(date(1970, 1, 1), date(2024, 2, 29), date(1900, 1, 1), date(9999, 12, 31), date(1, 1, 1), date(2000+i%30, 1+i%12, 1+i%28))
 	case row.TypeTime:
 		return pick(time.Duration(0), 23*time.Hour+59*time.Minute+59*time.Second, 12*time.Hour+34*time.Minute+56*time.Second+789*time.Millisecond, time.Duration(i)*time.Second)
 	case row.TypeTimestamp:
 		return pick(time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 2, 29, 12, 34, 56, 789000000, time.UTC),
-			time.Date(1999, 12, 31, 23, 59, 59, 0, time.UTC), time.Date(2026, 1, 1+i%28, i%24, i%60, 0, 0, time.UTC))
+			time.Date(1999, 12, 31, 23, 59, 59, 0, time.UTC), time.Date(2026, 1, 1+i%28, i%24, i%60, 0, 0, time.UTC),
+			time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 999000000, time.UTC))
 	case row.TypeArray:
 		n := i % 4
 		out := make([]any, n)
