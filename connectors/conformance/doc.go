@@ -47,7 +47,19 @@
 // checkpoint (AbortPrepare, Abort) never showing.
 //
 // A connector that is both source and sink writes a source's test data
-// with its own sink (Commit), so each source test is a round trip.
+// with its own sink (Commit), so each source test is a round trip, and
+// reads a sink's committed rows back with its source (ReadAll). A format
+// that cannot keep some values says so in Expected (LocalFile's text
+// reads a blank field as null, as SeaTunnel's does), a sink whose output
+// cannot be parsed back compares ids only (IDsOnly: Console). Close is
+// called once on every enumerator, reader and writer, as package
+// connectors says, so the suite never calls it twice.
+//
+// A connector with a server (Jdbc, Kafka) starts its server in TestMain
+// as the project's tests do, writes and reads test rows through its own
+// client in Table and Target, leaves out the types it cannot map exactly
+// (Without), and fills DeadServer with options pointing at a port where
+// nothing listens.
 //
 // RunCrash is exactly-once through the real binary: it builds stactor,
 // runs a job the case supplies, SIGKILLs it at random moments and
