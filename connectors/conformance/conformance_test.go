@@ -71,6 +71,7 @@ func TestBrokenConnectorsAreReported(t *testing.T) {
 		{"VisibleBeforeCommit", memFaults{visibleBeforeCommit: true}, false, "/Types/string", "visible before the commit"},
 		{"CommitNotIdempotent", memFaults{commitAppends: true}, false, "/CommitTwice", "extra"},
 		{"AbortCommits", memFaults{abortCommits: true}, false, "/Abort", "extra"},
+		{"CommitsStagedWork", memFaults{commitAllStaged: true}, false, "/CrashAfterPrepare", "after the restore of checkpoint 1"},
 		{"RestoredWriterForgets", memFaults{writerForgets: true}, false, "/RestoredWriter", "missing"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -43,8 +43,11 @@
 // a cancelled context; a commit info it did not make (an error); writers
 // restored from their state after a committed checkpoint. A sink that
 // claims exactly-once (ExactlyOnce) is also checked for nothing visible
-// before the commit, a commit repeated without effect, and an aborted
-// checkpoint (AbortPrepare, Abort) never showing.
+// before the commit, a commit repeated without effect, an aborted
+// checkpoint (AbortPrepare, Abort) never showing, and a crash after a
+// prepare: the next attempt commits the restored infos again, aborts stale
+// work (StaleAborter) and its restored writers write the rest, every row
+// once.
 //
 // A connector that is both source and sink writes a source's test data
 // with its own sink (Commit), so each source test is a round trip, and

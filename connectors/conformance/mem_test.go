@@ -32,6 +32,7 @@ type memFaults struct {
 	visibleBeforeCommit bool // writers publish on Write
 	commitAppends       bool // committing again publishes again
 	abortCommits        bool // Abort publishes
+	commitAllStaged     bool // a commit publishes every staged info, its own or not
 	writerForgets       bool // a restored writer forgets its sequence: its infos name committed ones
 }
 
@@ -346,6 +347,11 @@ type memCommitter struct{ s *memSnk }
 func (c *memCommitter) Commit(_ context.Context, _ connectors.CommitContext, infos [][]byte) error {
 	mem.Lock()
 	defer mem.Unlock()
+	if faults0().commitAllStaged {
+		for info := range c.s.tab.staged {
+			infos = append(infos, []byte(info))
+		}
+	}
 	for _, info := range infos {
 		rows, ok := c.s.tab.staged[string(info)]
 		if !ok {

@@ -83,6 +83,7 @@ func runSink(t tb, c Sink) {
 	if c.ExactlyOnce {
 		t.Run("CommitTwice", func(t tb) { c.commitTwice(t, all) })
 		t.Run("Abort", func(t tb) { c.abort(t, all) })
+		t.Run("CrashAfterPrepare", func(t tb) { c.crashAfterPrepare(t, all) })
 	}
 	for _, bad := range c.BadOptions {
 		t.Run("BadOptions/"+bad.Name, func(t tb) { c.badOption(t, bad, false) })
@@ -459,6 +460,87 @@ func (c *Sink) abort(t tb, schema *row.Schema) {
 		t.Fatalf("Abort of checkpoint 2: %v", err)
 	}
 	tg.expect(t, first, "after checkpoint 2 was aborted")
+}
+
+// abortStale runs the committer's AbortStale, when it has one, as the
+// engine does on a restore once the restored infos are committed.
+func (tg *target) abortStale(n int64) (bool, error) {
+	var c any
+	if s, ok := tg.sink.(connectors.SinkWithAggregatedCommitter); ok {
+		ac, err := guard(s.CreateAggregatedCommitter)
+		if err != nil {
+			return false, fmt.Errorf("CreateAggregatedCommitter: %w", err)
+		}
+		defer func() { _ = guardErr(ac.Close) }()
+		c = ac
+	} else if s, ok := tg.sink.(connectors.SinkWithCommitter); ok {
+		cm, err := guard(s.CreateCommitter)
+		if err != nil {
+			return false, fmt.Errorf("CreateCommitter: %w", err)
+		}
+		c = cm
+	}
+	sa, ok := c.(connectors.StaleAborter)
+	if !ok {
+		return false, nil
+	}
+	return true, guardErr(func() error { return sa.AbortStale(context.Background(), tg.cc(n)) })
+}
+
+// crashAfterPrepare: attempt 1 commits checkpoint 1, prepares checkpoint
+// 2 and dies before its commit; attempt 2 restores checkpoint 1 (commits
+// its infos again, aborts stale work), and its writers, made from the
+// checkpoint-1 state, write the rest under checkpoint 2: every row once,
+// and nothing of attempt 1's checkpoint 2.
+func (c *Sink) crashAfterPrepare(t tb, schema *row.Schema) {
+	tg := c.target(t, schema)
+	rows := Rows(schema, c.Rows)
+	first, rest := rows[:len(rows)/2], rows[len(rows)/2:]
+	w, err := tg.open(nil)
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	if err := w.write(first); err != nil {
+		t.Fatalf("%v", err)
+	}
+	infos1, states1, err := w.prepare(1)
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	if err := tg.commit(1, infos1, false); err != nil {
+		t.Fatalf("commit of checkpoint 1: %v", err)
+	}
+	if err := w.write(rest); err != nil {
+		t.Fatalf("%v", err)
+	}
+	if _, _, err := w.prepare(2); err != nil {
+		t.Fatalf("%v", err)
+	}
+	// attempt 1 dies here: its writers are never closed
+	tg.attempt = 2
+	if err := tg.commit(1, infos1, false); err != nil {
+		t.Fatalf("attempt 2 committing the restored checkpoint 1 again: %v", err)
+	}
+	if _, err := tg.abortStale(1); err != nil {
+		t.Fatalf("AbortStale: %v", err)
+	}
+	tg.expect(t, first, "after the restore of checkpoint 1")
+	w2, err := tg.open(states1)
+	if err != nil {
+		t.Fatalf("restoring the writers: %v", err)
+	}
+	defer w2.close()
+	if err := w2.write(rest); err != nil {
+		t.Fatalf("%v", err)
+	}
+	infos2, _, err := w2.prepare(2)
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	if err := tg.commit(2, infos2, false); err != nil {
+		t.Fatalf("commit of attempt 2's checkpoint 2: %v", err)
+	}
+	tg.expect(t, rows, "after attempt 2's checkpoint 2")
 }
 
 // badOption makes the sink and writes and commits a few rows until the
