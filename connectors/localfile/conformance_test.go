@@ -252,3 +252,23 @@ sink {
 		},
 	})
 }
+
+// Strings with line breaks round trip in csv (quoted), json and parquet;
+// text has no quoting (as SeaTunnel's), so the suite's values hold none.
+func TestLineBreaksRoundTrip(t *testing.T) {
+	schema := conformance.TypeSchema(row.String)
+	rows := [][]any{{int64(0), "a\nb"}, {int64(1), "c\r\nd"}, {int64(2), "\n"}, {int64(3), "x"}}
+	for _, format := range []string{formatCSV, formatJSON, formatParquet} {
+		dir := t.TempDir()
+		if err := conformance.Commit(SinkFactory, sinkBody(dir, format), schema, rows); err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		got, err := conformance.ReadAll(SourceFactory, sourceBody(dir, format, schema))
+		if err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		if d := conformance.Diff(rows, got); d != "" {
+			t.Errorf("%s: %s", format, d)
+		}
+	}
+}
