@@ -1,6 +1,8 @@
-// Package stactorbin builds the stactor binary for an end-to-end test
-// package, once per package run, the way a user gets it: `go build
-// ./cmd/stactor` from the module root.
+// Package stactorbin builds the stactor binary for a test that runs it
+// (the end-to-end tests under tests/, connectors/conformance's RunCrash),
+// the way a user gets it: `go build ./cmd/stactor` from the module root.
+// It sits in the module's internal/ so that connector packages' tests can
+// use it too.
 package stactorbin
 
 import (
