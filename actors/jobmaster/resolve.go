@@ -93,14 +93,22 @@ func resolveSpec(ctx context.Context, spec *messages.JobSpec, store storage.Stor
 		}
 	}
 	if spec.Tree == nil {
-		if stored == nil || stored.Resolved == nil {
+		if stored == nil || stored.Resolved == nil && stored.Tree == nil {
 			return nil, fmt.Errorf("job %s has no resolved plan to continue; give its job file", spec.JobId)
 		}
-		spec.File, spec.Vars, spec.Resolved = stored.File, stored.Vars, stored.Resolved
+		spec.File, spec.Vars = stored.File, stored.Vars
 		if spec.Name == "" {
 			spec.Name = stored.Name
 		}
-		return plan.FromResolved(spec.JobId, spec.File, spec.Name, spec.Resolved)
+		if stored.Resolved != nil {
+			spec.Resolved = stored.Resolved
+			return plan.FromResolved(spec.JobId, spec.File, spec.Name, spec.Resolved)
+		}
+		// Stored before it was resolved (the process died first): the
+		// tree the client parsed, with the variables it filled, is
+		// resolved now.
+		spec.Tree = stored.Tree
+		stored = nil
 	}
 	tree, err := config.DecodeTree(spec.Tree)
 	if err != nil {

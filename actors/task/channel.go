@@ -5,8 +5,8 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/stactor/stactor/natschan"
 	"github.com/stactor/stactor/messages"
+	"github.com/stactor/stactor/natschan"
 	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/row"
 )

@@ -15,8 +15,8 @@ import (
 
 	"github.com/stactor/stactor/actors/mailbox"
 	"github.com/stactor/stactor/actors/task"
-	"github.com/stactor/stactor/natschan"
 	"github.com/stactor/stactor/messages"
+	"github.com/stactor/stactor/natschan"
 	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/storage"
 )

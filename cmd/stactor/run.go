@@ -156,6 +156,11 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 		if _, err := store.LoadJob(f.restore); err != nil {
 			return &exitError{2, fmt.Errorf("--restore %s: no such job in %s: %w", f.restore, s.v.GetString("home"), err)}
 		}
+	} else if err := store.SaveJob(&messages.JobSpec{JobId: jobID, File: f.file, Vars: vars, Name: f.name, Tree: tree}); err != nil {
+		// Saved before anything runs, so --restore finds the job however
+		// early this process dies; the JobMaster replaces it with the
+		// resolved plan.
+		return fmt.Errorf("saving job %s: %w", jobID, err)
 	}
 	eng, err := engine.Start(engine.Config{Task: opts, Checkpoint: cpc, Store: store, Log: log, ResolveTimeout: resolveTimeout(s),
 		NoProgressTimeout: s.v.GetDuration("watchdog.no-progress-timeout"), CancelTimeout: s.v.GetDuration("task.cancel-timeout")})

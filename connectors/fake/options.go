@@ -352,8 +352,8 @@ func parseTable(r *optReader) (*tableConfig, error) {
 		return nil, err
 	}
 	t := &tableConfig{
-		schema:       schema,
-		rowNum:       int(r.int("row.num", 5, 0, math.MaxInt32)),
+		schema: schema,
+		rowNum: int(r.int("row.num", 5, 0, math.MaxInt32)),
 		// Bounds keep one job from exhausting a node (DESIGN §11): splits
 		// are listed up front, and a batch holds a few thousand rows.
 		splitNum:     int(r.int("split.num", 1, 1, 1<<16)),

@@ -25,7 +25,7 @@ type Option func(*config)
 type config struct {
 	node string
 	dir  string
-	acl  string // management token; "" for no ACLs
+	acl  string    // management token; "" for no ACLs
 	tls  [3]string // CA, certificate, key; empty for plain HTTP
 }
 
