@@ -94,7 +94,10 @@ func Start(bin string, opts ...Option) (*Agent, error) {
 	}
 	scheme := "http"
 	if cfg.tls[0] != "" {
-		// The HTTP port found above serves HTTPS; plain HTTP is off.
+		// The HTTP port found above serves HTTPS; plain HTTP is off. The
+		// streaming backend of blocking queries needs the gRPC TLS port,
+		// which a test agent leaves off: without this, a blocking health
+		// query never returns on a change (seen with Watch).
 		scheme = "https"
 		for i, a := range args {
 			if a == "-http-port" {
@@ -102,7 +105,8 @@ func Start(bin string, opts ...Option) (*Agent, error) {
 			}
 		}
 		args = append(args, "-hcl", fmt.Sprintf(`ports { https = %d }`, ports[0]),
-			"-hcl", fmt.Sprintf(`tls { defaults { ca_file = %q, cert_file = %q, key_file = %q, verify_incoming = true } }`, cfg.tls[0], cfg.tls[1], cfg.tls[2]))
+			"-hcl", fmt.Sprintf(`tls { defaults { ca_file = %q, cert_file = %q, key_file = %q, verify_incoming = true } }`, cfg.tls[0], cfg.tls[1], cfg.tls[2]),
+			"-hcl", `use_streaming_backend = false`)
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
