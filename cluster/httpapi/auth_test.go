@@ -5,7 +5,9 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -77,5 +79,36 @@ func TestNoAuthIsOpen(t *testing.T) {
 	s := start(t)
 	if code, b := s.do("GET", "/overview", "", ""); code != http.StatusOK {
 		t.Fatalf("GET /overview: %d %s", code, b)
+	}
+}
+
+// A job from the network may not include files: include "/dev/zero",
+// "/etc/shadow" or a FIFO is refused at once with a 400 that quotes none of
+// the file.
+func TestSubmittedIncludesAreRefused(t *testing.T) {
+	s := start(t)
+	fifo := t.TempDir() + "/fifo"
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/dev/zero", "/etc/shadow", "/etc/passwd", fifo} {
+		done := make(chan struct{})
+		var code int
+		var body []byte
+		go func() {
+			defer close(done)
+			code, body = s.do("POST", "/submit-job?jobId=inc", "text/plain", `include "`+path+`"`+"\nsource { FakeSource {} }\nsink { Console {} }")
+		}()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("include %s: no answer within 5 s", path)
+		}
+		if code != http.StatusBadRequest || !strings.Contains(string(body), "include is not allowed") {
+			t.Fatalf("include %s: %d %s", path, code, body)
+		}
+		if strings.Contains(string(body), "root:") {
+			t.Fatalf("include %s: the answer quotes the file: %s", path, body)
+		}
 	}
 }
