@@ -2,7 +2,10 @@ package assert
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"time"
 	"unicode/utf16"
 
@@ -15,23 +18,34 @@ import (
 // value's type, then each value rule in order — its rule_type, and
 // equals_to when the value is not null.
 
-// failure says which rule a value broke; "" when it passed.
-func (b *boundField) check(v any) (rule string) {
+// check returns the rule v broke ("" when it passed), or an error for a
+// rule SeaTunnel can only fail at run time (a field not in the table, an
+// equals_to that does not convert, a missing rule_value).
+func (b *boundField) check(v any) (rule string, err error) {
 	f := b.rule
-	if f.fieldType != nil && v != nil && b.decimals && !decimalsFit(f.fieldType, v) {
-		return "field_type " + f.fieldType.String()
+	if b.missing != "" {
+		return "", errors.New(b.missing)
+	}
+	if f.fieldType != nil && !typeFits(b.colType, f.fieldType, v) {
+		return "field_type " + f.fieldType.String(), nil
 	}
 	for k := range f.values {
 		r := &f.values[k]
+		if r.deferred != "" {
+			return "", fmt.Errorf("field %q: %s", f.name, r.deferred)
+		}
 		pass := r.typ == ruleNone || checkRule(r, b.colType, v)
+		if pass && v != nil && b.eqErr[k] != nil {
+			return "", b.eqErr[k]
+		}
 		if pass && v != nil && b.hasEq[k] {
 			pass = equal(b.colType, v, b.equals[k])
 		}
 		if !pass {
-			return r.describe()
+			return r.describe(), nil
 		}
 	}
-	return ""
+	return "", nil
 }
 
 func checkRule(r *valueRule, t *row.Type, v any) bool {
@@ -155,47 +169,77 @@ func equal(t *row.Type, a, b any) bool {
 	return a == b
 }
 
-// decimalsFit is checkDecimalType for every decimal in v: the value's
-// precision (digits of its unscaled value) is at most the declared one.
-// Scales match already: the plan checked the column's scale.
-func decimalsFit(t *row.Type, v any) bool {
+// typeFits is AssertExecutor.checkType: whether value v, of column type
+// col, is of the declared type. A null value fits every type (SeaTunnel
+// before 2.3.9 failed it unless the type was "null"; its own e2e files, such
+// as sql_transform/func_null_return.conf, now rely on the pass), a non-null
+// one never fits "null"; a scalar fits when its Java class is the
+// declared one (the column's type decides the class); rows, arrays and maps
+// are checked element by element, the elements by the same rules; a
+// decimal needs the declared scale and at most the declared precision.
+func typeFits(col, decl *row.Type, v any) bool {
 	if v == nil {
 		return true
 	}
-	switch t.ID {
-	case row.TypeDecimal:
-		d, ok := v.(decimal.Decimal)
-		if !ok {
+	switch decl.ID {
+	case row.TypeNull:
+		return false
+	case row.TypeRow:
+		xs, ok := v.([]any)
+		if col.ID != row.TypeRow || !ok {
 			return false
 		}
-		return precision(d) <= t.Precision
+		for i, x := range xs {
+			if i >= len(decl.Fields) {
+				return false // Java reads past the declared fields and fails
+			}
+			ct := row.Null
+			if i < len(col.Fields) {
+				ct = col.Fields[i].Type
+			}
+			if !typeFits(ct, decl.Fields[i].Type, x) {
+				return false
+			}
+		}
+		return true
 	case row.TypeArray:
-		for _, e := range v.([]any) {
-			if !decimalsFit(t.Elem, e) {
+		xs, ok := v.([]any)
+		if col.ID != row.TypeArray || !ok {
+			return false
+		}
+		for _, x := range xs {
+			if !typeFits(col.Elem, decl.Elem, x) {
 				return false
 			}
 		}
+		return true
 	case row.TypeMap:
-		m := v.(*row.MapValue)
+		m, ok := v.(*row.MapValue)
+		if col.ID != row.TypeMap || !ok {
+			return false
+		}
 		for i := range m.Keys {
-			if !decimalsFit(t.Key, m.Keys[i]) || !decimalsFit(t.Elem, m.Values[i]) {
+			if !typeFits(col.Key, decl.Key, m.Keys[i]) || !typeFits(col.Elem, decl.Elem, m.Values[i]) {
 				return false
 			}
 		}
-	case row.TypeRow:
-		xs := v.([]any)
-		for i, f := range t.Fields {
-			if i < len(xs) && !decimalsFit(f.Type, xs[i]) {
-				return false
-			}
+		return true
+	case row.TypeDecimal:
+		d, ok := v.(decimal.Decimal)
+		if col.ID != row.TypeDecimal || !ok || col.Scale != decl.Scale {
+			return false
 		}
+		return precision(d, col.Scale) <= decl.Precision
 	}
-	return true
+	return col.ID == decl.ID
 }
 
-// precision is BigDecimal.precision(): the digits of the unscaled value.
-func precision(d decimal.Decimal) int {
-	c := d.Coefficient()
-	s := c.Abs(c).String()
-	return len(s)
+// precision is BigDecimal.precision() of d held at scale: the digits of
+// its unscaled value (1 for zero).
+func precision(d decimal.Decimal, scale int) int {
+	digits := strings.TrimLeft(strings.Replace(d.Abs().StringFixed(int32(scale)), ".", "", 1), "0")
+	if digits == "" {
+		return 1
+	}
+	return len(digits)
 }

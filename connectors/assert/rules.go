@@ -43,10 +43,14 @@ func (t ruleType) String() string {
 
 // valueRule is one entry of field_value or row_rules.
 type valueRule struct {
-	typ    ruleType
-	value  float64 // rule_value
-	equals *hocon.Value
-	at     *hocon.Value // the rule, for messages
+	typ      ruleType
+	value    float64 // rule_value
+	hasValue bool
+	equals   *hocon.Value
+	at       *hocon.Value // the rule, for messages
+	// deferred is why every value fails this rule, when SeaTunnel fails
+	// only once it checks a value (so an empty input passes).
+	deferred string
 }
 
 // describe renders the rule for messages: MAX 100, NOT_NULL, equals_to "AAA".
@@ -86,6 +90,8 @@ type tableRules struct {
 	rows    []valueRule
 	fields  []fieldRule
 	catalog *catalogRule
+	// hasFields: field_rules is set (if empty).
+	hasFields bool
 }
 
 // ruleSet is the whole rules block.
@@ -99,6 +105,26 @@ type ruleSet struct {
 func (rs *ruleSet) forTable(table string) *tableRules {
 	if rs.all != nil {
 		return rs.all
+	}
+	return rs.byTable[table]
+}
+
+// fieldsFor is the rules whose field rules apply to a table's rows. As in
+// SeaTunnel's writer, when a single entry of tables_configs has
+// field_rules, they apply to the rows of every table.
+func (rs *ruleSet) fieldsFor(table string) *tableRules {
+	if rs.all != nil {
+		return rs.all
+	}
+	var only *tableRules
+	n := 0
+	for _, tr := range rs.byTable {
+		if tr.hasFields {
+			only, n = tr, n+1
+		}
+	}
+	if n == 1 {
+		return only
 	}
 	return rs.byTable[table]
 }
@@ -184,6 +210,7 @@ func (p *parser) table(v *hocon.Value, key string) (*tableRules, error) {
 		}
 	}
 	if fr := v.Get("field_rules"); fr != nil {
+		tr.hasFields = true
 		list, err := p.list(fr, key+".field_rules")
 		if err != nil {
 			return nil, err
@@ -222,45 +249,45 @@ func (p *parser) list(v *hocon.Value, key string) ([]*hocon.Value, error) {
 
 func (p *parser) valueRule(v *hocon.Value, key string, row bool) (valueRule, error) {
 	r := valueRule{at: v}
-	if rt := v.Get("rule_type"); rt != nil {
-		name := strings.ToUpper(strings.TrimSpace(rt.String()))
-		t, ok := ruleNames[name]
+	rt := v.Get("rule_type")
+	if rt != nil {
+		// AssertRuleType.valueOf: the exact upper-case name.
+		t, ok := ruleNames[rt.String()]
 		if !ok || rt.Kind == hocon.Object || rt.Kind == hocon.Array {
 			want := "NULL, NOT_NULL, MIN, MAX, MIN_LENGTH, MAX_LENGTH"
 			if row {
 				want = "MIN_ROW, MAX_ROW"
 			}
-			return r, p.errAt(rt, key+".rule_type", "unknown rule type %s (want one of %s)", rt.String(), want)
+			return r, p.errAt(rt, key+".rule_type", "unknown rule type %s (want one of %s, upper case)", rt.String(), want)
 		}
 		r.typ = t
+	} else if row {
+		// The row count check switches on the rule type: none fails the job.
+		return r, p.errAt(v, key+".rule_type", "missing: a row rule needs a rule_type (MIN_ROW or MAX_ROW)")
 	}
-	isRow := r.typ == ruleMinRow || r.typ == ruleMaxRow
-	switch {
-	case row && !isRow:
-		return r, p.errAt(v, key+".rule_type", "row_rules take MIN_ROW or MAX_ROW, not %s", r.typ)
-	case !row && isRow:
-		return r, p.errAt(v.Get("rule_type"), key+".rule_type", "%s counts rows: put it in row_rules", r.typ)
-	}
-	switch r.typ {
-	case ruleMin, ruleMax, ruleMinLength, ruleMaxLength, ruleMinRow, ruleMaxRow:
-		rv := v.Get("rule_value")
-		if rv == nil {
-			return r, p.errAt(v, key+".rule_value", "missing: %s needs a rule_value", r.typ)
-		}
+	if rv := v.Get("rule_value"); rv != nil {
 		f, ok := rv.Float()
 		if !ok || rv.Kind == hocon.Object || rv.Kind == hocon.Array {
 			return r, p.errAt(rv, key+".rule_value", "expected a number, got %s", rv.String())
 		}
-		r.value = f
+		r.value, r.hasValue = f, true
 	}
-	if eq := v.Get("equals_to"); eq != nil {
+	needsValue := r.typ == ruleMin || r.typ == ruleMax || r.typ == ruleMinLength || r.typ == ruleMaxLength
+	if row {
+		needsValue = r.typ == ruleMinRow || r.typ == ruleMaxRow
+	}
+	if needsValue && !r.hasValue {
 		if row {
-			return r, p.errAt(eq, key+".equals_to", "equals_to applies to fields, not to row_rules")
+			return r, p.errAt(v, key+".rule_value", "missing: %s needs a rule_value", r.typ)
 		}
-		r.equals = eq
+		// SeaTunnel fails on the first value it compares with the missing
+		// number, so an empty input still passes.
+		r.deferred = fmt.Sprintf("%s has no rule_value", r.typ)
 	}
-	if r.typ == ruleNone && r.equals == nil {
-		return r, p.errAt(v, key, "a rule needs a rule_type or equals_to")
+	// equals_to is read for field rules only; row rules ignore it, as
+	// SeaTunnel's count check does.
+	if eq := v.Get("equals_to"); eq != nil && !row {
+		r.equals = eq
 	}
 	return r, nil
 }
@@ -272,7 +299,9 @@ func (p *parser) fieldRule(v *hocon.Value, key string) (fieldRule, error) {
 		return f, p.errAt(v, key+".field_name", "missing: a field rule names its field_name")
 	}
 	f.name, f.nameAt = name.String(), name
-	if ft := v.Get("field_type"); ft != nil {
+	// A field_type that is neither a type name nor a row of them is
+	// ignored, as SeaTunnel's parser does (it only logs a warning).
+	if ft := v.Get("field_type"); ft != nil && (ft.Kind == hocon.String || ft.Kind == hocon.Object) {
 		t, err := literal.ParseType(ft)
 		if err != nil {
 			at := ft
@@ -299,38 +328,41 @@ func (p *parser) fieldRule(v *hocon.Value, key string) (fieldRule, error) {
 	return f, nil
 }
 
-// boundField is a field rule resolved against a table's schema at plan
-// time: its column, and equals_to converted to the column's type.
+// boundField is a field rule resolved against a table's schema: its
+// column, and equals_to converted to the column's type. What SeaTunnel only
+// finds out when it checks a value (a field not in the table, an equals_to
+// that does not convert) is kept in missing and eqErr, and fails the first
+// row (or the first non-null value) instead of the plan, so an empty input
+// passes as it does there.
 type boundField struct {
-	rule     *fieldRule
-	index    int
-	colType  *row.Type
-	equals   []any  // per value rule, equals_to in the column's type
-	hasEq    []bool // per value rule: equals_to is set (and not null)
-	decimals bool   // field_type holds a decimal: each value's precision is checked
+	rule    *fieldRule
+	index   int
+	colType *row.Type
+	missing string  // the field is not in the table
+	equals  []any   // per value rule, equals_to in the column's type
+	hasEq   []bool  // per value rule: equals_to is set (and not null)
+	eqErr   []error // per value rule: equals_to does not convert
 }
 
-// bind resolves tr's field rules against schema; every mistake is a
-// positioned plan-time error.
-func (p *parser) bind(tr *tableRules, schema *row.Schema) ([]boundField, error) {
+// bind resolves tr's field rules against schema.
+func (p *parser) bind(tr *tableRules, schema *row.Schema) []boundField {
 	var out []boundField
 	for fi := range tr.fields {
 		f := &tr.fields[fi]
 		idx := schema.Index(f.name)
 		if idx < 0 {
-			return nil, p.errAt(f.nameAt, "rules.field_rules", "field %q is not in table %s (fields: %s)", f.name, schema.TableID, strings.Join(schema.Names(), ", "))
+			out = append(out, boundField{rule: f, index: -1, missing: fmt.Sprintf("field %q is not in table %s (fields: %s)", f.name, schema.TableID, strings.Join(schema.Names(), ", "))})
+			continue
 		}
 		ct := schema.Fields[idx].Type
-		b := boundField{rule: f, index: idx, colType: ct, equals: make([]any, len(f.values)), hasEq: make([]bool, len(f.values))}
-		if f.fieldType != nil {
-			if bad, why := typeMismatch(ct, f.fieldType); bad {
-				return nil, p.errAt(f.typeAt, "rules.field_rules", "field %q of table %s is %s, not %s%s: every value would fail this rule", f.name, schema.TableID, ct, f.fieldType, why)
-			}
-			b.decimals = hasDecimal(f.fieldType)
-		}
+		b := boundField{rule: f, index: idx, colType: ct, equals: make([]any, len(f.values)), hasEq: make([]bool, len(f.values)), eqErr: make([]error, len(f.values))}
 		for i, r := range f.values {
 			if r.equals == nil || r.equals.Kind == hocon.Null {
 				continue // Java compares only a non-null equals_to
+			}
+			if ct.ID == row.TypeNull {
+				// A null column has no non-null value to compare.
+				continue
 			}
 			v, err := literal.Convert(ct, r.equals)
 			if err != nil {
@@ -338,70 +370,14 @@ func (p *parser) bind(tr *tableRules, schema *row.Schema) ([]boundField, error) 
 				if le, ok := err.(*literal.Error); ok && le.At != nil {
 					at = le.At
 				}
-				return nil, p.errAt(at, "rules.field_rules", "field %q: equals_to: %v", f.name, err)
+				b.eqErr[i] = p.errAt(at, "rules.field_rules", "field %q: equals_to: %v", f.name, err)
+				continue
 			}
 			b.equals[i], b.hasEq[i] = v, true
 		}
 		out = append(out, b)
 	}
-	return out, nil
-}
-
-// typeMismatch tells whether values of column type col never pass
-// SeaTunnel's type check against the declared type (Java class equality,
-// decimals by scale, containers element by element), with a detail for the
-// message. A null column always passes: the check skips null values.
-func typeMismatch(col, decl *row.Type) (bool, string) {
-	if col.ID == row.TypeNull {
-		return false, ""
-	}
-	if col.ID != decl.ID {
-		return true, ""
-	}
-	switch col.ID {
-	case row.TypeDecimal:
-		if col.Scale != decl.Scale {
-			return true, fmt.Sprintf(" (scale %d against %d)", col.Scale, decl.Scale)
-		}
-	case row.TypeArray:
-		if bad, _ := typeMismatch(col.Elem, decl.Elem); bad {
-			return true, " (element types differ)"
-		}
-	case row.TypeMap:
-		badK, _ := typeMismatch(col.Key, decl.Key)
-		badV, _ := typeMismatch(col.Elem, decl.Elem)
-		if badK || badV {
-			return true, " (key or value types differ)"
-		}
-	case row.TypeRow:
-		if len(col.Fields) != len(decl.Fields) {
-			return true, fmt.Sprintf(" (%d fields against %d)", len(col.Fields), len(decl.Fields))
-		}
-		for i := range col.Fields {
-			if bad, _ := typeMismatch(col.Fields[i].Type, decl.Fields[i].Type); bad {
-				return true, fmt.Sprintf(" (field %s differs)", col.Fields[i].Name)
-			}
-		}
-	}
-	return false, ""
-}
-
-func hasDecimal(t *row.Type) bool {
-	switch t.ID {
-	case row.TypeDecimal:
-		return true
-	case row.TypeArray:
-		return hasDecimal(t.Elem)
-	case row.TypeMap:
-		return hasDecimal(t.Key) || hasDecimal(t.Elem)
-	case row.TypeRow:
-		for _, f := range t.Fields {
-			if hasDecimal(f.Type) {
-				return true
-			}
-		}
-	}
-	return false
+	return out
 }
 
 func sortedKeys[T any](m map[string]T) []string {

@@ -18,10 +18,8 @@ package assert
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/stactor/stactor/config"
-	"github.com/stactor/stactor/config/hocon"
 	"github.com/stactor/stactor/connectors"
 	"github.com/stactor/stactor/row"
 )
@@ -50,64 +48,28 @@ func create(cfg *config.PluginConfig, inputs []*row.Schema, _ []byte, job connec
 	if rs.empty() {
 		return nil, cfg.Errorf("rules", "Assert rule config is empty, please add rule config")
 	}
-	s := &sink{cfg: cfg, rules: rs, bound: map[string][]boundField{}, multi: len(inputs) > 1}
-	names := make([]string, len(inputs))
-	for i, in := range inputs {
-		names[i] = in.TableID
+	s := &sink{cfg: cfg, rules: rs, multi: len(inputs) > 1}
+	for _, in := range inputs {
 		s.tables = append(s.tables, in.TableID)
-		tr := rs.forTable(in.TableID)
-		if tr == nil {
-			continue
-		}
-		b, err := p.bind(tr, in)
-		if err != nil {
-			return nil, err
-		}
-		s.bound[in.TableID] = b
-		if tr.catalog != nil {
+		// Catalog rules are checked once, when the sink is made, as in
+		// SeaTunnel. Field rules bind per batch in the writers: what does
+		// not fit fails on the first row, not here. A table_path that is
+		// no input gets no rows, which only its MIN_ROW rules can fail.
+		if tr := rs.forTable(in.TableID); tr != nil && tr.catalog != nil {
 			if err := p.checkCatalog(tr.catalog, in); err != nil {
 				return nil, err
-			}
-		}
-	}
-	if len(inputs) > 0 {
-		for _, table := range sortedKeys(rs.byTable) {
-			if !contains(names, table) {
-				return nil, p.errAt(tablePathValue(rules, table), "rules.tables_configs", "table_path %q is not an input of this sink (inputs: %s)", table, strings.Join(names, ", "))
 			}
 		}
 	}
 	return s, nil
 }
 
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
-func tablePathValue(rules *hocon.Value, table string) *hocon.Value {
-	if tc := rules.Get("tables_configs"); tc != nil {
-		for _, it := range tc.Items {
-			if tp := it.Get("table_path"); tp != nil && tp.String() == table {
-				return tp
-			}
-		}
-		return tc
-	}
-	return rules
-}
-
 // sink is a configured Assert.
 type sink struct {
 	cfg    *config.PluginConfig
 	rules  *ruleSet
-	bound  map[string][]boundField // field rules resolved per input table
-	tables []string                // the input tables, as planned
-	multi  bool                    // several input tables: messages name the table
+	tables []string // the input tables, as planned
+	multi  bool     // several input tables: messages name the table
 }
 
 var _ connectors.SinkWithAggregatedCommitter = (*sink)(nil)

@@ -189,18 +189,14 @@ func TestPlanErrors(t *testing.T) {
 	}{
 		{"unknown rule", "rules {\n field_rules = [{ field_name = age,\n  field_value = [{ rule_type = MAXIMUM, rule_value = 3 }] }]\n}", 3, "unknown rule type MAXIMUM"},
 		{"bad field type", "rules {\n field_rules = [{ field_name = age,\n  field_type = \"integr\" }]\n}", 3, "unknown type name"},
-		{"field type mismatch", "rules {\n field_rules = [{ field_name = age,\n  field_type = bigint }]\n}", 3, `field "age" of table fake is int, not bigint`},
-		{"no such field", "rules {\n field_rules = [{\n  field_name = agee }]\n}", 3, `field "agee" is not in table fake (fields: id, name, age)`},
-		{"missing rule_value", "rules {\n field_rules = [{ field_name = age, field_value = [\n  { rule_type = MAX }] }]\n}", 3, "MAX needs a rule_value"},
-		{"row rule in field_value", "rules {\n field_rules = [{ field_name = age, field_value = [{\n  rule_type = MAX_ROW, rule_value = 3 }] }]\n}", 3, "put it in row_rules"},
-		{"field rule in row_rules", "rules {\n row_rules = [\n  { rule_type = MAX, rule_value = 3 }]\n}", 3, "row_rules take MIN_ROW or MAX_ROW"},
-		{"bad equals_to", "rules {\n field_rules = [{ field_name = age, field_value = [{\n  equals_to = \"old\" }] }]\n}", 3, "not an integer"},
 		{"empty", "rules {\n}", 1, "Assert rule config is empty"},
+		{"lower-case rule type", "rules {\n field_rules = [{ field_name = age,\n  field_value = [{ rule_type = not_null }] }]\n}", 3, "unknown rule type not_null"},
+		{"row rule without type", "rules {\n row_rules = [\n  { rule_value = 3 }]\n}", 3, "a row rule needs a rule_type"},
+		{"row rule without value", "rules {\n row_rules = [\n  { rule_type = MIN_ROW }]\n}", 3, "MIN_ROW needs a rule_value"},
 		{"pk", "rules { catalog_table_rule {\n primary_key_rule = { primary_key_name = pk, primary_key_columns = [id] } } }", 2, "primaryKey is null"},
 		{"columns", "rules { catalog_table_rule {\n column_rule = [{ name = id, type = bigint }, { name = name, type = string }, { name = age, type = bigint }] } }", 2, "columns: [id bigint, name string, age int] is not equal to [id bigint, name string, age bigint]"},
 		{"no constraint keys", "rules { catalog_table_rule {\n constraint_key_rule = [{ constraint_key_name = uk, constraint_key_type = UNIQUE_KEY, constraint_key_columns = [{ constraint_key_column_name = name, constraint_key_sort_type = ASC }] }] } }", 2, "table fake: constraintKeys is null"},
 		{"sort type required", "rules { catalog_table_rule { constraint_key_rule = [{ constraint_key_name = uk, constraint_key_type = UNIQUE_KEY,\n constraint_key_columns = [{ constraint_key_column_name = name }] }] } }", 2, "missing: expected a string"},
-		{"table path", "rules { tables_configs = [\n { table_path = \"other\", row_rules = [{ rule_type = MIN_ROW, rule_value = 1 }] }] }", 2, `table_path "other" is not an input`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -364,5 +360,150 @@ func TestTablesConfigsAndTableNames(t *testing.T) {
 	w3.Write(batch(t, t1, []any{int64(1)}))
 	if err := commitAll(t, c1, 1, true, w3); err == nil || !strings.Contains(err.Error(), "table names: [test.table1] is not equal to [test.table1, test.table2]") {
 		t.Fatalf("table-names: %v", err)
+	}
+}
+
+// TestRunTimeRuleErrors: what SeaTunnel's AssertExecutor only meets when it
+// checks a value fails the first row, not the plan, so the same rules pass
+// an empty input (SeaTunnel's writers never check a value then).
+func TestRunTimeRuleErrors(t *testing.T) {
+	ok := []any{int64(1), "Alice", int64(30)}
+	cases := []struct {
+		name, rules string
+		fail        string
+	}{
+		{"field type differs", `field_rules = [{ field_name = age, field_type = bigint }]`, `"age" field_type bigint failed at row 1`},
+		{"no such field", `field_rules = [{ field_name = agee, field_value = [{ rule_type = NULL }] }]`, `field "agee" is not in table fake (fields: id, name, age)`},
+		{"missing rule_value", `field_rules = [{ field_name = age, field_value = [{ rule_type = MAX }] }]`, `field "age": MAX has no rule_value`},
+		{"row rule in field_value", `field_rules = [{ field_name = age, field_value = [{ rule_type = MAX_ROW, rule_value = 3 }] }]`, `"age" MAX_ROW 3 failed at row 1`},
+		{"bad equals_to", `field_rules = [{ field_name = age, field_value = [{ equals_to = "old" }] }]`, "not an integer"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := mustSink(t, "rules { "+c.rules+" }", people)
+			cm, _ := s.CreateAggregatedCommitter()
+			empty, _ := s.CreateWriter(context.Background(), connectors.TaskInfo{}, nil)
+			if err := commitAll(t, cm, 1, true, empty); err != nil {
+				t.Fatalf("no rows: %v", err)
+			}
+			w, _ := s.CreateWriter(context.Background(), connectors.TaskInfo{}, nil)
+			err := w.Write(batch(t, people, ok))
+			var f *Failure
+			if err == nil || !strings.Contains(err.Error(), c.fail) || !errors.As(err, &f) {
+				t.Fatalf("want a *Failure containing %q, got %v", c.fail, err)
+			}
+		})
+	}
+}
+
+// TestFieldTypePerValue pins AssertExecutor.checkType: a null value passes
+// every field_type, a non-null one fails "null" and every type but its
+// column's, and the elements of arrays, maps and rows are held to the same
+// rules.
+func TestFieldTypePerValue(t *testing.T) {
+	schema := row.MustSchema("t",
+		row.Field{Name: "s", Type: row.String},
+		row.Field{Name: "n", Type: row.Null},
+		row.Field{Name: "a", Type: row.ArrayOf(row.Int)},
+		row.Field{Name: "m", Type: row.MapOf(row.String, row.String)},
+		row.Field{Name: "r", Type: row.RowOf(row.Field{Name: "x", Type: row.Int}, row.Field{Name: "y", Type: row.String})},
+		row.Field{Name: "d", Type: row.DecimalOf(10, 2)},
+	)
+	full := []any{"v", nil, []any{int64(1)}, row.OrderedMap{{Key: "k", Value: "v"}}, []any{int64(1), "y"}, "1.50"}
+	cases := []struct {
+		name, rule string
+		vals       map[int]any // changes to full
+		pass       bool
+	}{
+		{"string", `field_name = s, field_type = string`, nil, true},
+		{"null string passes", `field_name = s, field_type = string`, map[int]any{0: nil}, true},
+		{"null passes any type", `field_name = s, field_type = "array<int>"`, map[int]any{0: nil}, true},
+		{"null string is null", `field_name = s, field_type = "null"`, map[int]any{0: nil}, true},
+		{"a string is not null", `field_name = s, field_type = "null"`, nil, false},
+		{"string is not int", `field_name = s, field_type = int`, nil, false},
+		{"null column as null", `field_name = n, field_type = "null", field_value = [{ rule_type = NULL }]`, nil, true},
+		{"null column as string", `field_name = n, field_type = string`, nil, true},
+		{"null column with equals_to", `field_name = n, field_value = [{ rule_type = NULL, equals_to = "x" }]`, nil, true},
+		{"array", `field_name = a, field_type = "array<int>"`, nil, true},
+		{"array null element", `field_name = a, field_type = "array<int>"`, map[int]any{2: []any{int64(1), nil}}, true},
+		{"array element type differs", `field_name = a, field_type = "array<string>"`, map[int]any{2: []any{nil, int64(1)}}, false},
+		{"array of another type", `field_name = a, field_type = "array<bigint>"`, nil, false},
+		{"empty array of any type", `field_name = a, field_type = "array<string>"`, map[int]any{2: []any{}}, true},
+		{"map", `field_name = m, field_type = "map<string, string>"`, nil, true},
+		{"map null value", `field_name = m, field_type = "map<string, string>"`, map[int]any{3: row.OrderedMap{{Key: "k", Value: nil}}}, true},
+		{"map value type differs", `field_name = m, field_type = "map<string, int>"`, nil, false},
+		{"row", `field_name = r, field_type = { x = int, y = string }`, nil, true},
+		{"row null field", `field_name = r, field_type = { x = int, y = string }`, map[int]any{4: []any{int64(1), nil}}, true},
+		{"row null field of the null type", `field_name = r, field_type = { x = int, y = "null" }`, map[int]any{4: []any{int64(1), nil}}, true},
+		{"row string field as null fails", `field_name = r, field_type = { x = int, y = "null" }`, nil, false},
+		{"row field type differs", `field_name = r, field_type = { x = bigint, y = string }`, nil, false},
+		{"row with fewer declared fields", `field_name = r, field_type = { x = int }`, nil, false},
+		{"decimal", `field_name = d, field_type = "decimal(3, 2)"`, nil, true},
+		{"decimal too precise", `field_name = d, field_type = "decimal(3, 2)"`, map[int]any{5: "10.50"}, false},
+		{"decimal scale differs", `field_name = d, field_type = "decimal(10, 1)"`, nil, false},
+		{"null decimal passes", `field_name = d, field_type = "decimal(1, 0)"`, map[int]any{5: nil}, true},
+		{"field_type of a number is ignored", `field_name = s, field_type = 3`, nil, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := mustSink(t, "rules { field_rules = [{ "+c.rule+" }] }", schema)
+			w, _ := s.CreateWriter(context.Background(), connectors.TaskInfo{}, nil)
+			r := append([]any(nil), full...)
+			for i, v := range c.vals {
+				r[i] = v
+			}
+			err := w.Write(batch(t, schema, r))
+			if c.pass && err != nil {
+				t.Fatalf("want a pass, got %v", err)
+			}
+			if !c.pass && (err == nil || !strings.Contains(err.Error(), "field_type")) {
+				t.Fatalf("want a field_type failure, got %v", err)
+			}
+		})
+	}
+}
+
+// TestRowRulesAsSeaTunnel: the count check knows MIN_ROW and MAX_ROW only
+// and ignores other rule types and equals_to in row_rules; a table_path no
+// input feeds counts 0 rows.
+func TestRowRulesAsSeaTunnel(t *testing.T) {
+	s := mustSink(t, `rules { row_rules = [{ rule_type = NOT_NULL }, { rule_type = MAX_ROW, rule_value = 1, equals_to = 5 }] }`, people)
+	c, _ := s.CreateAggregatedCommitter()
+	w, _ := s.CreateWriter(context.Background(), connectors.TaskInfo{}, nil)
+	w.Write(batch(t, people, []any{int64(1), "a", int64(1)}))
+	if err := commitAll(t, c, 1, true, w); err != nil {
+		t.Fatalf("one row: %v", err)
+	}
+	w.Write(batch(t, people, []any{int64(2), "b", int64(2)}))
+	if err := commitAll(t, c, 2, true, w); err == nil || !strings.Contains(err.Error(), "MAX_ROW 1 failed") {
+		t.Fatalf("two rows: %v", err)
+	}
+
+	other := `rules { tables_configs = [{ table_path = "other", row_rules = [{ rule_type = %s, rule_value = 1 }] }] }`
+	for typ, fail := range map[string]bool{"MIN_ROW": true, "MAX_ROW": false} {
+		s := mustSink(t, strings.Replace(other, "%s", typ, 1), people)
+		c, _ := s.CreateAggregatedCommitter()
+		w, _ := s.CreateWriter(context.Background(), connectors.TaskInfo{}, nil)
+		w.Write(batch(t, people, []any{int64(1), "a", int64(1)}))
+		err := commitAll(t, c, 1, true, w)
+		if fail != (err != nil) || (fail && !strings.Contains(err.Error(), "MIN_ROW 1 failed for table other: 0 rows")) {
+			t.Errorf("%s on a table no input feeds: %v", typ, err)
+		}
+	}
+}
+
+// TestOneTableConfigAppliesToAll: with a single tables_configs entry that
+// has field_rules, SeaTunnel's writer applies them to the rows of every
+// table.
+func TestOneTableConfigAppliesToAll(t *testing.T) {
+	t1 := row.MustSchema("test.table1", row.Field{Name: "c_int", Type: row.Int})
+	t2 := row.MustSchema("test.table2", row.Field{Name: "c_int", Type: row.Int})
+	s := mustSink(t, `rules { tables_configs = [{ table_path = "test.table1", field_rules = [{ field_name = c_int, field_value = [{ rule_type = MAX, rule_value = 5 }] }] }] }`, t1, t2)
+	w, _ := s.CreateWriter(context.Background(), connectors.TaskInfo{}, nil)
+	if err := w.Write(batch(t, t2, []any{int64(4)})); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(batch(t, t2, []any{int64(6)})); err == nil || !strings.Contains(err.Error(), "MAX 5 failed at row 2 of table test.table2") {
+		t.Fatalf("table2 row over the table1 rule: %v", err)
 	}
 }

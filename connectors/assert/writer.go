@@ -62,12 +62,10 @@ func (w *writer) bind(s *row.Schema) (*binding, error) {
 		w.bindings = map[*row.Schema]*binding{}
 	}
 	b := &binding{rowType: row.RowOf(s.Fields...)}
+	if fr := w.sink.rules.fieldsFor(s.TableID); fr != nil {
+		b.fields = (&parser{cfg: w.sink.cfg}).bind(fr, s)
+	}
 	if tr := w.sink.rules.forTable(s.TableID); tr != nil {
-		fields, err := (&parser{cfg: w.sink.cfg}).bind(tr, s)
-		if err != nil {
-			return nil, err
-		}
-		b.fields = fields
 		for _, r := range tr.rows {
 			if r.typ == ruleMaxRow {
 				b.maxRows = append(b.maxRows, r)
@@ -94,8 +92,16 @@ func (w *writer) Write(b *row.Batch) error {
 	for i := 0; i < n; i++ {
 		for k := range bd.fields {
 			f := &bd.fields[k]
-			v := b.Cols[f.index].Value(i)
-			if rule := f.check(v); rule != "" {
+			var v any
+			if f.index >= 0 {
+				v = b.Cols[f.index].Value(i)
+			}
+			rule, err := f.check(v)
+			if err != nil {
+				return &Failure{Msg: fmt.Sprintf("assert rule failed at row %d%s (subtask %d): %v",
+					base+int64(i)+1, w.inTable(table), w.task.SubtaskIndex, err)}
+			}
+			if rule != "" {
 				return &Failure{Msg: fmt.Sprintf("assert rule field %q %s failed at row %d%s (subtask %d): value %s; row: %s",
 					f.rule.name, rule, base+int64(i)+1, w.inTable(table), w.task.SubtaskIndex,
 					row.Text(f.colType, v), row.Text(bd.rowType, b.Row(i)))}
