@@ -2,7 +2,9 @@ package localfile
 
 import (
 	"errors"
+	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // field is one field of a text or csv record.
@@ -75,6 +77,47 @@ func indexDelim(s, delim string) int {
 		return strings.IndexByte(s, delim[0])
 	}
 	return strings.Index(s, delim)
+}
+
+// textDelimiter is a text field_delimiter: a Java regular expression, as
+// SeaTunnel splits text records with String.split(delimiter, -1). Like
+// Java's String.split, a delimiter that is one plain character or a
+// backslash-escaped punctuation character ("\\|") is split literally; any
+// other goes through the regular expression.
+func textDelimiter(d string) (literal string, re *regexp.Regexp, err error) {
+	switch {
+	case len(d) == 1 && !strings.ContainsRune(".$|()[{^?*+\\", rune(d[0])):
+		return d, nil, nil
+	case len(d) == 2 && d[0] == '\\' && d[1] < utf8.RuneSelf && !isASCIIAlnum(d[1]):
+		return d[1:], nil, nil
+	case regexp.QuoteMeta(d) == d:
+		return d, nil, nil
+	}
+	re, err = regexp.Compile(d)
+	if err != nil {
+		return "", nil, err
+	}
+	return "", re, nil
+}
+
+func isASCIIAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// splitTextRE is Java's String.split(re, -1): every match separates two
+// fields and trailing empty fields are kept, but a zero-width match at the
+// very start makes no empty leading field.
+func splitTextRE(dst []field, rec string, re *regexp.Regexp) []field {
+	dst = dst[:0]
+	last := 0
+	for _, m := range re.FindAllStringIndex(rec, -1) {
+		if m[1] == 0 {
+			continue
+		}
+		dst = append(dst, field{s: rec[last:m[0]]})
+		last = m[1]
+	}
+	return append(dst, field{s: rec[last:]})
 }
 
 // splitText splits a text record on a literal delimiter, keeping trailing

@@ -139,7 +139,11 @@ func (l *lineSplit) parseContent(rec string, cols []*row.Column) error {
 }
 
 func (l *lineSplit) parseText(rec string, cols []*row.Column) error {
-	l.fields = splitText(l.fields, rec, l.cfg.delim)
+	if l.cfg.delimRE != nil {
+		l.fields = splitTextRE(l.fields, rec, l.cfg.delimRE)
+	} else {
+		l.fields = splitText(l.fields, rec, l.cfg.delim)
+	}
 	return l.appendFields(cols)
 }
 

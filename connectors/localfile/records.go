@@ -16,8 +16,9 @@ const recordBuffer = 1 << 20
 
 // recordReader cuts a file (or the gzip stream in it) into records: lines
 // ending in sep, or — for csv, quote != 0 — records whose newlines inside
-// quoted fields do not end them (RFC 4180). A "\n" separator also drops a
-// "\r" before it, as Java's BufferedReader.lines() does. It tracks the
+// quoted fields do not end them (RFC 4180). A "\n" separator stands for
+// every line ending: "\n", "\r\n" and a lone "\r" each end a line, as in
+// Java's BufferedReader.lines(), which SeaTunnel's readers use. It tracks the
 // offset (in the uncompressed stream) of the next record, which is a
 // split's position, and line numbers for messages.
 type recordReader struct {
@@ -29,7 +30,7 @@ type recordReader struct {
 	hi   int
 	eof  bool
 	sep  []byte
-	crlf bool // sep is "\n": strip a "\r" before it
+	crlf bool // sep is "\n": any of "\n", "\r\n", "\r" ends a line
 	// sepLines is the number of newlines in sep.
 	sepLines int64
 	// quote is the csv quote character, 0 for line formats.
@@ -165,6 +166,20 @@ var errUnterminatedQuote = errors.New("unterminated quoted field at end of file"
 // the length of the separator after it, or -1.
 func (r *recordReader) find() (int, int) {
 	data := r.buf[r.lo:r.hi]
+	if r.quote == 0 && r.crlf {
+		i := indexEOL(data[r.scanned:])
+		if i < 0 {
+			r.scanned = len(data)
+			return -1, 0
+		}
+		i += r.scanned
+		n, more := r.eolLen(data, i)
+		if more {
+			r.scanned = i // the byte after this "\r" is still to come
+			return -1, 0
+		}
+		return i, n
+	}
 	if r.quote == 0 {
 		var i int
 		if len(r.sep) == 1 {
@@ -192,7 +207,7 @@ func (r *recordReader) find() (int, int) {
 			continue
 		}
 		rest := data[i:]
-		nl := bytes.IndexByte(rest, '\n')
+		nl := indexEOL(rest)
 		lim := rest
 		if nl >= 0 {
 			lim = rest[:nl]
@@ -203,12 +218,47 @@ func (r *recordReader) find() (int, int) {
 			continue
 		}
 		if nl >= 0 {
-			return i + nl, 1
+			n, more := r.eolLen(data, i+nl)
+			if more {
+				r.scanned = i + nl
+				return -1, 0
+			}
+			return i + nl, n
 		}
 		break
 	}
 	r.scanned = len(data)
 	return -1, 0
+}
+
+// indexEOL is the index of the first "\r" or "\n" in b, or -1.
+func indexEOL(b []byte) int {
+	// Two byte searches (vectorised) beat one loop over both bytes.
+	nl := bytes.IndexByte(b, '\n')
+	lim := b
+	if nl >= 0 {
+		lim = b[:nl]
+	}
+	if cr := bytes.IndexByte(lim, '\r'); cr >= 0 {
+		return cr
+	}
+	return nl
+}
+
+// eolLen is the length of the line ending at data[i] ("\n" or "\r"): 2
+// for "\r\n". more is true when data ends in that "\r" before the end of
+// the stream, so whether a "\n" follows is not known yet.
+func (r *recordReader) eolLen(data []byte, i int) (n int, more bool) {
+	if data[i] == '\n' {
+		return 1, false
+	}
+	if i+1 < len(data) {
+		if data[i+1] == '\n' {
+			return 2, false
+		}
+		return 1, false
+	}
+	return 1, !r.eof
 }
 
 // take consumes a record of n bytes and the separator after it.

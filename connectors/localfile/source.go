@@ -3,6 +3,7 @@ package localfile
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/stactor/stactor/config"
@@ -45,6 +46,7 @@ type sourceConfig struct {
 	gzip       bool
 	latin1     bool
 	delim      string
+	delimRE    *regexp.Regexp // text: field_delimiter as a regular expression
 	rowDelim   string
 	quote      byte
 	skipHeader int64
@@ -97,6 +99,13 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 		if sc.delim = cfg.String("field_delimiter"); sc.delim == "" {
 			return nil, cfg.Errorf("field_delimiter", "must not be empty")
 		}
+	}
+	if sc.format == formatText {
+		lit, re, err := textDelimiter(sc.delim)
+		if err != nil {
+			return nil, cfg.Errorf("field_delimiter", "%q is not a regular expression (SeaTunnel splits text records with String.split): %v", sc.delim, err)
+		}
+		sc.delim, sc.delimRE = lit, re
 	}
 	sc.rowDelim = "\n"
 	if sc.format == formatText {
