@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stactor/stactor/row"
 )
 
 // TestTextDelimiterIsARegex: SeaTunnel splits text records with
@@ -115,5 +117,39 @@ schema = { fields { id = int, v = string } }`)
 				t.Fatalf("rows from an empty file: %v", rows)
 			}
 		})
+	}
+}
+
+func TestReplaceTablePlaceholders(t *testing.T) {
+	s := row.MustSchema("shop.public.orders", row.Field{Name: "id", Type: row.BigInt}, row.Field{Name: "v", Type: row.String})
+	s.PrimaryKey = []string{"id"}
+	cases := map[string]string{
+		"/out/${database_name}/${schema_name}/${table_name}": "/out/shop/public/orders",
+		"/out/${table_full_name}-${schema_full_name}":        "/out/shop.public.orders-shop.public",
+		"${primary_key}|${unique_key}|${field_names}":         "id|${unique_key}|id,v",
+		"/out/${table_name:x}/${dt}/${other}":                 "/out/orders/${dt}/${other}",
+	}
+	for in, want := range cases {
+		if got := replaceTablePlaceholders(in, s); got != want {
+			t.Errorf("%s: got %s, want %s", in, got, want)
+		}
+	}
+	two := row.MustSchema("db.t", row.Field{Name: "id", Type: row.BigInt})
+	if got := replaceTablePlaceholders("${database_name}/${schema_name:none}/${schema_name}x/${table_name}", two); got != "db/none/x/t" {
+		t.Errorf("db.t: got %s", got)
+	}
+}
+
+// TestSinkPathPlaceholders: the sink writes under the folder its path names
+// once ${database_name} and ${table_name} are the input table's.
+func TestSinkPathPlaceholders(t *testing.T) {
+	dir := t.TempDir()
+	s := row.MustSchema("shop.orders", row.Field{Name: "id", Type: row.BigInt})
+	k := newTestSink(t, `path = "`+dir+`/${database_name}/${table_name}"
+file_format_type = csv`, s)
+	writeAndCommit(t, k, task(0, 0), 1, batchOf(t, s, []any{int64(7)}))
+	fs := files(t, filepath.Join(dir, "shop", "orders"))
+	if len(fs) != 1 || readFile(t, filepath.Join(dir, "shop", "orders", fs[0])) != "7\n" {
+		t.Fatalf("files under shop/orders: %v", fs)
 	}
 }

@@ -88,8 +88,12 @@ func newSinkConfig(cfg *config.PluginConfig, inputs []*row.Schema) (*sinkConfig,
 		return nil, cfg.Errorf("plugin_input", "LocalFile writes one table, got %d", len(inputs))
 	}
 	in := inputs[0]
-	sc := &sinkConfig{root: localPath(cfg.String("path")), format: cfg.String("file_format_type"), input: in}
-	if strings.TrimSpace(cfg.String("path")) == "" {
+	// ${table_name} and the other table placeholders name the input table
+	// (TablePlaceholderProcessor), so each table of a job can have its own
+	// folder.
+	path := replaceTablePlaceholders(cfg.String("path"), in)
+	sc := &sinkConfig{root: localPath(path), format: cfg.String("file_format_type"), input: in}
+	if strings.TrimSpace(path) == "" {
 		return nil, cfg.Errorf("path", "must not be empty")
 	}
 	sc.schemaSaveMode, sc.dataSaveMode = cfg.String("schema_save_mode"), cfg.String("data_save_mode")
@@ -154,7 +158,7 @@ func newSinkConfig(cfg *config.PluginConfig, inputs []*row.Schema) (*sinkConfig,
 	sc.emptyFile = cfg.Bool("create_empty_file_when_no_data")
 	sc.nameExpr = "${transactionId}"
 	if cfg.Bool("custom_filename") {
-		sc.nameExpr = cfg.String("file_name_expression")
+		sc.nameExpr = replaceTablePlaceholders(cfg.String("file_name_expression"), in)
 		if strings.TrimSpace(sc.nameExpr) == "" {
 			sc.nameExpr = "${transactionId}"
 		}
