@@ -18,6 +18,7 @@ package assert
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/connectors"
@@ -53,11 +54,23 @@ func create(cfg *config.PluginConfig, inputs []*row.Schema, _ []byte, job connec
 		s.tables = append(s.tables, in.TableID)
 		// Catalog rules are checked once, when the sink is made, as in
 		// SeaTunnel. Field rules bind per batch in the writers: what does
-		// not fit fails on the first row, not here. A table_path that is
+		// not fit a value fails on the first row, not here. A table_path that is
 		// no input gets no rows, which only its MIN_ROW rules can fail.
-		if tr := rs.forTable(in.TableID); tr != nil && tr.catalog != nil {
+		tr := rs.forTable(in.TableID)
+		if tr != nil && tr.catalog != nil {
 			if err := p.checkCatalog(tr.catalog, in); err != nil {
 				return nil, err
+			}
+		}
+		// A field the rules written for this table name is not in it: a
+		// mistake SeaTunnel meets on the first row. Say it now, with its
+		// line. (Rules that reach a table only because they are the single
+		// tables_configs entry with field_rules fail on its first row.)
+		if tr != nil {
+			for _, f := range tr.fields {
+				if in.Index(f.name) < 0 {
+					return nil, p.errAt(f.nameAt, "rules.field_rules", "field %q is not in table %s (fields: %s)", f.name, in.TableID, strings.Join(in.Names(), ", "))
+				}
 			}
 		}
 	}

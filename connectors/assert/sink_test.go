@@ -192,6 +192,7 @@ func TestPlanErrors(t *testing.T) {
 		{"empty", "rules {\n}", 1, "Assert rule config is empty"},
 		{"lower-case rule type", "rules {\n field_rules = [{ field_name = age,\n  field_value = [{ rule_type = not_null }] }]\n}", 3, "unknown rule type not_null"},
 		{"row rule without type", "rules {\n row_rules = [\n  { rule_value = 3 }]\n}", 3, "a row rule needs a rule_type"},
+		{"no such field", "rules {\n field_rules = [{\n  field_name = agee }]\n}", 3, `field "agee" is not in table fake (fields: id, name, age)`},
 		{"row rule without value", "rules {\n row_rules = [\n  { rule_type = MIN_ROW }]\n}", 3, "MIN_ROW needs a rule_value"},
 		{"pk", "rules { catalog_table_rule {\n primary_key_rule = { primary_key_name = pk, primary_key_columns = [id] } } }", 2, "primaryKey is null"},
 		{"columns", "rules { catalog_table_rule {\n column_rule = [{ name = id, type = bigint }, { name = name, type = string }, { name = age, type = bigint }] } }", 2, "columns: [id bigint, name string, age int] is not equal to [id bigint, name string, age bigint]"},
@@ -373,7 +374,6 @@ func TestRunTimeRuleErrors(t *testing.T) {
 		fail        string
 	}{
 		{"field type differs", `field_rules = [{ field_name = age, field_type = bigint }]`, `"age" field_type bigint failed at row 1`},
-		{"no such field", `field_rules = [{ field_name = agee, field_value = [{ rule_type = NULL }] }]`, `field "agee" is not in table fake (fields: id, name, age)`},
 		{"missing rule_value", `field_rules = [{ field_name = age, field_value = [{ rule_type = MAX }] }]`, `field "age": MAX has no rule_value`},
 		{"row rule in field_value", `field_rules = [{ field_name = age, field_value = [{ rule_type = MAX_ROW, rule_value = 3 }] }]`, `"age" MAX_ROW 3 failed at row 1`},
 		{"bad equals_to", `field_rules = [{ field_name = age, field_value = [{ equals_to = "old" }] }]`, "not an integer"},
@@ -505,5 +505,12 @@ func TestOneTableConfigAppliesToAll(t *testing.T) {
 	}
 	if err := w.Write(batch(t, t2, []any{int64(6)})); err == nil || !strings.Contains(err.Error(), "MAX 5 failed at row 2 of table test.table2") {
 		t.Fatalf("table2 row over the table1 rule: %v", err)
+	}
+	// a table without the field fails on its first row, not at plan time
+	t3 := row.MustSchema("test.table3", row.Field{Name: "other", Type: row.Int})
+	s = mustSink(t, `rules { tables_configs = [{ table_path = "test.table1", field_rules = [{ field_name = c_int, field_value = [{ rule_type = MAX, rule_value = 5 }] }] }] }`, t1, t3)
+	w, _ = s.CreateWriter(context.Background(), connectors.TaskInfo{}, nil)
+	if err := w.Write(batch(t, t3, []any{int64(1)})); err == nil || !strings.Contains(err.Error(), `field "c_int" is not in table test.table3`) {
+		t.Fatalf("table3 without c_int: %v", err)
 	}
 }

@@ -161,6 +161,14 @@ func checkError(t *testing.T, r result, expects []string) string {
 	if strings.Contains(msg, "\n\n") || strings.TrimSpace(msg) == "" {
 		t.Errorf("stderr is not one paragraph:\n%s", r.stderr)
 	}
+	// The mistake is told once: not logged and then printed again, nor
+	// printed on stdout as well (issue 14 saw check errors printed twice).
+	if first, _, _ := strings.Cut(msg, "\n"); first != "" {
+		body := strings.TrimPrefix(first, "Error: ")
+		if n := strings.Count(r.stderr, body) + strings.Count(r.stdout, body); n != 1 {
+			t.Errorf("the error is printed %d times:\nstdout:\n%s\nstderr:\n%s", n, r.stdout, r.stderr)
+		}
+	}
 	for _, bad := range []string{"panic", "goroutine ", ".go:"} {
 		if strings.Contains(r.stderr, bad) || strings.Contains(r.stdout, bad) {
 			t.Errorf("output contains %q (a crash or stack trace):\nstdout:\n%s\nstderr:\n%s", bad, r.stdout, r.stderr)
