@@ -126,8 +126,8 @@ func TestReplaceTablePlaceholders(t *testing.T) {
 	cases := map[string]string{
 		"/out/${database_name}/${schema_name}/${table_name}": "/out/shop/public/orders",
 		"/out/${table_full_name}-${schema_full_name}":        "/out/shop.public.orders-shop.public",
-		"${primary_key}|${unique_key}|${field_names}":         "id|${unique_key}|id,v",
-		"/out/${table_name:x}/${dt}/${other}":                 "/out/orders/${dt}/${other}",
+		"${primary_key}|${unique_key}|${field_names}":        "id|${unique_key}|id,v",
+		"/out/${table_name:x}/${dt}/${other}":                "/out/orders/${dt}/${other}",
 	}
 	for in, want := range cases {
 		if got := replaceTablePlaceholders(in, s); got != want {
