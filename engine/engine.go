@@ -61,7 +61,13 @@ type Config struct {
 	Term uint64
 	// ResolveTimeout bounds resolving a job on the master (0: 5 minutes).
 	ResolveTimeout time.Duration
-	Log            zerolog.Logger
+	// LocalTags are the tags of Start's local worker, which a job's
+	// tag_filter matches (the engine setting tags of stactor run).
+	LocalTags map[string]string
+	// LocalSlots, when > 0, is the slot count of Start's local worker
+	// (slot-num with dynamic-slot off); 0 is as many as the jobs need.
+	LocalSlots int
+	Log        zerolog.Logger
 }
 
 // DefaultConfig is the engine's defaults with logging off; Store must be
@@ -195,8 +201,13 @@ func Start(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	// One process, one worker: its slots are as many as the jobs need.
-	e.AddWorker(resources.Worker{ID: "local", Address: e.System.Address(), FixedSlots: math.MaxInt32})
+	// One process, one worker: its slots are as many as the jobs need,
+	// unless slot-num fixes them, as on a cluster node.
+	slots := math.MaxInt32
+	if cfg.LocalSlots > 0 {
+		slots = cfg.LocalSlots
+	}
+	e.AddWorker(resources.Worker{ID: "local", Address: e.System.Address(), FixedSlots: slots, Tags: cfg.LocalTags})
 	return e, nil
 }
 

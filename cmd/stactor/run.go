@@ -162,8 +162,13 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 		// resolved plan.
 		return fmt.Errorf("saving job %s: %w", jobID, err)
 	}
+	tags, slots, err := s.localWorker()
+	if err != nil {
+		return &exitError{2, err}
+	}
 	eng, err := engine.Start(engine.Config{Task: opts, Checkpoint: cpc, Store: store, Log: log, ResolveTimeout: resolveTimeout(s),
-		NoProgressTimeout: s.v.GetDuration("watchdog.no-progress-timeout"), CancelTimeout: s.v.GetDuration("task.cancel-timeout")})
+		NoProgressTimeout: s.v.GetDuration("watchdog.no-progress-timeout"), CancelTimeout: s.v.GetDuration("task.cancel-timeout"),
+		LocalTags: tags, LocalSlots: slots})
 	if err != nil {
 		return err
 	}
@@ -266,4 +271,30 @@ func formatTable(title string, kv ...string) string {
 	}
 	b.WriteString(border + "\n")
 	return b.String()
+}
+
+// localWorker is what the local worker of stactor run has of a cluster
+// node's worker settings: tags (k=v,k=v, or a map in stactor.yaml) for a
+// job's tag_filter, and slot-num when dynamic-slot is off (0: as many
+// slots as the jobs need).
+func (s *settings) localWorker() (map[string]string, int, error) {
+	var tags map[string]string
+	if raw := s.v.Get("tags"); raw != nil {
+		if _, isText := raw.(string); isText {
+			t, err := parseTags(s.v.GetString("tags"))
+			if err != nil {
+				return nil, 0, err
+			}
+			tags = t
+		} else {
+			tags = s.v.GetStringMapString("tags")
+		}
+	}
+	slots := 0
+	if !s.v.GetBool("dynamic-slot") {
+		if slots = s.v.GetInt("slot-num"); slots < 1 {
+			return nil, 0, fmt.Errorf("engine setting slot-num must be at least 1 with dynamic-slot off, got %d", slots)
+		}
+	}
+	return tags, slots, nil
 }
