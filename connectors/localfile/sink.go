@@ -67,6 +67,9 @@ type sinkConfig struct {
 }
 
 func createSink(cfg *config.PluginConfig, inputs []*row.Schema, _ []byte, job connectors.JobContext) (connectors.Sink, error) {
+	if len(inputs) > 1 {
+		return newMultiSink(cfg, inputs)
+	}
 	sc, err := newSinkConfig(cfg, inputs)
 	if err != nil {
 		return nil, err
