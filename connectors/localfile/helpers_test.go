@@ -126,7 +126,7 @@ func (c *collector) rows() [][]any {
 }
 
 // splitsFor runs an enumerator with p readers and returns what each got.
-func splitsFor(t testing.TB, s *source, p int) map[int][]connectors.Split {
+func splitsFor(t testing.TB, s connectors.Source, p int) map[int][]connectors.Split {
 	t.Helper()
 	regs := make([]int, p)
 	for i := range regs {

@@ -42,8 +42,11 @@ var (
 
 // sourceOptions are LocalFile's source options (FileBaseSourceOptions).
 var sourceOptions = []config.Option{
-	{Key: "path", Type: config.TypeString, Required: true, Doc: "a file, or a folder read recursively"},
-	{Key: "file_format_type", Type: config.TypeEnum, Required: true, Enum: formats, Doc: "the files' format"},
+	// path and file_format_type are required, at the top or in each entry
+	// of tables_configs (tableEntryOptions).
+	{Key: "tables_configs", Type: config.TypeList, Doc: "several tables, each a block of LocalFile source options with its own path and schema"},
+	{Key: "path", Type: config.TypeString, Doc: "a file, or a folder read recursively (required)"},
+	{Key: "file_format_type", Type: config.TypeEnum, Enum: formats, Doc: "the files' format (required)"},
 	config.SchemaOption,
 	{Key: "read_columns", Type: config.TypeStrings, Doc: "the columns to read, in this order"},
 	{Key: "field_delimiter", Type: config.TypeString, Fallbacks: []string{"delimiter"}, Doc: "the field separator: \\u0001 for text, ',' for csv"},

@@ -54,11 +54,7 @@ type sourceConfig struct {
 }
 
 func createSource(cfg *config.PluginConfig, _ []byte, job connectors.JobContext) (connectors.Source, error) {
-	sc, err := newSourceConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return &source{cfg: sc}, nil
+	return createSources(cfg)
 }
 
 // localPath strips the file:// scheme SeaTunnel's paths may carry.
