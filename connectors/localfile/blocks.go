@@ -59,6 +59,9 @@ func (sc *sourceConfig) sep() string {
 	if sc.latin1 {
 		return string(utf8ToLatin1(nil, []byte(sc.rowDelim)))
 	}
+	if sc.charset != nil {
+		return string(encodeCharset(nil, sc.charset, []byte(sc.rowDelim)))
+	}
 	return sc.rowDelim
 }
 

@@ -153,3 +153,43 @@ file_format_type = csv`, s)
 		t.Fatalf("files under shop/orders: %v", fs)
 	}
 }
+
+// TestEncodingCharsets: encoding takes the Java charsets Go's x/text has;
+// text is written in them and read back from them.
+func TestEncodingCharsets(t *testing.T) {
+	s := row.MustSchema("t", row.Field{Name: "id", Type: row.BigInt}, row.Field{Name: "v", Type: row.String})
+	cases := []struct{ charset, text, bytes string }{
+		{"GBK", "中文", "\xd6\xd0\xce\xc4"},
+		{"Big5", "中文", "\xa4\xa4\xa4\xe5"},
+		{"Shift_JIS", "日本", "\x93\xfa\x96\x7b"},
+		{"windows-1252", "€", "\x80"},
+	}
+	for _, c := range cases {
+		t.Run(c.charset, func(t *testing.T) {
+			got := writeOne(t, "file_format_type = csv\nencoding = "+c.charset, batchOf(t, s, []any{int64(1), c.text}, []any{int64(2), "Ω☃"}))
+			want := "1," + c.bytes + "\n2,"
+			if !strings.HasPrefix(got, want) {
+				t.Fatalf("file bytes %q, want them to start with %q", got, want)
+			}
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "a.csv"), "1,"+c.bytes+"\n")
+			src := newTestSource(t, `path = `+q(dir)+`
+file_format_type = csv
+encoding = `+c.charset+`
+schema = { fields { id = int, v = string } }`)
+			if rows := readAll(t, src, 1); len(rows) != 1 || rows[0][1] != c.text {
+				t.Fatalf("read back %v, want %s", rows, c.text)
+			}
+		})
+	}
+	// a character GBK cannot hold is written as '?', as Java does
+	if got := writeOne(t, "file_format_type = csv\nencoding = GBK", batchOf(t, s, []any{int64(1), "a\u0e01b"})); got != "1,a?b\n" {
+		t.Errorf("unmappable: %q", got)
+	}
+	for name, msg := range map[string]string{"nope-charset": "not a charset", "UTF-16": "ASCII as ASCII"} {
+		_, err := createSourceErr(t, "path = \"/tmp\"\nfile_format_type = csv\nencoding = "+name)
+		if err == nil || !strings.Contains(err.Error(), msg) || !strings.Contains(err.Error(), "encoding") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

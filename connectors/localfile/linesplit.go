@@ -91,8 +91,12 @@ func (l *lineSplit) read(cols []*row.Column, n int) (int, bool, error) {
 		if len(rec) == 0 {
 			continue
 		}
-		if l.cfg.latin1 && hasHigh(rec) {
+		switch {
+		case l.cfg.latin1 && hasHigh(rec):
 			l.conv = latin1ToUTF8(l.conv, rec)
+			rec = l.conv
+		case l.cfg.charset != nil && hasHigh(rec):
+			l.conv = decodeCharset(l.conv, l.cfg.charset, rec)
 			rec = l.conv
 		}
 		var s string

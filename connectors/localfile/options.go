@@ -1,7 +1,13 @@
 package localfile
 
 import (
+	"bytes"
 	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/htmlindex"
+	"golang.org/x/text/encoding/ianaindex"
 
 	"github.com/stactor/stactor/config"
 )
@@ -36,7 +42,7 @@ var (
 	optDateFormat     = config.Option{Key: "date_format", Type: config.TypeString, Default: defaultDateFormat, Doc: "how dates are written in text files (java.time pattern)"}
 	optDatetimeFormat = config.Option{Key: "datetime_format", Type: config.TypeString, Default: defaultDatetimeFormat, Doc: "how timestamps are written in text files (java.time pattern)"}
 	optTimeFormat     = config.Option{Key: "time_format", Type: config.TypeString, Default: defaultTimeFormat, Doc: "how times are written in text files (java.time pattern)"}
-	optEncoding       = config.Option{Key: "encoding", Type: config.TypeString, Default: "UTF-8", Doc: "the files' character set: UTF-8 or ISO-8859-1"}
+	optEncoding       = config.Option{Key: "encoding", Type: config.TypeString, Default: "UTF-8", Doc: "the files' character set (a Java charset name: UTF-8, ISO-8859-1, GBK, Big5, Shift_JIS, ...)"}
 	optRowDelimiter   = config.Option{Key: "row_delimiter", Type: config.TypeString, Default: "\n", Doc: "the separator between rows of text files"}
 )
 
@@ -96,15 +102,72 @@ var sinkOptions = []config.Option{
 	{Key: "schema_save_mode", Type: config.TypeEnum, Enum: []string{"CREATE_SCHEMA_WHEN_NOT_EXIST", "RECREATE_SCHEMA", "ERROR_WHEN_SCHEMA_NOT_EXIST", "IGNORE"}, Default: "CREATE_SCHEMA_WHEN_NOT_EXIST", Doc: "before the job: create the path if missing, delete and create it (RECREATE_SCHEMA), fail if missing, or nothing"},
 }
 
-// encodingOf checks the encoding option: UTF-8 or ISO-8859-1 (latin1).
-func encodingOf(cfg *config.PluginConfig) (latin1 bool, err error) {
-	switch strings.ToUpper(strings.ReplaceAll(cfg.String("encoding"), "_", "-")) {
+// encodingOf checks the encoding option, a Java charset name: UTF-8 and
+// ISO-8859-1 (latin1) have fast paths; any other charset Go's x/text
+// knows by its IANA name or alias (GBK, GB18030, Big5, Shift_JIS,
+// EUC-KR, windows-1252...) is decoded to UTF-8 record by record. Records
+// are cut on the file's bytes, so the charset must write ASCII as ASCII:
+// UTF-16 and UTF-32 are refused.
+func encodingOf(cfg *config.PluginConfig) (latin1 bool, charset encoding.Encoding, err error) {
+	name := cfg.String("encoding")
+	switch strings.ToUpper(strings.ReplaceAll(name, "_", "-")) {
 	case "UTF-8", "UTF8":
-		return false, nil
+		return false, nil, nil
 	case "ISO-8859-1", "ISO8859-1", "LATIN1", "LATIN-1":
-		return true, nil
+		return true, nil, nil
 	}
-	return false, cfg.Errorf("encoding", "%q is not supported (UTF-8 or ISO-8859-1)", cfg.String("encoding"))
+	e, err := ianaindex.IANA.Encoding(name)
+	if err != nil || e == nil {
+		if e, err = htmlindex.Get(name); err != nil || e == nil {
+			return false, nil, cfg.Errorf("encoding", "%q is not supported: not a charset stactor knows (UTF-8, ISO-8859-1, GBK, Big5, Shift_JIS, windows-1252, ...)", name)
+		}
+	}
+	if !asciiCompatible(e) {
+		return false, nil, cfg.Errorf("encoding", "%q is not supported: it does not write ASCII as ASCII, so its lines cannot be cut on their bytes (use an ASCII-compatible charset such as UTF-8)", name)
+	}
+	return false, e, nil
+}
+
+// asciiCompatible tells whether e encodes the ASCII characters as
+// themselves (so newlines and delimiters can be found in its bytes).
+func asciiCompatible(e encoding.Encoding) bool {
+	ascii := make([]byte, 0x80)
+	for i := range ascii {
+		ascii[i] = byte(i)
+	}
+	out, err := e.NewEncoder().Bytes(ascii)
+	return err == nil && bytes.Equal(out, ascii)
+}
+
+// decodeCharset decodes src from charset e into UTF-8, reusing dst; bytes
+// that are not valid in e become U+FFFD, as Java's decoder does.
+func decodeCharset(dst []byte, e encoding.Encoding, src []byte) []byte {
+	out, err := e.NewDecoder().Bytes(src)
+	if err != nil {
+		return append(dst[:0], src...)
+	}
+	return append(dst[:0], out...)
+}
+
+// encodeCharset encodes UTF-8 text into charset e; characters e cannot
+// hold become '?', as Java's String.getBytes does.
+func encodeCharset(dst []byte, e encoding.Encoding, src []byte) []byte {
+	enc := e.NewEncoder()
+	if out, err := enc.Bytes(src); err == nil {
+		return append(dst[:0], out...)
+	}
+	dst = dst[:0]
+	var buf [utf8.UTFMax]byte
+	for _, r := range string(src) {
+		n := utf8.EncodeRune(buf[:], r)
+		out, err := enc.Bytes(buf[:n])
+		if err != nil {
+			dst = append(dst, '?')
+			continue
+		}
+		dst = append(dst, out...)
+	}
+	return dst
 }
 
 // timeFormatsOf reads date_format, datetime_format and time_format.

@@ -16,6 +16,7 @@ import (
 	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/connectors"
 	"github.com/stactor/stactor/row"
+	"golang.org/x/text/encoding"
 )
 
 func init() {
@@ -58,6 +59,7 @@ type sinkConfig struct {
 	// text formats
 	gzip     bool
 	latin1   bool
+	charset  encoding.Encoding // another charset than UTF-8 and Latin-1; nil if none
 	header   bool
 	rowDelim string
 	render   *textRender
@@ -212,7 +214,7 @@ func newSinkConfig(cfg *config.PluginConfig, inputs []*row.Schema) (*sinkConfig,
 		if sc.gzip {
 			sc.ext += ".gz"
 		}
-		if sc.latin1, err = encodingOf(cfg); err != nil {
+		if sc.latin1, sc.charset, err = encodingOf(cfg); err != nil {
 			return nil, err
 		}
 		sc.header = cfg.Bool("enable_header_write") && sc.format != formatJSON

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 
+	"golang.org/x/text/encoding"
+
 	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/connectors"
 	"github.com/stactor/stactor/row"
@@ -45,6 +47,7 @@ type sourceConfig struct {
 
 	gzip       bool
 	latin1     bool
+	charset    encoding.Encoding // another charset than UTF-8 and Latin-1; nil if none
 	delim      string
 	delimRE    *regexp.Regexp // text: field_delimiter as a regular expression
 	rowDelim   string
@@ -78,7 +81,7 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 		return nil, cfg.Errorf("archive_compress_codec", "%s archives are not supported (none or gz)", c)
 	}
 	var err error
-	if sc.latin1, err = encodingOf(cfg); err != nil {
+	if sc.latin1, sc.charset, err = encodingOf(cfg); err != nil {
 		return nil, err
 	}
 	if sc.values.times, err = timeFormatsOf(cfg); err != nil {

@@ -199,8 +199,12 @@ func createFile(path string, truncate bool) (*os.File, error) {
 }
 
 func (w *writer) writeLine(f *outFile, line []byte) {
-	if w.cfg.latin1 && hasHigh(line) {
+	switch {
+	case w.cfg.latin1 && hasHigh(line):
 		w.conv = utf8ToLatin1(w.conv, line)
+		line = w.conv
+	case w.cfg.charset != nil && hasHigh(line):
+		w.conv = encodeCharset(w.conv, w.cfg.charset, line)
 		line = w.conv
 	}
 	f.bw.Write(line)
