@@ -61,7 +61,7 @@ var sourceOptions = []config.Option{
 	{Key: "file_filter_pattern", Type: config.TypeString, Doc: "a regular expression a file's name (or full path) must match"},
 	{Key: "filename_extension", Type: config.TypeString, Doc: "read only files with this extension"},
 	{Key: "compress_codec", Type: config.TypeEnum, Enum: []string{"none", "gzip", "gz", "lzo"}, Default: "none", Doc: "compression of text, csv and json files"},
-	{Key: "archive_compress_codec", Type: config.TypeEnum, Enum: []string{"none", "gz", "zip", "tar", "tar_gz"}, Default: "none", Doc: "archive format of the files: none or gz"},
+	{Key: "archive_compress_codec", Type: config.TypeEnum, Enum: []string{"none", "gz", "zip", "tar", "tar_gz"}, Default: "none", Doc: "archive format of the files: none, gz, zip, tar or tar_gz (every file inside is read)"},
 	optEncoding,
 	optDateFormat,
 	optDatetimeFormat,

@@ -24,6 +24,7 @@ const recordBuffer = 1 << 20
 type recordReader struct {
 	f    *os.File
 	gz   *gzip.Reader
+	arch io.Closer // a file inside an archive: closes the archive's streams
 	in   io.Reader
 	buf  []byte
 	lo   int // unread data is buf[lo:hi]
@@ -55,50 +56,76 @@ type recordReader struct {
 // openRecords opens path at stream offset pos. line is the line number at
 // pos, 0 if unknown.
 func openRecords(path string, gz bool, pos, line int64, sep string, quote byte) (*recordReader, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	r := &recordReader{f: f, in: f, buf: make([]byte, recordBuffer), sep: []byte(sep), crlf: sep == "\n", quote: quote,
+	return openRecordsIn(path, "", gz, pos, line, sep, quote)
+}
+
+// openRecordsIn is openRecords for a file inside an archive of codec
+// archive (zip, tar, tar_gz) too; "" for a plain file.
+func openRecordsIn(path, archive string, gz bool, pos, line int64, sep string, quote byte) (*recordReader, error) {
+	r := &recordReader{buf: make([]byte, recordBuffer), sep: []byte(sep), crlf: sep == "\n", quote: quote,
 		sepLines: int64(strings.Count(sep, "\n")), line: line, path: path, openOff: pos}
+	if archive != "" {
+		in, closer, err := openArchived(path, archive)
+		if err != nil {
+			return nil, err
+		}
+		r.in, r.arch = in, closer
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		r.f, r.in = f, f
+	}
 	switch {
 	case pos == 0:
 		r.line = 1
 	case line <= 0:
 		r.line, r.lineBase = 1, -1
 	}
+	if err := r.seek(gz, pos); err != nil {
+		r.close()
+		return nil, err
+	}
+	r.off = pos
+	return r, nil
+}
+
+// seek moves the stream to offset pos: a seek for a plain file, a read
+// up to it (counting lines) for gzip and archived streams.
+func (r *recordReader) seek(gz bool, pos int64) error {
+	var err error
+	path := r.path
 	if gz {
-		if r.gz, err = gzip.NewReader(f); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("%s: not gzip: %w", path, err)
+		if r.gz, err = gzip.NewReader(r.in); err != nil {
+			return fmt.Errorf("%s: not gzip: %w", path, err)
 		}
 		r.in = r.gz
-		// A gzip stream cannot seek: read up to pos, counting lines.
+	}
+	if r.f == nil || gz {
+		// A compressed or archived stream cannot seek: read up to pos,
+		// counting lines.
 		var count int64
 		for remain := pos; remain > 0; {
 			n, err := r.in.Read(r.buf[:min(int64(len(r.buf)), remain)])
 			count += int64(bytes.Count(r.buf[:n], []byte{'\n'}))
 			remain -= int64(n)
 			if err == io.EOF && remain > 0 {
-				f.Close()
-				return nil, fmt.Errorf("%s: position %d is past the end of the stream", path, pos)
+				return fmt.Errorf("%s: position %d is past the end of the stream", path, pos)
 			}
 			if err != nil && err != io.EOF {
-				f.Close()
-				return nil, fmt.Errorf("%s: %w", path, err)
+				return fmt.Errorf("%s: %w", path, err)
 			}
 		}
 		if r.lineBase < 0 {
 			r.line, r.lineBase = count+1, 0
 		}
 	} else if pos > 0 {
-		if _, err := f.Seek(pos, io.SeekStart); err != nil {
-			f.Close()
-			return nil, err
+		if _, err := r.f.Seek(pos, io.SeekStart); err != nil {
+			return err
 		}
 	}
-	r.off = pos
-	return r, nil
+	return nil
 }
 
 func (r *recordReader) close() error {
@@ -106,8 +133,17 @@ func (r *recordReader) close() error {
 	if r.gz != nil {
 		err = r.gz.Close()
 	}
-	if cerr := r.f.Close(); err == nil {
-		err = cerr
+	closers := []io.Closer{r.arch}
+	if r.f != nil {
+		closers = append(closers, r.f)
+	}
+	for _, c := range closers {
+		if c == nil {
+			continue
+		}
+		if cerr := c.Close(); err == nil {
+			err = cerr
+		}
 	}
 	return err
 }

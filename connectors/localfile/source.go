@@ -46,6 +46,7 @@ type sourceConfig struct {
 	content  bool // text or csv without schema: the whole line is `content`
 
 	gzip       bool
+	archive    string // zip, tar or tar_gz: the files are archives of the files read
 	latin1     bool
 	charset    encoding.Encoding // another charset than UTF-8 and Latin-1; nil if none
 	delim      string
@@ -78,7 +79,10 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 	case "gz":
 		sc.gzip = textual
 	case "zip", "tar", "tar_gz":
-		return nil, cfg.Errorf("archive_compress_codec", "%s archives are not supported (none or gz)", c)
+		if !textual {
+			return nil, cfg.Errorf("archive_compress_codec", "%s archives of parquet files are not supported (text, csv and json)", c)
+		}
+		sc.archive = c
 	}
 	var err error
 	if sc.latin1, sc.charset, err = encodingOf(cfg); err != nil {
@@ -126,6 +130,11 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 	}
 	if sc.files, err = listFiles(sc.root, filter); err != nil {
 		return nil, cfg.Errorf("path", "cannot read %s: %v", sc.root, err)
+	}
+	if sc.archive != "" {
+		if sc.files, err = expandArchives(sc.files, sc.archive); err != nil {
+			return nil, cfg.Errorf("archive_compress_codec", "%v", err)
+		}
 	}
 
 	table := defaultTable
