@@ -19,9 +19,15 @@ const (
 	formatCSV     = "csv"
 	formatJSON    = "json"
 	formatParquet = "parquet"
+	// formatBinary reads files as they are, in chunks (SeaTunnel's
+	// BinaryReadStrategy); read only.
+	formatBinary = "binary"
 )
 
 var formats = []string{formatText, formatCSV, formatJSON, formatParquet}
+
+// sourceFormats are the formats the source reads.
+var sourceFormats = append(append([]string(nil), formats...), formatBinary)
 
 // suffix is SeaTunnel's FileFormat suffix of a format's files.
 func suffix(format string) string {
@@ -52,7 +58,7 @@ var sourceOptions = []config.Option{
 	// of tables_configs (tableEntryOptions).
 	{Key: "tables_configs", Type: config.TypeList, Doc: "several tables, each a block of LocalFile source options with its own path and schema"},
 	{Key: "path", Type: config.TypeString, Doc: "a file, or a folder read recursively (required)"},
-	{Key: "file_format_type", Type: config.TypeEnum, Enum: formats, Doc: "the files' format (required)"},
+	{Key: "file_format_type", Type: config.TypeEnum, Enum: sourceFormats, Doc: "the files' format (required)"},
 	config.SchemaOption,
 	{Key: "read_columns", Type: config.TypeStrings, Doc: "the columns to read, in this order"},
 	{Key: "field_delimiter", Type: config.TypeString, Fallbacks: []string{"delimiter"}, Doc: "the field separator: \\u0001 for text, ',' for csv"},

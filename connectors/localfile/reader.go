@@ -122,6 +122,9 @@ func (r *reader) open(s *split) (splitReader, error) {
 		}
 	}
 	p := partitions{vals: part, has: has}
+	if r.cfg.format == formatBinary {
+		return openBinary(r.cfg, s)
+	}
 	if r.cfg.format == formatParquet {
 		in, err := openParquetIn(s.path, r.cfg.dataFields(), s.pos)
 		if err != nil {

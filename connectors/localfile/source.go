@@ -68,7 +68,7 @@ func localPath(p string) string {
 
 func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 	sc := &sourceConfig{root: localPath(cfg.String("path")), format: cfg.String("file_format_type")}
-	textual := sc.format != formatParquet
+	textual := sc.format != formatParquet && sc.format != formatBinary
 	switch c := cfg.String("compress_codec"); c {
 	case "gzip", "gz":
 		sc.gzip = textual
@@ -139,6 +139,10 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 
 	table := defaultTable
 	switch {
+	case sc.format == formatBinary:
+		// SeaTunnel's BinaryReadStrategy: a fixed layout, whatever schema
+		// says.
+		sc.data = binaryFields
 	case cfg.Has("schema"):
 		s, err := config.ParseSchema(cfg.Raw("schema"), defaultTable, cfg.Where)
 		if err != nil {
@@ -188,7 +192,7 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 			out = append(out, f)
 		}
 	}
-	if cfg.Bool("parse_partition_from_path") && len(sc.files) > 0 {
+	if cfg.Bool("parse_partition_from_path") && len(sc.files) > 0 && sc.format != formatBinary {
 		keys, _ := partitionsOf(sc.root, sc.files[0].path)
 		for _, k := range keys {
 			dup := false
