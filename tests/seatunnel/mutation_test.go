@@ -38,7 +38,7 @@ var mutations = []mutation{
 		return m[1] + "0"
 	}},
 	// a changed expected value
-	{"equals-to", regexp.MustCompile(`(rule_type\s*=\s*"?NOT_NULL"?[\s,]+equals_to\s*=\s*)("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?)`), func(m []string) string {
+	{"equals-to", regexp.MustCompile(`(equals_to\s*=\s*)("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?)`), func(m []string) string {
 		v := m[2]
 		if strings.HasPrefix(v, `"`) {
 			return m[1] + `"` + v[1:len(v)-1] + `~changed"`
