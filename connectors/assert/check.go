@@ -234,6 +234,21 @@ func typeFits(col, decl *row.Type, v any) bool {
 	return col.ID == decl.ID
 }
 
+// neverFits tells whether no non-null value of column type col fits the
+// declared type: another kind of type, or a decimal of another scale. A
+// null column, or a rule of the null type, is left to the values: a null
+// column holds only nulls, which pass, and a column typed by a transform
+// may hold only nulls too.
+func neverFits(col, decl *row.Type) bool {
+	if col.ID == row.TypeNull || decl.ID == row.TypeNull {
+		return false
+	}
+	if col.ID != decl.ID {
+		return true
+	}
+	return col.ID == row.TypeDecimal && col.Scale != decl.Scale
+}
+
 // precision is BigDecimal.precision() of d held at scale: the digits of
 // its unscaled value (1 for zero).
 func precision(d decimal.Decimal, scale int) int {

@@ -68,8 +68,17 @@ func create(cfg *config.PluginConfig, inputs []*row.Schema, _ []byte, job connec
 		// tables_configs entry with field_rules fail on its first row.)
 		if tr != nil {
 			for _, f := range tr.fields {
-				if in.Index(f.name) < 0 {
+				idx := in.Index(f.name)
+				if idx < 0 {
 					return nil, p.errAt(f.nameAt, "rules.field_rules", "field %q is not in table %s (fields: %s)", f.name, in.TableID, strings.Join(in.Names(), ", "))
+				}
+				// A column that holds no null and whose type never fits
+				// field_type fails on every row: say so now. (Nulls pass
+				// the type check, so a nullable column is checked per
+				// value, as in SeaTunnel.)
+				col := in.Fields[idx]
+				if f.fieldType != nil && !col.Nullable && neverFits(col.Type, f.fieldType) {
+					return nil, p.errAt(f.typeAt, "rules.field_rules", "field %q of table %s is %s NOT NULL, not %s: every row would fail this rule", f.name, in.TableID, col.Type, f.fieldType)
 				}
 			}
 		}

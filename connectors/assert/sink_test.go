@@ -42,8 +42,8 @@ func mustSink(t *testing.T, body string, inputs ...*row.Schema) *sink {
 
 var people = row.MustSchema("fake",
 	row.Field{Name: "id", Type: row.BigInt},
-	row.Field{Name: "name", Type: row.String},
-	row.Field{Name: "age", Type: row.Int},
+	row.Field{Name: "name", Type: row.String, Nullable: true},
+	row.Field{Name: "age", Type: row.Int, Nullable: true},
 )
 
 func batch(t *testing.T, s *row.Schema, rows ...[]any) *row.Batch {
@@ -193,6 +193,7 @@ func TestPlanErrors(t *testing.T) {
 		{"lower-case rule type", "rules {\n field_rules = [{ field_name = age,\n  field_value = [{ rule_type = not_null }] }]\n}", 3, "unknown rule type not_null"},
 		{"row rule without type", "rules {\n row_rules = [\n  { rule_value = 3 }]\n}", 3, "a row rule needs a rule_type"},
 		{"no such field", "rules {\n field_rules = [{\n  field_name = agee }]\n}", 3, `field "agee" is not in table fake (fields: id, name, age)`},
+		{"not null column of another type", "rules {\n field_rules = [{ field_name = id,\n  field_type = string }]\n}", 3, `field "id" of table fake is bigint NOT NULL, not string: every row would fail`},
 		{"row rule without value", "rules {\n row_rules = [\n  { rule_type = MIN_ROW }]\n}", 3, "MIN_ROW needs a rule_value"},
 		{"pk", "rules { catalog_table_rule {\n primary_key_rule = { primary_key_name = pk, primary_key_columns = [id] } } }", 2, "primaryKey is null"},
 		{"columns", "rules { catalog_table_rule {\n column_rule = [{ name = id, type = bigint }, { name = name, type = string }, { name = age, type = bigint }] } }", 2, "columns: [id bigint, name string, age int] is not equal to [id bigint, name string, age bigint]"},
@@ -232,7 +233,7 @@ func TestCatalogRulePasses(t *testing.T) {
 	}
 	mustSink(t, `rules { catalog_table_rule {
   primary_key_rule = { primary_key_name = "primary key", primary_key_columns = ["id"] }
-  column_rule = [{ name = age, type = int }, { name = "id", type = bigint }, { name = name, type = string, nullable = false }]
+  column_rule = [{ name = age, type = int }, { name = "id", type = bigint }, { name = name, type = string, nullable = true }]
   table_identifier_rule = { catalog_name = fake, table = "db.people" }
 } }`, s)
 }
@@ -402,12 +403,12 @@ func TestRunTimeRuleErrors(t *testing.T) {
 // rules.
 func TestFieldTypePerValue(t *testing.T) {
 	schema := row.MustSchema("t",
-		row.Field{Name: "s", Type: row.String},
-		row.Field{Name: "n", Type: row.Null},
-		row.Field{Name: "a", Type: row.ArrayOf(row.Int)},
-		row.Field{Name: "m", Type: row.MapOf(row.String, row.String)},
-		row.Field{Name: "r", Type: row.RowOf(row.Field{Name: "x", Type: row.Int}, row.Field{Name: "y", Type: row.String})},
-		row.Field{Name: "d", Type: row.DecimalOf(10, 2)},
+		row.Field{Name: "s", Type: row.String, Nullable: true},
+		row.Field{Name: "n", Type: row.Null, Nullable: true},
+		row.Field{Name: "a", Type: row.ArrayOf(row.Int), Nullable: true},
+		row.Field{Name: "m", Type: row.MapOf(row.String, row.String), Nullable: true},
+		row.Field{Name: "r", Type: row.RowOf(row.Field{Name: "x", Type: row.Int}, row.Field{Name: "y", Type: row.String}), Nullable: true},
+		row.Field{Name: "d", Type: row.DecimalOf(10, 2), Nullable: true},
 	)
 	full := []any{"v", nil, []any{int64(1)}, row.OrderedMap{{Key: "k", Value: "v"}}, []any{int64(1), "y"}, "1.50"}
 	cases := []struct {

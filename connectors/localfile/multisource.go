@@ -134,7 +134,7 @@ func (m *multiSource) CreateEnumerator(ctx connectors.EnumeratorContext, state [
 type multiEnumerator struct {
 	src    *multiSource
 	parent connectors.EnumeratorContext
-	inner  []*enumerator
+	inner  []connectors.SplitEnumerator
 	// signaled[subtask] are the tables whose enumerator said "no more"
 	// for that reader; pending the readers told so during this call.
 	signaled map[int]map[int]bool
@@ -169,7 +169,7 @@ func (e *multiEnumerator) noMore(sub, table int) {
 
 // each calls f on every table's enumerator, then passes on the "no more
 // splits" of the readers every table has finished.
-func (e *multiEnumerator) each(f func(i int, inner *enumerator) error) error {
+func (e *multiEnumerator) each(f func(i int, inner connectors.SplitEnumerator) error) error {
 	for i, inner := range e.inner {
 		if err := f(i, inner); err != nil {
 			return err
@@ -185,19 +185,19 @@ func (e *multiEnumerator) each(f func(i int, inner *enumerator) error) error {
 }
 
 func (e *multiEnumerator) Open(ctx context.Context) error {
-	return e.each(func(_ int, in *enumerator) error { return in.Open(ctx) })
+	return e.each(func(_ int, in connectors.SplitEnumerator) error { return in.Open(ctx) })
 }
 
 func (e *multiEnumerator) Run() error {
-	return e.each(func(_ int, in *enumerator) error { return in.Run() })
+	return e.each(func(_ int, in connectors.SplitEnumerator) error { return in.Run() })
 }
 
 func (e *multiEnumerator) RegisterReader(sub int) error {
-	return e.each(func(_ int, in *enumerator) error { return in.RegisterReader(sub) })
+	return e.each(func(_ int, in connectors.SplitEnumerator) error { return in.RegisterReader(sub) })
 }
 
 func (e *multiEnumerator) HandleSplitRequest(sub int) error {
-	return e.each(func(_ int, in *enumerator) error { return in.HandleSplitRequest(sub) })
+	return e.each(func(_ int, in connectors.SplitEnumerator) error { return in.HandleSplitRequest(sub) })
 }
 
 func (e *multiEnumerator) AddSplitsBack(splits []connectors.Split, sub int) error {
@@ -209,7 +209,7 @@ func (e *multiEnumerator) AddSplitsBack(splits []connectors.Split, sub int) erro
 		}
 		per[t] = append(per[t], inner)
 	}
-	return e.each(func(i int, in *enumerator) error {
+	return e.each(func(i int, in connectors.SplitEnumerator) error {
 		if len(per[i]) == 0 {
 			return nil
 		}
@@ -230,11 +230,11 @@ func (e *multiEnumerator) SnapshotState(id int64) ([]byte, error) {
 }
 
 func (e *multiEnumerator) NotifyCheckpointComplete(id int64) error {
-	return e.each(func(_ int, in *enumerator) error { return in.NotifyCheckpointComplete(id) })
+	return e.each(func(_ int, in connectors.SplitEnumerator) error { return in.NotifyCheckpointComplete(id) })
 }
 
 func (e *multiEnumerator) Close() error {
-	return e.each(func(_ int, in *enumerator) error { return in.Close() })
+	return e.each(func(_ int, in connectors.SplitEnumerator) error { return in.Close() })
 }
 
 func (m *multiSource) CreateReader(ctx connectors.ReaderContext) (connectors.Reader, error) {
