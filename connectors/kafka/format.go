@@ -54,7 +54,16 @@ func newDecoder(format, delim string, schema *row.Schema, raw bool) decoder {
 	case formatDebezium:
 		return func(v []byte) ([]decodedRow, error) { return decodeDebezium(v, schema) }
 	}
+	flat := newFlatJSON(schema)
 	return func(v []byte) ([]decodedRow, error) {
+		if flat != nil {
+			if vals, ok, err := flat.decode(v); ok {
+				if err != nil {
+					return nil, err
+				}
+				return []decodedRow{{row.Insert, vals}}, nil
+			}
+		}
 		obj, err := parseObject(v)
 		if err != nil {
 			return nil, err
@@ -87,12 +96,14 @@ func objectRow(obj map[string]any, schema *row.Schema) ([]any, error) {
 	for i, f := range schema.Fields {
 		v, err := fromJSON(f.Type, obj[f.Name])
 		if err != nil {
-			return nil, fmt.Errorf("field %s: %w", f.Name, err)
+			return nil, fieldError(f.Name, err)
 		}
 		vals[i] = v
 	}
 	return vals, nil
 }
+
+func fieldError(name string, err error) error { return fmt.Errorf("field %s: %w", name, err) }
 
 // fromJSON converts a decoded JSON value to the boxed form of t.
 func fromJSON(t *row.Type, v any) (any, error) {
