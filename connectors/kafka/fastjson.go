@@ -16,7 +16,21 @@ import (
 type flatJSON struct {
 	schema *row.Schema
 	index  map[string]int
+	// scratch of one record, reused: the reader's fetch goroutine is the
+	// only caller
+	vals []any
+	ints []int64
+	strs []string
+	how  []uint8
 }
+
+// what a scratch slot holds
+const (
+	slotNull uint8 = iota
+	slotInt        // ints[i] for a bigint field
+	slotStr        // strs[i] for a string field
+	slotAny        // vals[i], converted
+)
 
 func newFlatJSON(schema *row.Schema) *flatJSON {
 	f := &flatJSON{schema: schema, index: make(map[string]int, len(schema.Fields))}
@@ -27,14 +41,65 @@ func newFlatJSON(schema *row.Schema) *flatJSON {
 		}
 		f.index[fl.Name] = i
 	}
+	n := len(schema.Fields)
+	f.vals, f.ints, f.strs, f.how = make([]any, n), make([]int64, n), make([]string, n), make([]uint8, n)
 	return f
+}
+
+// appendTo decodes v and appends its row to b: ok false leaves v to the
+// general decoder; an error appends nothing.
+func (f *flatJSON) appendTo(v []byte, b *row.Builder) (ok bool, err error) {
+	clear(f.how)
+	clear(f.vals)
+	if ok, err = f.parse(v); !ok || err != nil {
+		return ok, err
+	}
+	for i := range f.schema.Fields {
+		c := b.Col(i)
+		switch f.how[i] {
+		case slotNull:
+			c.AppendNull()
+		case slotInt:
+			c.AppendInt(f.ints[i])
+		case slotStr:
+			c.AppendString(f.strs[i])
+		default:
+			if err := c.AppendValue(f.vals[i]); err != nil {
+				return true, err // converted already: cannot happen
+			}
+		}
+	}
+	b.EndRow(row.Insert)
+	return true, nil
+}
+
+// decode returns the row's values boxed, or ok false (for tests, which
+// hold it against the general decoder).
+func (f *flatJSON) decode(v []byte) ([]any, bool, error) {
+	clear(f.how)
+	clear(f.vals)
+	ok, err := f.parse(v)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	out := make([]any, len(f.how))
+	for i, h := range f.how {
+		switch h {
+		case slotInt:
+			out[i] = f.ints[i]
+		case slotStr:
+			out[i] = f.strs[i]
+		case slotAny:
+			out[i] = f.vals[i]
+		}
+	}
+	return out, true, nil
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// decode returns the row's values, or ok false to leave v to the general
-// decoder.
-func (f *flatJSON) decode(v []byte) (vals []any, ok bool, err error) {
+// parse reads v into the scratch slots, converted to the fields' types.
+func (f *flatJSON) parse(v []byte) (ok bool, err error) {
 	p := 0
 	ws := func() {
 		for p < len(v) && isSpace(v[p]) {
@@ -43,10 +108,9 @@ func (f *flatJSON) decode(v []byte) (vals []any, ok bool, err error) {
 	}
 	ws()
 	if p >= len(v) || v[p] != '{' {
-		return nil, false, nil
+		return false, nil
 	}
 	p++
-	vals = make([]any, len(f.schema.Fields))
 	for first := true; ; first = false {
 		ws()
 		if p < len(v) && v[p] == '}' && first {
@@ -54,40 +118,47 @@ func (f *flatJSON) decode(v []byte) (vals []any, ok bool, err error) {
 			break
 		}
 		if p >= len(v) || v[p] != '"' {
-			return nil, false, nil
+			return false, nil
 		}
 		end := bytes.IndexByte(v[p+1:], '"')
 		if end < 0 {
-			return nil, false, nil
+			return false, nil
 		}
 		key := v[p+1 : p+1+end]
 		if bytes.IndexByte(key, '\\') >= 0 {
-			return nil, false, nil
+			return false, nil
 		}
 		p += end + 2
 		ws()
 		if p >= len(v) || v[p] != ':' {
-			return nil, false, nil
+			return false, nil
 		}
 		p++
 		ws()
 		if p >= len(v) {
-			return nil, false, nil
+			return false, nil
 		}
 		i, known := f.index[string(key)]
+		if known {
+			f.how[i] = slotNull // until the value says otherwise (the last of a repeated key counts)
+		}
 		var val any
 		switch c := v[p]; {
 		case c == '"':
 			end := bytes.IndexByte(v[p+1:], '"')
 			if end < 0 {
-				return nil, false, nil
+				return false, nil
 			}
 			s := v[p+1 : p+1+end]
 			if bytes.IndexByte(s, '\\') >= 0 {
-				return nil, false, nil
+				return false, nil
 			}
 			p += end + 2
 			if known {
+				if f.schema.Fields[i].Type.ID == row.TypeString {
+					f.how[i], f.strs[i] = slotStr, string(s)
+					break
+				}
 				val = string(s)
 			}
 		case c == 'n' && bytes.HasPrefix(v[p:], []byte("null")):
@@ -108,7 +179,11 @@ func (f *flatJSON) decode(v []byte) (vals []any, ok bool, err error) {
 				if t := f.schema.Fields[i].Type; t.IsInteger() {
 					n, perr := strconv.ParseInt(string(tok), 10, 64)
 					if perr != nil {
-						return nil, false, nil
+						return false, nil
+					}
+					if t.ID == row.TypeBigInt {
+						f.how[i], f.ints[i] = slotInt, n
+						break
 					}
 					val = n
 				} else {
@@ -116,11 +191,14 @@ func (f *flatJSON) decode(v []byte) (vals []any, ok bool, err error) {
 				}
 			}
 		default:
-			return nil, false, nil // an object or an array
+			return false, nil // an object or an array
 		}
-		if known && val != nil {
-			if vals[i], err = fromJSON(f.schema.Fields[i].Type, val); err != nil {
-				return nil, true, fieldError(f.schema.Fields[i].Name, err)
+		if known {
+			if val != nil {
+				if f.vals[i], err = fromJSON(f.schema.Fields[i].Type, val); err != nil {
+					return true, fieldError(f.schema.Fields[i].Name, err)
+				}
+				f.how[i] = slotAny
 			}
 		}
 		ws()
@@ -132,11 +210,8 @@ func (f *flatJSON) decode(v []byte) (vals []any, ok bool, err error) {
 			p++
 			break
 		}
-		return nil, false, nil
+		return false, nil
 	}
 	ws()
-	if p != len(v) {
-		return nil, false, nil
-	}
-	return vals, true, nil
+	return p == len(v), nil
 }

@@ -54,16 +54,7 @@ func newDecoder(format, delim string, schema *row.Schema, raw bool) decoder {
 	case formatDebezium:
 		return func(v []byte) ([]decodedRow, error) { return decodeDebezium(v, schema) }
 	}
-	flat := newFlatJSON(schema)
 	return func(v []byte) ([]decodedRow, error) {
-		if flat != nil {
-			if vals, ok, err := flat.decode(v); ok {
-				if err != nil {
-					return nil, err
-				}
-				return []decodedRow{{row.Insert, vals}}, nil
-			}
-		}
 		obj, err := parseObject(v)
 		if err != nil {
 			return nil, err

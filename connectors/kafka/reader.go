@@ -225,6 +225,13 @@ func (r *reader) fetch(ctx context.Context, splits []split, send func(*row.Batch
 		}
 	}
 	snapshot := func() []split { return append([]split(nil), splits...) }
+	// One fast decoder per table for this goroutine: they keep scratch.
+	flats := make([]*flatJSON, len(r.cfg.tables))
+	for i, t := range r.cfg.tables {
+		if t.flat != nil {
+			flats[i] = newFlatJSON(t.schema)
+		}
+	}
 	for left > 0 {
 		var fs kgo.Fetches
 		if n := r.cfg.client.maxPollRecords; n > 0 {
@@ -262,7 +269,7 @@ func (r *reader) fetch(ctx context.Context, splits []split, send func(*row.Batch
 					break
 				}
 				if !rec.Attrs.IsControl() {
-					if err := r.decode(t, rec, b); err != nil {
+					if err := r.decode(t, flats[s.Table], rec, b); err != nil {
 						ferr = err
 						return
 					}
@@ -293,7 +300,14 @@ func (r *reader) fetch(ctx context.Context, splits []split, send func(*row.Batch
 
 // decode appends the rows of rec's value, or skips a value that does not
 // parse when format_error_handle_way is skip.
-func (r *reader) decode(t *topicTable, rec *kgo.Record, b *row.Builder) error {
+func (r *reader) decode(t *topicTable, flat *flatJSON, rec *kgo.Record, b *row.Builder) error {
+	var err error
+	if flat != nil {
+		var ok bool
+		if ok, err = flat.appendTo(rec.Value, b); ok {
+			return r.formatError(t, rec, err)
+		}
+	}
 	rows, err := t.decode(rec.Value)
 	if err == nil {
 		for _, dr := range rows {
@@ -302,6 +316,11 @@ func (r *reader) decode(t *topicTable, rec *kgo.Record, b *row.Builder) error {
 			}
 		}
 	}
+	return r.formatError(t, rec, err)
+}
+
+// formatError is a record's decoding error as format_error_handle_way says.
+func (r *reader) formatError(t *topicTable, rec *kgo.Record, err error) error {
 	if err != nil && !t.skipErrors {
 		return fmt.Errorf("Kafka source: record %s-%d@%d does not parse (format_error_handle_way = fail): %w", rec.Topic, rec.Partition, rec.Offset, err)
 	}

@@ -35,6 +35,7 @@ type topicTable struct {
 	group      string
 	schema     *row.Schema
 	decode     decoder
+	flat       *flatJSON // format json with a schema of scalars: the fast path, tried first
 	skipErrors bool
 	startMode  string
 	offsets    map[partitionRef]int64 // start_mode.offsets
@@ -156,6 +157,9 @@ func parseTopicTable(cfg *config.PluginConfig) (*topicTable, error) {
 		return nil, cfg.Errorf("field_delimiter", "must not be empty")
 	}
 	t.decode = newDecoder(format, delim, t.schema, raw)
+	if format == formatJSON && !raw {
+		t.flat = newFlatJSON(t.schema)
+	}
 
 	switch t.startMode {
 	case startSpecific:
