@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/stactor/stactor/connectors"
@@ -31,6 +32,9 @@ type reader struct {
 	ctx  context.Context
 
 	splits  map[string]*split // by id; the unfinished ones
+	// batchRows is the collector's BatchSize, for the fetch goroutine to
+	// cut batches by (a rows-per-second limit makes it small).
+	batchRows atomic.Int64
 	fetcher *connectors.Fetcher[[]split]
 	noMore  bool
 	ended   bool
@@ -125,7 +129,10 @@ func (r *reader) PollNext(out connectors.Collector) error {
 		}
 		return nil
 	}
-	pos, got, err := r.fetcher.Poll(nonEmpty{out}, pollWait, 0)
+	r.batchRows.Store(int64(max(1, out.BatchSize())))
+	// One batch per call: the engine paces its calls (read_limit) by the
+	// rows each returned.
+	pos, got, err := r.fetcher.Poll(nonEmpty{out}, pollWait, 1)
 	if got {
 		for _, p := range pos {
 			if s := r.splits[p.id()]; s != nil {
@@ -259,7 +266,11 @@ func (r *reader) fetch(ctx context.Context, splits []split, send func(*row.Batch
 				return
 			}
 			t := r.cfg.tables[s.Table]
-			b := row.NewBuilder(t.schema, min(len(p.Records), maxBatchRows))
+			rows := int(r.batchRows.Load())
+			if rows <= 0 {
+				rows = maxBatchRows
+			}
+			b := row.NewBuilder(t.schema, min(len(p.Records), rows))
 			for _, rec := range p.Records {
 				if rec.Offset < s.Offset {
 					continue
@@ -275,7 +286,7 @@ func (r *reader) fetch(ctx context.Context, splits []split, send func(*row.Batch
 					}
 				}
 				s.Offset = rec.Offset + 1
-				if b.Len() >= maxBatchRows {
+				if b.Len() >= rows {
 					if !send(b.Build(), snapshot()) {
 						ferr = ctx.Err()
 						return

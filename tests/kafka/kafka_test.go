@@ -318,7 +318,7 @@ func TestExactlyOnceUnderKills(t *testing.T) {
 	b := startBroker(t, filepath.Join(dir, "kafka"), 0, "in:3", "out:3")
 	produceIDs(t, b.addr, "in", 0, n)
 	j := &job{t: t, home: filepath.Join(dir, "home"), file: filepath.Join(dir, "job.conf"), id: "kafka-eos"}
-	writeJob(t, j.file, b.addr, "BATCH", "in", "out", "e2e-batch", 3000)
+	writeJob(t, j.file, b.addr, "BATCH", "in", "out", "e2e-batch", 5000)
 
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	killed := 0
