@@ -121,7 +121,8 @@ func owner(s *split, n int) int {
 	for _, c := range s.Topic {
 		h = 31*h + int32(c)
 	}
-	return int(((h*31)&0x7FFFFFFF + s.Partition) % int32(max(n, 1)))
+	// in int64: Java's int sum could overflow into a negative owner
+	return int((int64(h*31&0x7FFFFFFF) + int64(s.Partition)) % int64(max(n, 1)))
 }
 
 func (e *enumerator) Run() error {
