@@ -31,14 +31,14 @@ type reader struct {
 	cfg  *sourceConfig
 	ctx  context.Context
 
-	splits  map[string]*split // by id; the unfinished ones
+	splits map[string]*split // by id; the unfinished ones
 	// batchRows is the collector's BatchSize, for the fetch goroutine to
 	// cut batches by (a rows-per-second limit makes it small).
 	batchRows atomic.Int64
-	fetcher *connectors.Fetcher[[]split]
-	noMore  bool
-	ended   bool
-	lastAsk time.Time
+	fetcher   *connectors.Fetcher[[]split]
+	noMore    bool
+	ended     bool
+	lastAsk   time.Time
 
 	// group offset commits after completed checkpoints (commit_on_checkpoint)
 	snapshots map[int64][]split
