@@ -327,7 +327,8 @@ func TestExactlyOnceUnderKills(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
 		if i < kills {
-			delay := time.Duration(400+rng.Intn(900)) * time.Millisecond
+			// after the first checkpoint of a run (about a second in)
+			delay := time.Duration(1000+rng.Intn(1500)) * time.Millisecond
 			select {
 			case err := <-done:
 				if err != nil {
