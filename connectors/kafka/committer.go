@@ -62,20 +62,20 @@ func (c *committer) Abort(ctx context.Context, _ connectors.CommitContext, infos
 }
 
 func (c *committer) end(ctx context.Context, infos [][]byte, commit bool) error {
-	if c.cfg.semantics != semanticsExactlyOnce {
-		return nil
-	}
-	cl, err := c.client()
-	if err != nil {
-		return err
-	}
 	for _, raw := range infos {
 		if raw == nil {
 			continue
 		}
+		if c.cfg.semantics != semanticsExactlyOnce {
+			return connectors.Permanent(fmt.Errorf("Kafka sink: a %s sink prepares no commit info, got %d bytes", c.cfg.semantics, len(raw)))
+		}
 		var info commitInfo
-		if err := json.Unmarshal(raw, &info); err != nil {
-			return connectors.Permanent(fmt.Errorf("Kafka sink commit info: %w", err))
+		if err := json.Unmarshal(raw, &info); err != nil || info.TxnID == "" {
+			return connectors.Permanent(fmt.Errorf("Kafka sink commit info %.40q is not one of this sink's transactions (%v)", raw, err))
+		}
+		cl, err := c.client()
+		if err != nil {
+			return err
 		}
 		if err := endTxn(ctx, cl, &info, commit); err != nil {
 			return err
