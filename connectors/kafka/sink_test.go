@@ -264,3 +264,27 @@ func TestAbortPrepareAndClose(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// assign_partitions: a value containing the i-th string goes to partition
+// i; the others are spread over the partitions after those.
+func TestAssignPartitions(t *testing.T) {
+	topic := newTopic(t, 4)
+	s := newSink(t, sinkBody(topic, "semantics = AT_LEAST_ONCE\nassign_partitions = [\"n1\", \"n2\"]"), people, batchJob)
+	w, _ := s.CreateWriter(context.Background(), task(0, 1), nil)
+	defer w.Close()
+	if err := w.Write(peopleBatch(t, nil, 1, 3)); err != nil { // n1 → 0, n2 → 1
+		t.Fatal(err)
+	}
+	if err := w.Write(peopleBatch(t, nil, 30, 60)); err != nil { // n3x..n5x → 2 or 3
+		t.Fatal(err)
+	}
+	if _, err := w.PrepareCommit(1); err != nil {
+		t.Fatal(err)
+	}
+	ends, _ := kadm.NewClient(testClient(t)).ListEndOffsets(context.Background(), topic)
+	counts := map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) { counts[o.Partition] = o.Offset })
+	if counts[0] != 1 || counts[1] != 1 || counts[2]+counts[3] != 30 || counts[2] == 0 || counts[3] == 0 {
+		t.Fatalf("records per partition %v", counts)
+	}
+}

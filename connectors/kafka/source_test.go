@@ -307,3 +307,25 @@ func TestPartitionDiscovery(t *testing.T) {
 		t.Fatalf("\n got %v\nwant %v", got, want)
 	}
 }
+
+// table_list reads several tables, each with its own topic, format and
+// schema.
+func TestTableList(t *testing.T) {
+	a, b := newTopic(t, 2), newTopic(t, 1)
+	produce(t, a, 0, jsonRows(0, 3)...)
+	produce(t, b, 0, "x#1", "y#2")
+	body := fmt.Sprintf(`bootstrap.servers = %q
+table_list = [
+  { topic = %q, start_mode = earliest, schema = { table = "ta", fields { id = bigint, name = string } } },
+  { topic = %q, start_mode = earliest, format = text, field_delimiter = "#", schema = { table = "tb", fields { name = string, n = int } } }
+]`, broker, a, b)
+	s := newSource(t, body, batchJob)
+	if len(s.Tables()) != 2 || s.Tables()[0].TableID != "ta" || s.Tables()[1].TableID != "tb" {
+		t.Fatalf("tables %v", s.Tables())
+	}
+	got := readAll(t, s, 2)
+	want := sortStrings(append(wantRows(0, 1, 2), "+I x|1", "+I y|2"))
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("\n got %v\nwant %v", got, want)
+	}
+}
