@@ -5,7 +5,11 @@
 // read_committed consumer sees: every id exactly once (issue 13).
 //
 // STACTOR_KAFKA_KILLS sets how many kills a test makes (default 3),
-// STACTOR_KAFKA_ROWS the number of records (default 100000).
+// STACTOR_KAFKA_ROWS the number of records of the BATCH test (default
+// 100000; the issue's scale is STACTOR_KAFKA_ROWS=1000000
+// STACTOR_KAFKA_KILLS=10, about 3 minutes), STACTOR_KAFKA_STREAM_ROWS
+// those of the STREAMING one (default 30000). Debian's kcat, where it is
+// installed, reads the output too.
 package kafka
 
 import (
