@@ -1,6 +1,10 @@
 package connectors
 
-import "github.com/stactor/stactor/row"
+import (
+	"time"
+
+	"github.com/stactor/stactor/row"
+)
 
 // Boundedness tells whether a source ends (BATCH) or runs until cancelled
 // (STREAMING).
@@ -28,6 +32,10 @@ type JobContext struct {
 	Mode    JobMode
 	// Parallelism is the plugin's parallelism (its own or env's).
 	Parallelism int
+	// CheckpointInterval is env's checkpoint.interval, 0 when the job
+	// leaves it to the engine's default: for sinks whose prepared work
+	// must outlive a checkpoint (a Kafka transaction's timeout).
+	CheckpointInterval time.Duration
 }
 
 // TaskInfo identifies one running subtask of a job: the job, the pipeline's

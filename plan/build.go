@@ -50,7 +50,8 @@ const (
 // resolved form (by resolving it, or from a resolved plan).
 func build(job *config.Job, jobID string, resolved func(v *Vertex) ([]byte, error)) (*Plan, error) {
 	p := &Plan{JobID: jobID, Job: job, Warnings: append([]config.Warning(nil), job.Warnings...),
-		JobCtx: connectors.JobContext{JobID: jobID, JobName: job.Name, Mode: connectors.JobMode(job.Mode), Parallelism: job.Parallelism}}
+		JobCtx: connectors.JobContext{JobID: jobID, JobName: job.Name, Mode: connectors.JobMode(job.Mode), Parallelism: job.Parallelism,
+			CheckpointInterval: job.CheckpointInterval}}
 
 	// Vertices, in file order: sources, transforms, sinks.
 	var plugins []*config.Plugin

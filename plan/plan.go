@@ -166,7 +166,7 @@ func (v *Vertex) NewSink() (connectors.Sink, error) {
 
 func (v *Vertex) jobCtx() connectors.JobContext {
 	return connectors.JobContext{JobID: v.plan.JobID, JobName: v.plan.Job.Name,
-		Mode: connectors.JobMode(v.plan.Job.Mode), Parallelism: v.Parallelism}
+		Mode: connectors.JobMode(v.plan.Job.Mode), Parallelism: v.Parallelism, CheckpointInterval: v.plan.Job.CheckpointInterval}
 }
 
 // String describes the plan, one chain a line.

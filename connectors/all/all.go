@@ -12,6 +12,7 @@ import (
 	_ "github.com/stactor/stactor/connectors/filter"
 	_ "github.com/stactor/stactor/connectors/filterrowkind"
 	_ "github.com/stactor/stactor/connectors/jsonpath"
+	_ "github.com/stactor/stactor/connectors/kafka"
 	_ "github.com/stactor/stactor/connectors/localfile"
 	_ "github.com/stactor/stactor/connectors/replace"
 	_ "github.com/stactor/stactor/connectors/rowkindextractor"
