@@ -191,7 +191,6 @@ func (m *MariaDB) signal(sig syscall.Signal) error {
 func (m *MariaDB) DSN(db string) string {
 	c := mysql.NewConfig()
 	c.User, c.Net, c.Addr, c.DBName = User, "tcp", fmt.Sprintf("%s:%d", m.Host, m.Port), db
-	c.ParseTime = true
 	return c.FormatDSN()
 }
 
