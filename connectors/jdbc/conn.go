@@ -25,6 +25,8 @@ type connOptions struct {
 	Password     string            `json:"password,omitempty"`
 	Properties   map[string]string `json:"properties,omitempty"`
 	CheckTimeout time.Duration     `json:"check_timeout"`
+	// Database overrides the URL's (a sink whose url names none).
+	Database string `json:"database,omitempty"`
 
 	url *jdbcURL
 }
@@ -102,6 +104,9 @@ func (c *connOptions) pgConfig() (*pgx.ConnConfig, error) {
 		q.Set("application_name", "stactor")
 	}
 	db := c.url.database
+	if c.Database != "" {
+		db = c.Database
+	}
 	if db == "" {
 		db = c.user()
 	}
@@ -144,6 +149,9 @@ func (c *connOptions) mysqlConfig() (*mysql.Config, error) {
 	cfg := mysql.NewConfig()
 	cfg.User, cfg.Passwd = c.user(), c.password()
 	cfg.Net, cfg.Addr, cfg.DBName = "tcp", c.url.hosts[0], c.url.database
+	if c.Database != "" {
+		cfg.DBName = c.Database
+	}
 	cfg.InterpolateParams = true
 	cfg.Loc = time.UTC
 	cfg.Params = map[string]string{"time_zone": "'+00:00'"}
