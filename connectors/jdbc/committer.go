@@ -21,7 +21,6 @@ type committer struct {
 	r *sinkResolved
 }
 
-
 // Commit commits each info, trying each up to max_commit_attempts times
 // on a fresh session (a connection reset during commit is retried); the
 // engine retries what is still failing later, with backoff.

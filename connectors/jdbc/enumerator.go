@@ -47,7 +47,6 @@ type tablePlan struct {
 
 const enumStateVersion = 1
 
-
 func newEnumerator(ctx connectors.EnumeratorContext, r *sourceResolved, state []byte) (*enumerator, error) {
 	e := &enumerator{ctx: ctx, r: r, noMore: map[int]bool{}}
 	if state != nil {

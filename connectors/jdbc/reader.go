@@ -51,7 +51,6 @@ type reader struct {
 	my *sql.DB
 }
 
-
 func newReader(ctx connectors.ReaderContext, r *sourceResolved) *reader {
 	return &reader{ctx: ctx, r: r}
 }

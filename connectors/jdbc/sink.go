@@ -261,5 +261,3 @@ func decodeSinkResolved(b []byte, inputs []*row.Schema) (*sinkResolved, error) {
 type sink struct {
 	r *sinkResolved
 }
-
-

@@ -127,14 +127,18 @@ func resolveSource(ctx context.Context, cfg *config.PluginConfig) (*sourceResolv
 			return nil, cfg.Errorf("url", "%v", err)
 		}
 		defer pc.Close(context.Background())
-		describe = func(ctx context.Context, s tableSpec) (*sourceTable, error) { return describeSourcePG(ctx, pc, &conn, s) }
+		describe = func(ctx context.Context, s tableSpec) (*sourceTable, error) {
+			return describeSourcePG(ctx, pc, &conn, s)
+		}
 	default:
 		db, err := conn.connectMySQL(cctx)
 		if err != nil {
 			return nil, cfg.Errorf("url", "%v", err)
 		}
 		defer db.Close()
-		describe = func(ctx context.Context, s tableSpec) (*sourceTable, error) { return describeSourceMy(ctx, db, &conn, s) }
+		describe = func(ctx context.Context, s tableSpec) (*sourceTable, error) {
+			return describeSourceMy(ctx, db, &conn, s)
+		}
 	}
 	for _, s := range specs {
 		t, err := describe(ctx, s)
@@ -352,7 +356,6 @@ func (t *sourceTable) buildSchema() error {
 type source struct {
 	r *sourceResolved
 }
-
 
 func (s *source) Tables() []*row.Schema {
 	out := make([]*row.Schema, len(s.r.Tables))

@@ -53,7 +53,6 @@ type tableWriter struct {
 	args []argFunc
 }
 
-
 func newWriter(ctx context.Context, r *sinkResolved, task connectors.TaskInfo) (*writer, error) {
 	w := &writer{r: r, task: task, ctx: ctx, d: dialectSQL{name: r.Conn.dialect()}, tables: map[string]*tableWriter{}}
 	for i, in := range r.inputs {
