@@ -97,6 +97,7 @@ func (tg target) dump(t *testing.T, table, order string) []string {
 			t.Fatal(err)
 		}
 		cols = info.Columns
+		q = "SELECT " + selectList(dialectSQL{name: dialectMySQL}, &sourceTable{Columns: cols}) + " FROM " + table + " ORDER BY " + order
 		conn, err := db.Conn(ctx)
 		if err != nil {
 			t.Fatal(err)

@@ -37,7 +37,7 @@ type readerCtx struct {
 	ended     bool
 }
 
-func (c *readerCtx) Task() connectors.TaskInfo            { return connectors.TaskInfo{SubtaskIndex: c.i} }
+func (c *readerCtx) Task() connectors.TaskInfo           { return connectors.TaskInfo{SubtaskIndex: c.i} }
 func (c *readerCtx) Boundedness() connectors.Boundedness { return connectors.Bounded }
 func (c *readerCtx) SendSplitRequest()                   { c.requested = true }
 func (c *readerCtx) SignalNoMoreElement()                { c.ended = true }

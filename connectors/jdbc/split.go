@@ -183,7 +183,7 @@ func splitSQL(d dialectSQL, t *sourceTable, s *split, where string) (string, []a
 			}
 		}
 	}
-	q := "SELECT * FROM (" + t.Query + ") stactor_t"
+	q := "SELECT " + selectList(d, t) + " FROM (" + t.Query + ") stactor_t"
 	if len(conds) > 0 {
 		q += " WHERE " + strings.Join(conds, " AND ")
 	}
@@ -233,4 +233,19 @@ func (d dialectSQL) table(p tablePath) string {
 		return d.quote(p.Database) + "." + d.quote(p.Table)
 	}
 	return d.quote(p.Schema) + "." + d.quote(p.Table)
+}
+
+// selectList names the columns read. MySQL's text protocol prints a FLOAT
+// with 6 digits, so floats are read as the double they widen to, which
+// prints every digit of the float.
+func selectList(d dialectSQL, t *sourceTable) string {
+	cols := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		q := d.quote(c.Name)
+		if d.name == dialectMySQL && c.Type.ID == row.TypeFloat {
+			q = "(" + q + " + 0E0) AS " + q
+		}
+		cols[i] = q
+	}
+	return strings.Join(cols, ", ")
 }

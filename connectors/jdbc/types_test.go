@@ -150,7 +150,7 @@ func TestMySQLTypesGolden(t *testing.T) {
 	if _, err := conn.ExecContext(testCtx(t), "SET time_zone = '+00:00'"); err != nil {
 		t.Fatal(err)
 	}
-	s, err := queryMySQL(testCtx(t), conn, "SELECT * FROM types_my ORDER BY id", nil, info.Columns, "")
+	s, err := queryMySQL(testCtx(t), conn, "SELECT "+selectList(dialectSQL{name: dialectMySQL}, &sourceTable{Columns: info.Columns})+" FROM types_my ORDER BY id", nil, info.Columns, "")
 	if err != nil {
 		t.Fatal(err)
 	}
