@@ -38,7 +38,7 @@ type target struct {
 	db      string // the database tests use
 }
 
-func targets(t *testing.T) []target {
+func targets(t testing.TB) []target {
 	var out []target
 	if pg := servers.Postgres(t); pg != nil {
 		out = append(out, target{name: "postgres", dialect: dialectPostgres, url: pg.JDBCURL, driver: "org.postgresql.Driver", xa: "org.postgresql.xa.PGXADataSource", db: "postgres"})
@@ -63,7 +63,7 @@ func (tg target) tablePathOf(table string) string {
 }
 
 // exec runs statements on tg.
-func (tg target) exec(t *testing.T, stmts ...string) {
+func (tg target) exec(t testing.TB, stmts ...string) {
 	t.Helper()
 	if tg.dialect == dialectPostgres {
 		pgExec(t, pgConn(t, tg.db), stmts...)
@@ -74,7 +74,7 @@ func (tg target) exec(t *testing.T, stmts ...string) {
 
 // dump reads a table in key order as text rows, through the connector's
 // own catalog and decoders.
-func (tg target) dump(t *testing.T, table, order string) []string {
+func (tg target) dump(t testing.TB, table, order string) []string {
 	t.Helper()
 	ctx := testCtx(t)
 	var cols []column
@@ -147,7 +147,7 @@ func person(id int64, name string) []any {
 }
 
 // batchOf builds a batch of kinds and rows.
-func batchOf(t *testing.T, s *row.Schema, kinds []row.Kind, rows ...[]any) *row.Batch {
+func batchOf(t testing.TB, s *row.Schema, kinds []row.Kind, rows ...[]any) *row.Batch {
 	t.Helper()
 	b := row.NewBuilder(s, len(rows))
 	for i, r := range rows {
@@ -161,7 +161,7 @@ func batchOf(t *testing.T, s *row.Schema, kinds []row.Kind, rows ...[]any) *row.
 func kinds(ks ...row.Kind) []row.Kind { return ks }
 
 // resolvedSink resolves a sink block for tg.
-func resolvedSink(t *testing.T, tg target, body string, inputs ...*row.Schema) (*sinkResolved, error) {
+func resolvedSink(t testing.TB, tg target, body string, inputs ...*row.Schema) (*sinkResolved, error) {
 	t.Helper()
 	cfg, err := pluginCfg(t, "sink Jdbc", sinkOptions, tg.connBody()+body)
 	if err != nil {
@@ -170,7 +170,7 @@ func resolvedSink(t *testing.T, tg target, body string, inputs ...*row.Schema) (
 	return resolveSink(testCtx(t), cfg, inputs)
 }
 
-func mustSink(t *testing.T, tg target, body string, inputs ...*row.Schema) *sinkResolved {
+func mustSink(t testing.TB, tg target, body string, inputs ...*row.Schema) *sinkResolved {
 	t.Helper()
 	r, err := resolvedSink(t, tg, body, inputs...)
 	if err != nil {

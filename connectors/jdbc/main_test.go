@@ -26,14 +26,14 @@ func TestMain(m *testing.M) {
 	os.Exit(servers.Run(m, dbtest.WithPostgres(), dbtest.WithMariaDB()))
 }
 
-func testCtx(t *testing.T) context.Context {
+func testCtx(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
 	return ctx
 }
 
 // pgConn connects to the test PostgreSQL's database db.
-func pgConn(t *testing.T, db string) *pgx.Conn {
+func pgConn(t testing.TB, db string) *pgx.Conn {
 	t.Helper()
 	pg := servers.Postgres(t)
 	conn, err := pgx.Connect(testCtx(t), pg.DSN(db))
@@ -45,7 +45,7 @@ func pgConn(t *testing.T, db string) *pgx.Conn {
 }
 
 // myDB opens the test MariaDB's database db.
-func myDB(t *testing.T, db string) *sql.DB {
+func myDB(t testing.TB, db string) *sql.DB {
 	t.Helper()
 	my := servers.MariaDB(t)
 	d, err := sql.Open("mysql", my.DSN(db))
@@ -57,7 +57,7 @@ func myDB(t *testing.T, db string) *sql.DB {
 }
 
 // pgExec runs statements on PostgreSQL, failing the test on error.
-func pgExec(t *testing.T, conn *pgx.Conn, stmts ...string) {
+func pgExec(t testing.TB, conn *pgx.Conn, stmts ...string) {
 	t.Helper()
 	for _, s := range stmts {
 		if _, err := conn.Exec(testCtx(t), s); err != nil {
@@ -66,7 +66,7 @@ func pgExec(t *testing.T, conn *pgx.Conn, stmts ...string) {
 	}
 }
 
-func myExec(t *testing.T, db *sql.DB, stmts ...string) {
+func myExec(t testing.TB, db *sql.DB, stmts ...string) {
 	t.Helper()
 	for _, s := range stmts {
 		if _, err := db.ExecContext(testCtx(t), s); err != nil {
@@ -100,7 +100,7 @@ func render(cols []column, b *row.Batch) string {
 }
 
 // golden compares got with testdata/name (rewritten with -update).
-func golden(t *testing.T, name, got string) {
+func golden(t testing.TB, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
 	if *update {
@@ -119,7 +119,7 @@ func golden(t *testing.T, name, got string) {
 }
 
 // readAll streams a whole stream into one batch of schema.
-func readAll(t *testing.T, s rowStream, schema *row.Schema) *row.Batch {
+func readAll(t testing.TB, s rowStream, schema *row.Schema) *row.Batch {
 	t.Helper()
 	b := row.NewBuilder(schema, 16)
 	cols := make([]*row.Column, schema.Len())

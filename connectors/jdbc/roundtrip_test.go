@@ -9,8 +9,8 @@ import (
 )
 
 // copyTable reads src with a Jdbc source and writes what it reads with a
-// Jdbc sink, as a job would, and returns the sink's target rows.
-func copyTable(t *testing.T, src *sourceResolved, sinkBody string, dst target, table string) {
+// Jdbc sink, as a job would.
+func copyTable(t testing.TB, src *sourceResolved, sinkBody string, dst target) {
 	t.Helper()
 	schemas := []*row.Schema{src.Tables[0].schema}
 	r := mustSink(t, dst, sinkBody, schemas...)
@@ -54,7 +54,7 @@ func copyTable(t *testing.T, src *sourceResolved, sinkBody string, dst target, t
 }
 
 type writeCollector struct {
-	t *testing.T
+	t testing.TB
 	w *writer
 }
 
@@ -91,21 +91,21 @@ FROM generate_series(1, 2000) g`,
 
 	src := resolvedSource(t, pg, "table_path = \"public.mixed\"\nsplit.size = 300\n")
 	my.exec(t, "DROP TABLE IF EXISTS mixed")
-	copyTable(t, src, fmt.Sprintf("database = %q\ntable = \"mixed\"\nbatch_size = 333\n", my.db), my, "mixed")
+	copyTable(t, src, fmt.Sprintf("database = %q\ntable = \"mixed\"\nbatch_size = 333\n", my.db), my)
 	mid := my.dump(t, "mixed", "id")
 	if strings.Join(mid, "\n") != strings.Join(want, "\n") {
 		diff(t, "MariaDB copy", mid, want)
 	}
 
 	back := resolvedSource(t, my, "table_path = \"test.mixed\"\nsplit.size = 500\n")
-	copyTable(t, back, "database = \"postgres\"\ntable = \"public.mixed_back\"\nuse_copy_statement = true\nenable_upsert = false\n", pg, "mixed_back")
+	copyTable(t, back, "database = \"postgres\"\ntable = \"public.mixed_back\"\nuse_copy_statement = true\nenable_upsert = false\n", pg)
 	got := pg.dump(t, "mixed_back", "id")
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		diff(t, "back in PostgreSQL", got, want)
 	}
 }
 
-func diff(t *testing.T, what string, got, want []string) {
+func diff(t testing.TB, what string, got, want []string) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%s: %d rows, want %d", what, len(got), len(want))

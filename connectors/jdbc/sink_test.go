@@ -238,7 +238,7 @@ func TestExactlyOnceCommitAfterCheckpoint(t *testing.T) {
 }
 
 // prepared counts the sink's prepared transactions of cc's pipeline.
-func prepared(t *testing.T, tg target, r *sinkResolved, cc connectors.CommitContext) int {
+func prepared(t testing.TB, tg target, r *sinkResolved, cc connectors.CommitContext) int {
 	t.Helper()
 	c := &committer{r: r}
 	n := 0

@@ -63,7 +63,7 @@ func (c *collector) BatchSize() int { return 100 }
 
 // harness runs an enumerator and its readers as the engine does.
 type harness struct {
-	t       *testing.T
+	t       testing.TB
 	r       *sourceResolved
 	ec      *enumCtx
 	enum    *enumerator
@@ -72,7 +72,7 @@ type harness struct {
 	out     *collector
 }
 
-func newHarness(t *testing.T, r *sourceResolved, n int, enumState []byte, splits [][]connectors.Split) *harness {
+func newHarness(t testing.TB, r *sourceResolved, n int, enumState []byte, splits [][]connectors.Split) *harness {
 	t.Helper()
 	h := &harness{t: t, r: r, ec: &enumCtx{n: n, assigned: map[int][]connectors.Split{}, noMore: map[int]bool{}}, out: &collector{}}
 	e, err := newEnumerator(h.ec, r, enumState)
@@ -163,7 +163,7 @@ func (h *harness) snapshot() ([]byte, [][]connectors.Split, []string) {
 	return st, splits, append([]string(nil), h.out.rows...)
 }
 
-func resolvedSource(t *testing.T, tg target, body string) *sourceResolved {
+func resolvedSource(t testing.TB, tg target, body string) *sourceResolved {
 	t.Helper()
 	cfg, err := pluginCfg(t, "source Jdbc", sourceOptions, tg.connBody()+body)
 	if err != nil {
@@ -188,7 +188,7 @@ const srcRows = 3000
 
 // makeSource fills src_rows: id unique, grp repeats (and is null for
 // some), name null for some.
-func makeSource(t *testing.T, tg target) {
+func makeSource(t testing.TB, tg target) {
 	tg.exec(t, "DROP TABLE IF EXISTS src_rows",
 		"CREATE TABLE src_rows (id bigint PRIMARY KEY, grp int, name varchar(20), v decimal(12,3))")
 	var vals []string
@@ -220,7 +220,7 @@ func sorted(xs []string) []string {
 	return out
 }
 
-func checkOnce(t *testing.T, got, want []string) {
+func checkOnce(t testing.TB, got, want []string) {
 	t.Helper()
 	g, w := sorted(got), sorted(want)
 	if len(g) != len(w) {
