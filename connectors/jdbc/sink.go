@@ -84,7 +84,7 @@ func resolveSink(ctx context.Context, cfg *config.PluginConfig, inputs []*row.Sc
 		if strings.TrimSpace(cfg.String("query")) == "" {
 			return nil, cfg.Errorf("query", "set query, or generate_sink_sql with database and table")
 		}
-		r.Query = cfg.String("query")
+		r.Query = strings.TrimRight(strings.TrimSpace(cfg.String("query")), ";")
 		r.SchemaSave, r.DataSave = "IGNORE", "APPEND_DATA" // no table to manage
 	} else {
 		ide := cfg.String("field_ide")

@@ -270,3 +270,58 @@ func TestExactlyOnceNeedsPreparedTransactions(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func TestSinkCustomQueryExactlyOnce(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			tg.exec(t, "DROP TABLE IF EXISTS people_q", "CREATE TABLE people_q (id bigint PRIMARY KEY, name varchar(20), score decimal(10,2), at timestamp NULL, ok boolean)")
+			body := fmt.Sprintf("query = \"\"\"insert into people_q (id, name, score, at, ok)\n values (?, ?, ?, ?, ?);\"\"\"\nis_exactly_once = true\nxa_data_source_class_name = %q\n", tg.xa)
+			r := mustSink(t, tg, body, testSchema)
+			if err := (&sink{r: r}).HandleSaveMode(testCtx(t)); err != nil {
+				t.Fatal(err)
+			}
+			w, _ := newWriter(testCtx(t), r, testTask)
+			defer w.Close()
+			w.Write(batchOf(t, testSchema, make([]row.Kind, 2), person(1, "it's"), person(2, "?")))
+			info, err := w.PrepareCommit(1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := (&committer{r: r}).Commit(testCtx(t), connectors.CommitContext{JobID: "job-1", Pipeline: 1, Attempt: 1, CheckpointID: 1}, [][]byte{info}); err != nil {
+				t.Fatal(err)
+			}
+			got := tg.dump(t, "people_q", "id")
+			want := "1|it's|1.25|2024-01-02T10:00:00.123456|false\n2|?|2.50|2024-01-03T10:00:00.123456|true"
+			if tg.dialect == dialectMySQL {
+				want = strings.ReplaceAll(want, ":00.123456", "") // timestamp(0)
+			}
+			if strings.Join(got, "\n") != want {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+			}
+		})
+	}
+}
+
+func TestSinkMultiTableNames(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			a := testSchema.WithTableID("src.alpha")
+			b := testSchema.WithTableID("src.beta")
+			tg.exec(t, "DROP TABLE IF EXISTS out_alpha", "DROP TABLE IF EXISTS out_beta")
+			r := mustSink(t, tg, fmt.Sprintf("database = %q\ntable = %q\n", tg.db, tg.tablePathOf("out_${table_name}")), a, b)
+			if err := (&sink{r: r}).HandleSaveMode(testCtx(t)); err != nil {
+				t.Fatal(err)
+			}
+			w, _ := newWriter(testCtx(t), r, testTask)
+			defer w.Close()
+			w.Write(batchOf(t, a, make([]row.Kind, 1), person(1, "a")))
+			w.Write(batchOf(t, b, make([]row.Kind, 2), person(2, "b"), person(3, "c")))
+			if _, err := w.PrepareCommit(1); err != nil {
+				t.Fatal(err)
+			}
+			if n, m := len(tg.dump(t, "out_alpha", "id")), len(tg.dump(t, "out_beta", "id")); n != 1 || m != 2 {
+				t.Errorf("out_alpha %d rows, out_beta %d", n, m)
+			}
+		})
+	}
+}

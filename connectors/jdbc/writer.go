@@ -45,6 +45,7 @@ type writer struct {
 	seq          int64
 	txRows       int64
 	lastPrepared *commitInfo
+	marked       bool // MySQL: the marker table is known to exist
 }
 
 // tableWriter is how rows of one input table are written.
@@ -110,13 +111,14 @@ func (w *writer) connect() error {
 			return err
 		}
 	}
-	if w.r.ExactlyOnce {
+	if w.r.ExactlyOnce && !w.marked {
 		// DDL commits implicitly: make sure of the marker table before any XA START.
 		if err := ensureMarker(ctx, conn, w.r.markerDB()); err != nil {
 			conn.Close()
 			db.Close()
 			return fmt.Errorf("Jdbc: creating %s: %w", markerTable, err)
 		}
+		w.marked = true
 	}
 	w.myDB, w.my = db, conn
 	return nil
