@@ -69,8 +69,10 @@ type oldSink struct{ *sink }
 func (s *oldSink) CreateWriter(task connectors.TaskInfo, states [][]byte) (connectors.Writer, error) {
 	return newWriter(context.Background(), s.r, task)
 }
-func (s *oldSink) CreateCommitter() (connectors.Committer, error) { return oldCommitter{&committer{r: s.r}}, nil }
-func (s *oldSink) HandleSaveMode() error                          { return s.sink.HandleSaveMode(context.Background()) }
+func (s *oldSink) CreateCommitter() (connectors.Committer, error) {
+	return oldCommitter{&committer{r: s.r}}, nil
+}
+func (s *oldSink) HandleSaveMode() error { return s.sink.HandleSaveMode(context.Background()) }
 
 type oldCommitter struct{ *committer }
 
