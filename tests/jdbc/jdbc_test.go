@@ -343,7 +343,7 @@ env {
   job.mode = "BATCH"
   checkpoint.interval = 300
   job.retry.times = 0
-  read_limit.rows_per_second = 3000
+  read_limit.rows_per_second = 500
 }
 source {
   Jdbc {
@@ -428,7 +428,7 @@ func killAndRestore(t *testing.T, home, jobID string, kills int, jobs []string) 
 				t.Fatalf("run %d failed: %v\n%s", i, err, tail(stderr.String()))
 			}
 			if i < kills {
-				t.Logf("the job finished after %d kills", i)
+				t.Fatalf("the job finished after %d kills of %d: too fast to test restores", i, kills)
 			}
 			return
 		case <-time.After(limit):
@@ -492,4 +492,90 @@ func pgIDs(t *testing.T, pg *dbtest.Postgres) (map[int64]int, int) {
 		t.Fatal(err)
 	}
 	return ids, prepared
+}
+
+// TestServersKilledMidJob kills the target MariaDB, then the source
+// PostgreSQL, while an exactly-once job runs, and starts each again on its
+// port: the pipeline fails over (job.retry.times) and every id lands once.
+func TestServersKilledMidJob(t *testing.T) {
+	pg, my := servers.Postgres(t), servers.MariaDB(t)
+	const n = 20000
+	pgExec(t, pg, "DROP TABLE IF EXISTS ids_k", "CREATE TABLE ids_k (id bigint PRIMARY KEY, name text)",
+		fmt.Sprintf("INSERT INTO ids_k SELECT g, 'name-' || g FROM generate_series(0, %d) g", n-1), "ANALYZE ids_k")
+	myExec(t, my, "DROP TABLE IF EXISTS ids_xa")
+	dir := t.TempDir()
+	job := filepath.Join(dir, "job.conf")
+	writeFile(t, job, fmt.Sprintf(`
+env {
+  job.mode = "BATCH"
+  checkpoint.interval = 300
+  job.retry.times = 20
+  job.retry.interval.seconds = 1
+  read_limit.rows_per_second = 2000
+}
+source {
+  Jdbc {
+    url = %q
+    driver = "org.postgresql.Driver"
+    user = %q
+    table_path = "public.ids_k"
+    split.size = 1000
+    connection_check_timeout_sec = 5
+    parallelism = 2
+  }
+}
+sink {
+  Jdbc {
+    url = %q
+    driver = "com.mysql.cj.jdbc.Driver"
+    user = %q
+    database = test
+    table = ids_xa
+    is_exactly_once = true
+    xa_data_source_class_name = "com.mysql.cj.jdbc.MysqlXADataSource"
+    connection_check_timeout_sec = 5
+    parallelism = 2
+  }
+}
+`, pg.JDBCURL("postgres"), dbtest.User, my.JDBCURL("test"), dbtest.User))
+	cmd := exec.Command(binary, "run", "-c", job)
+	cmd.Env = append(os.Environ(), "STACTOR_HOME="+filepath.Join(dir, "home"))
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for _, s := range []interface {
+		Kill() error
+		Restart() error
+	}{my, pg} {
+		time.Sleep(1500 * time.Millisecond)
+		if err := s.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(1500 * time.Millisecond)
+		if err := s.Restart(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("job failed: %v\n%s", err, tail(out.String()))
+		}
+	case <-time.After(5 * time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("job did not finish\n%s", tail(out.String()))
+	}
+	ids, prepared := myIDs(t, my)
+	if len(ids) != n || prepared != 0 {
+		t.Fatalf("%d ids, want %d; %d prepared left\n%s", len(ids), n, prepared, tail(out.String()))
+	}
+	for id, c := range ids {
+		if c != 1 || id < 0 || id >= n {
+			t.Fatalf("id %d written %d times", id, c)
+		}
+	}
 }
