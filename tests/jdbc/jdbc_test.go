@@ -228,7 +228,7 @@ func TestPostgresToMariaDBAndBack(t *testing.T) {
 	pgExec(t, pg, "DROP TABLE IF EXISTS mixed", "DROP TABLE IF EXISTS mixed_back",
 		`CREATE TABLE mixed (id bigint PRIMARY KEY, i integer, s smallint, b boolean, d double precision, n numeric(20,6),
   t text, by bytea, dt date, ts timestamp)`,
-		fmt.Sprintf(`INSERT INTO mixed SELECT g, (g * 7919) %% 2000000000 - 1000000000, (g %% 65535) - 32768, g %% 3 = 0,
+		fmt.Sprintf(`INSERT INTO mixed SELECT g, (g::bigint * 7919) %% 2000000000 - 1000000000, (g %% 65535) - 32768, g %% 3 = 0,
   g * 1.0e-3 - 500.25, (g * 12345.678901) %% 99999999999999, CASE WHEN g %% 11 = 0 THEN NULL ELSE 'text ' || g || E' ''"\\' END,
   decode(lpad(to_hex(g), 8, '0'), 'hex'), DATE '1900-01-01' + g %% 100000, TIMESTAMP '1970-01-01' + g * INTERVAL '1 minute 0.000001 second'
 FROM generate_series(1, %d) g`, n),
