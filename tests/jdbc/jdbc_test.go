@@ -73,15 +73,23 @@ func myExec(t *testing.T, my *dbtest.MariaDB, stmts ...string) {
 	}
 }
 
-// runJob runs `stactor run` on a job file and fails the test on error.
-func runJob(t *testing.T, home, job string) {
+// runJob runs `stactor run` on a job file, fails the test on error, and
+// logs the run's time and peak memory (RSS).
+func runJob(t *testing.T, home, job string, rows int) {
 	t.Helper()
 	cmd := exec.Command(binary, "run", "-c", job)
 	cmd.Env = append(os.Environ(), "STACTOR_HOME="+home)
+	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("stactor run %s: %v\n%s", filepath.Base(job), err, tail(string(out)))
 	}
+	el := time.Since(start)
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss / 1024
+	}
+	t.Logf("%s: %d rows in %v (%.0f rows/s), peak RSS %d MiB", filepath.Base(job), rows, el.Round(time.Millisecond), float64(rows)/el.Seconds(), rss)
 }
 
 func tail(s string) string {
@@ -264,9 +272,7 @@ sink {
   }
 }
 `, pg.JDBCURL("postgres"), dbtest.User, my.JDBCURL("test"), dbtest.User))
-	start := time.Now()
-	runJob(t, filepath.Join(dir, "home"), there)
-	t.Logf("PostgreSQL → MariaDB: %d rows in %v", n+2, time.Since(start))
+	runJob(t, filepath.Join(dir, "home"), there, n+2)
 	want := pgRows(t, pg, "mixed")
 	sameRows(t, "MariaDB copy", myRows(t, my, "mixed"), want)
 
@@ -297,9 +303,7 @@ sink {
   }
 }
 `, my.JDBCURL("test"), dbtest.User, pg.JDBCURL("postgres"), dbtest.User))
-	start = time.Now()
-	runJob(t, filepath.Join(dir, "home"), back)
-	t.Logf("MariaDB → PostgreSQL: %d rows in %v", n+2, time.Since(start))
+	runJob(t, filepath.Join(dir, "home"), back, n+2)
 	sameRows(t, "back in PostgreSQL", pgRows(t, pg, "mixed_back"), want)
 }
 
