@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -150,6 +151,18 @@ func resolveSource(ctx context.Context, cfg *config.PluginConfig) (*sourceResolv
 		}
 		r.Tables = append(r.Tables, t)
 	}
+	for _, k := range []string{"partition_lower_bound", "partition_upper_bound"} {
+		if !cfg.Has(k) {
+			continue
+		}
+		if _, err := strconv.ParseInt(strings.TrimSpace(cfg.String(k)), 10, 64); err != nil {
+			return nil, cfg.Errorf(k, "must be an integer, got %q", cfg.String(k))
+		}
+		if t := r.Tables[0]; t.Key == "" || !t.keyType().IsInteger() {
+			return nil, cfg.Errorf(k, "applies to an integer split key; %s has none (set partition_column)", t.ID)
+		}
+	}
+	r.LowerBound, r.UpperBound = strings.TrimSpace(r.LowerBound), strings.TrimSpace(r.UpperBound)
 	return r, nil
 }
 

@@ -290,6 +290,8 @@ func TestSourceErrors(t *testing.T) {
 			{"table_path = \"no_such_table\"\n", "table not found"},
 			{"query = \"SELECT * FROM no_such_table\"\n", "no_such_table"},
 			{"", "set query, table_path or table_list"},
+			{"table_path = %q\npartition_column = name\npartition_lower_bound = 1\n", "applies to an integer split key"},
+			{"table_path = %q\npartition_lower_bound = x1\n", "must be an integer"},
 		} {
 			body := tc.body
 			if strings.Contains(body, "%q") {
