@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stactor/stactor/connectors"
 	"github.com/stactor/stactor/internal/dbtest"
@@ -323,5 +324,45 @@ func TestSinkMultiTableNames(t *testing.T) {
 				t.Errorf("out_alpha %d rows, out_beta %d", n, m)
 			}
 		})
+	}
+}
+
+// A commit that cannot reach the server is tried again (max_commit_attempts)
+// and succeeds once the server is back; the prepared transaction survived
+// the server's crash.
+func TestCommitRetriedWhileServerRestarts(t *testing.T) {
+	pgSrv := servers.Postgres(t)
+	tg := targets(t)[0]
+	tg.exec(t, "DROP TABLE IF EXISTS people_retry")
+	body := fmt.Sprintf("database = %q\ntable = %q\nis_exactly_once = true\nxa_data_source_class_name = %q\nmax_commit_attempts = 20\nconnection_check_timeout_sec = 2\n", tg.db, tg.tablePathOf("people_retry"), tg.xa)
+	r := mustSink(t, tg, body, testSchema)
+	if err := (&sink{r: r}).HandleSaveMode(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	w, _ := newWriter(testCtx(t), r, testTask)
+	defer w.Close()
+	w.Write(batchOf(t, testSchema, make([]row.Kind, 2), person(1, "a"), person(2, "b")))
+	info, err := w.PrepareCommit(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if err := pgSrv.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	restarted := make(chan error, 1)
+	go func() {
+		time.Sleep(700 * time.Millisecond)
+		restarted <- pgSrv.Restart()
+	}()
+	err = (&committer{r: r}).Commit(testCtx(t), connectors.CommitContext{JobID: "job-1", Pipeline: 1, Attempt: 1, CheckpointID: 1}, [][]byte{info})
+	if rerr := <-restarted; rerr != nil {
+		t.Fatal(rerr)
+	}
+	if err != nil {
+		t.Fatalf("commit across a server restart: %v", err)
+	}
+	if got := tg.dump(t, "people_retry", "id"); len(got) != 2 {
+		t.Fatalf("after commit: %v", got)
 	}
 }
