@@ -75,7 +75,7 @@ func myExec(t *testing.T, my *dbtest.MariaDB, stmts ...string) {
 
 // runJob runs `stactor run` on a job file, fails the test on error, and
 // logs the run's time and peak memory (RSS).
-func runJob(t *testing.T, home, job string, rows int) {
+func runJob(t testing.TB, home, job string, rows int) (time.Duration, int64) {
 	t.Helper()
 	cmd := exec.Command(binary, "run", "-c", job)
 	cmd.Env = append(os.Environ(), "STACTOR_HOME="+home)
@@ -90,6 +90,7 @@ func runJob(t *testing.T, home, job string, rows int) {
 		rss = ru.Maxrss / 1024
 	}
 	t.Logf("%s: %d rows in %v (%.0f rows/s), peak RSS %d MiB", filepath.Base(job), rows, el.Round(time.Millisecond), float64(rows)/el.Seconds(), rss)
+	return el, rss
 }
 
 func tail(s string) string {
@@ -100,7 +101,7 @@ func tail(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-func writeFile(t *testing.T, path, body string) {
+func writeFile(t testing.TB, path, body string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
