@@ -86,13 +86,31 @@ func (c *committer) withSession(ctx context.Context, fn func(*pgx.Conn, *sql.Con
 
 // sweepMarkers deletes the markers of this pipeline's transactions ten
 // checkpoints old and more: a commit is redone only from the checkpoint
-// restored, which is never that far behind one being committed now.
+// restored, which is never that far behind one being committed now. The
+// old markers are found with a plain (non-locking) read and deleted by
+// key, so the sweep never waits on, or blocks, a writer's prepared
+// transaction.
 func (c *committer) sweepMarkers(ctx context.Context, cc connectors.CommitContext) {
 	prefix := xidPrefix(cc.JobID, c.r.ID, cc.Pipeline)
 	d := dialectSQL{name: dialectMySQL}
-	db := c.r.markerDB()
+	table := d.quote(c.r.markerDB()) + "." + d.quote(markerTable)
 	c.withSession(ctx, func(_ *pgx.Conn, my *sql.Conn) error {
-		_, err := my.ExecContext(ctx, "DELETE FROM "+d.quote(db)+"."+d.quote(markerTable)+" WHERE xid LIKE ? AND ckpt < ?", prefix+"%", cc.CheckpointID-10)
+		rows, err := my.QueryContext(ctx, "SELECT xid FROM "+table+" WHERE xid LIKE ? AND ckpt < ? LIMIT 1000", prefix+"%", cc.CheckpointID-10)
+		if err != nil {
+			return err
+		}
+		var old []any
+		for rows.Next() {
+			var x string
+			if rows.Scan(&x) == nil {
+				old = append(old, x)
+			}
+		}
+		rows.Close()
+		if len(old) == 0 {
+			return nil
+		}
+		_, err = my.ExecContext(ctx, "DELETE FROM "+table+" WHERE xid IN (?"+strings.Repeat(",?", len(old)-1)+")", old...)
 		return err
 	})
 }

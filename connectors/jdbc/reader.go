@@ -41,7 +41,7 @@ type reader struct {
 	octx context.Context // from Open: lives as long as the reader
 
 	splits    []*split // head first; the head may be partly read
-	fetch     *fetcher
+	fetch     *connectors.Fetcher[position]
 	requested bool
 	noMore    bool
 	ended     bool
@@ -97,15 +97,15 @@ func (r *reader) PollNext(out connectors.Collector) error {
 	}
 	s := r.splits[0]
 	if r.fetch == nil {
-		r.fetch = startFetcher(r.octx, 4, r.fetchFunc(s, out.BatchSize()))
+		r.fetch = connectors.StartFetcher(r.octx, 4, r.fetchFunc(s, out.BatchSize()))
 	}
-	pos, got, err := r.fetch.poll(out, pollWait, 4)
+	pos, got, err := r.fetch.Poll(out, pollWait, 4)
 	if got {
 		s.Last, s.Ties, s.Rows = pos.Last, pos.Ties, pos.Rows
 	}
 	switch {
-	case errors.Is(err, errFetchDone):
-		r.fetch.close()
+	case errors.Is(err, connectors.ErrFetchDone):
+		r.fetch.Close()
 		r.fetch = nil
 		r.splits[0] = nil
 		r.splits = r.splits[1:]
@@ -114,7 +114,7 @@ func (r *reader) PollNext(out connectors.Collector) error {
 			r.ctx.SendSplitRequest()
 		}
 	case err != nil:
-		r.fetch.close()
+		r.fetch.Close()
 		r.fetch = nil
 		r.dropSession()
 		return fmt.Errorf("Jdbc: reading %s (split %s): %w", r.r.Tables[s.Table].ID, s.id(), err)
@@ -123,7 +123,7 @@ func (r *reader) PollNext(out connectors.Collector) error {
 }
 
 // fetchFunc reads split s from its position, in batches of size rows.
-func (r *reader) fetchFunc(s *split, size int) fetchFunc {
+func (r *reader) fetchFunc(s *split, size int) connectors.FetchFunc[position] {
 	if r.r.FetchSize > 0 {
 		size = r.r.FetchSize
 	}
@@ -281,7 +281,7 @@ func (r *reader) NotifyCheckpointComplete(checkpointID int64) error { return nil
 
 func (r *reader) Close() error {
 	if r.fetch != nil {
-		r.fetch.close()
+		r.fetch.Close()
 		r.fetch = nil
 	}
 	r.dropSession()

@@ -104,6 +104,14 @@ func (w *writer) connect() error {
 		db.Close()
 		return fmt.Errorf("connect to %s: %w", w.r.Conn.where(), err)
 	}
+	// READ COMMITTED: InnoDB then takes no gap locks for the writes, so
+	// the transactions of two writers (prepared, waiting for their
+	// checkpoint to complete) never block each other.
+	if _, err := conn.ExecContext(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"); err != nil {
+		conn.Close()
+		db.Close()
+		return fmt.Errorf("Jdbc: %s: %w", w.r.Conn.where(), err)
+	}
 	if w.r.TxTimeout > 0 {
 		if _, err := conn.ExecContext(ctx, fmt.Sprintf("SET SESSION wait_timeout = %d", w.r.TxTimeout)); err != nil {
 			conn.Close()

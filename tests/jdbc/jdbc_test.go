@@ -64,8 +64,34 @@ func pgExec(t *testing.T, pg *dbtest.Postgres, stmts ...string) {
 	}
 }
 
+// clearPrepared rolls back the prepared XA transactions a failed test may
+// have left, which would hold locks on its tables.
+func clearPrepared(t *testing.T, my *dbtest.MariaDB) {
+	db, err := sql.Open("mysql", my.DSN("test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx(t), "XA RECOVER")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var xids []string
+	for rows.Next() {
+		var f, g, b int
+		var data string
+		rows.Scan(&f, &g, &b, &data)
+		xids = append(xids, data[:g])
+	}
+	rows.Close()
+	for _, x := range xids {
+		db.ExecContext(ctx(t), "XA ROLLBACK '"+x+"'")
+	}
+}
+
 func myExec(t *testing.T, my *dbtest.MariaDB, stmts ...string) {
 	t.Helper()
+	clearPrepared(t, my)
 	for _, s := range stmts {
 		if err := my.Exec(ctx(t), "test", s); err != nil {
 			t.Fatal(err)
