@@ -19,12 +19,16 @@ import (
 // user, password, properties and connection_check_timeout_sec. Options in
 // properties take precedence over the URL's parameters, as with MySQL's
 // driver.
+//
+// Only Database travels in the resolved form: the rest is read again from
+// the checked options where the parts are created (connFrom), so the
+// password is never part of what Resolve returns.
 type connOptions struct {
-	URL          string            `json:"url"`
-	User         string            `json:"user,omitempty"`
-	Password     string            `json:"password,omitempty"`
-	Properties   map[string]string `json:"properties,omitempty"`
-	CheckTimeout time.Duration     `json:"check_timeout"`
+	URL          string            `json:"-"`
+	User         string            `json:"-"`
+	Password     string            `json:"-"`
+	Properties   map[string]string `json:"-"`
+	CheckTimeout time.Duration     `json:"-"`
 	// Database overrides the URL's (a sink whose url names none).
 	Database string `json:"database,omitempty"`
 

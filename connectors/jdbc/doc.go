@@ -25,6 +25,7 @@
 // checkpoint completes (DESIGN §5), with transaction ids derived from job,
 // pipeline, term, attempt, subtask and checkpoint (xa.go).
 //
-// Type mapping per dialect is in types_postgres.go and types_mysql.go and
-// documented in the README's Jdbc section.
+// The type mapping of each dialect is in types_postgres.go and
+// types_mysql.go; README.md beside this file documents the options, the
+// split planning, exactly-once and the mapping for users.
 package jdbc

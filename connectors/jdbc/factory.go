@@ -26,7 +26,7 @@ var SourceFactory = connectors.SourceFactory{
 		return r.encode()
 	},
 	Create: func(cfg *config.PluginConfig, resolved []byte, job connectors.JobContext) (connectors.Source, error) {
-		r, err := decodeSourceResolved(resolved)
+		r, err := decodeSourceResolved(cfg, resolved)
 		if err != nil {
 			return nil, err
 		}
@@ -47,7 +47,7 @@ var SinkFactory = connectors.SinkFactory{
 		return r.encode()
 	},
 	Create: func(cfg *config.PluginConfig, inputs []*row.Schema, resolved []byte, job connectors.JobContext) (connectors.Sink, error) {
-		r, err := decodeSinkResolved(resolved, inputs)
+		r, err := decodeSinkResolved(cfg, resolved, inputs)
 		if err != nil {
 			return nil, err
 		}

@@ -176,12 +176,13 @@ func mustSink(t testing.TB, tg target, body string, inputs ...*row.Schema) *sink
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg, _ := pluginCfg(t, "sink Jdbc", sinkOptions, tg.connBody()+body)
 	// What the writers get went through the resolved form's encoding.
 	b, err := r.encode()
 	if err != nil {
 		t.Fatal(err)
 	}
-	r2, err := decodeSinkResolved(b, inputs)
+	r2, err := decodeSinkResolved(cfg, b, inputs)
 	if err != nil {
 		t.Fatal(err)
 	}

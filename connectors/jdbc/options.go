@@ -97,3 +97,15 @@ func flatten(v *hocon.Value, prefix string, out map[string]string) {
 		out[k] = f.Value.String()
 	}
 }
+
+// withConn fills the connection options from cfg into c, keeping the
+// database Resolve chose.
+func withConn(cfg *config.PluginConfig, c *connOptions) error {
+	fresh, err := connFrom(cfg)
+	if err != nil {
+		return err
+	}
+	fresh.Database = c.Database
+	*c = fresh
+	return nil
+}

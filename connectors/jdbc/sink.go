@@ -242,12 +242,12 @@ func createTableSQL(d dialectSQL, t *sinkTable, in *row.Schema, index bool) (str
 
 func (r *sinkResolved) encode() ([]byte, error) { return json.Marshal(r) }
 
-func decodeSinkResolved(b []byte, inputs []*row.Schema) (*sinkResolved, error) {
+func decodeSinkResolved(cfg *config.PluginConfig, b []byte, inputs []*row.Schema) (*sinkResolved, error) {
 	var r sinkResolved
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("Jdbc resolved sink: %w", err)
 	}
-	if err := r.Conn.parse(); err != nil {
+	if err := withConn(cfg, &r.Conn); err != nil {
 		return nil, err
 	}
 	if len(r.Tables) > 0 && len(r.Tables) != len(inputs) {

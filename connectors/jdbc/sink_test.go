@@ -366,3 +366,31 @@ func TestCommitRetriedWhileServerRestarts(t *testing.T) {
 		t.Fatalf("after commit: %v", got)
 	}
 }
+
+// The resolved form never holds the password: Create reads it from the
+// checked options again.
+func TestResolvedFormHasNoPassword(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			body := fmt.Sprintf("url = %q\ndriver = %q\nuser = %q\npassword = %q\ndatabase = %q\ntable = %q\n", tg.url(tg.db), tg.driver, dbtest.PasswordUser, dbtest.Password, tg.db, tg.tablePathOf("people_pw"))
+			cfg, err := pluginCfg(t, "sink Jdbc", sinkOptions, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := SinkFactory.Resolve(testCtx(t), cfg, []*row.Schema{testSchema}, connectors.JobContext{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(b), dbtest.Password) {
+				t.Fatalf("resolved form holds the password: %s", b)
+			}
+			s, err := SinkFactory.Create(cfg, []*row.Schema{testSchema}, b, connectors.JobContext{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.(*sink).HandleSaveMode(testCtx(t)); err != nil {
+				t.Fatalf("with the password from the options: %v", err)
+			}
+		})
+	}
+}

@@ -324,12 +324,12 @@ func sortable(c column) bool {
 }
 
 // decodeResolved reads what Resolve encoded and rebuilds the schemas.
-func decodeSourceResolved(b []byte) (*sourceResolved, error) {
+func decodeSourceResolved(cfg *config.PluginConfig, b []byte) (*sourceResolved, error) {
 	var r sourceResolved
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("Jdbc resolved source: %w", err)
 	}
-	if err := r.Conn.parse(); err != nil {
+	if err := withConn(cfg, &r.Conn); err != nil {
 		return nil, err
 	}
 	for _, t := range r.Tables {

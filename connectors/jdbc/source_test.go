@@ -177,7 +177,7 @@ func resolvedSource(t testing.TB, tg target, body string) *sourceResolved {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r2, err := decodeSourceResolved(b)
+	r2, err := decodeSourceResolved(cfg, b)
 	if err != nil {
 		t.Fatal(err)
 	}
