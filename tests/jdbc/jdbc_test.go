@@ -610,3 +610,57 @@ sink {
 		}
 	}
 }
+
+// TestTableListToTables reads two tables with table_list and writes each to
+// its own table, named with ${table_name}.
+func TestTableListToTables(t *testing.T) {
+	pg, my := servers.Postgres(t), servers.MariaDB(t)
+	pgExec(t, pg, "DROP TABLE IF EXISTS t_a", "DROP TABLE IF EXISTS t_b",
+		"CREATE TABLE t_a (id int PRIMARY KEY, a text)", "CREATE TABLE t_b (id bigint PRIMARY KEY, b numeric(10,3), c date)",
+		"INSERT INTO t_a SELECT g, 'a' || g FROM generate_series(1, 500) g",
+		"INSERT INTO t_b SELECT g, g / 8.0, DATE '2000-01-01' + g FROM generate_series(1, 700) g")
+	myExec(t, my, "DROP TABLE IF EXISTS t_a_copy", "DROP TABLE IF EXISTS t_b_copy")
+	dir := t.TempDir()
+	job := filepath.Join(dir, "list.conf")
+	writeFile(t, job, fmt.Sprintf(`
+env {
+  job.mode = "BATCH"
+}
+source {
+  Jdbc {
+    url = %q
+    driver = "org.postgresql.Driver"
+    user = %q
+    table_list = [
+      { table_path = "postgres.public.t_a" },
+      { table_path = "postgres.public.t_b", query = "SELECT * FROM t_b WHERE id > 100" }
+    ]
+    split.size = 200
+  }
+}
+sink {
+  Jdbc {
+    url = %q
+    driver = "com.mysql.cj.jdbc.Driver"
+    user = %q
+    database = test
+    table = "${table_name}_copy"
+  }
+}
+`, pg.JDBCURL("postgres"), dbtest.User, my.JDBCURL("test"), dbtest.User))
+	runJob(t, filepath.Join(dir, "home"), job, 1100)
+	db, err := sql.Open("mysql", my.DSN("test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for table, want := range map[string]string{"t_a_copy": "500 125250", "t_b_copy": "600 240300"} {
+		var n, sum int64
+		if err := db.QueryRowContext(ctx(t), "SELECT COUNT(*), SUM(id) FROM "+table).Scan(&n, &sum); err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprintf("%d %d", n, sum); got != want {
+			t.Errorf("%s: count and sum of ids %s, want %s", table, got, want)
+		}
+	}
+}
