@@ -97,9 +97,7 @@ func myDecoder(read string, t *row.Type, zero zeroDate) (decodeFunc, error) {
 			}
 			if y == 0 && mo == 0 && d == 0 {
 				return appendZero(c, zero, func() error {
-					v, err := storeTimestamp(time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC))
-					c.AppendInt(v)
-					return err
+					return appendTimestamp(c, time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC))
 				})
 			}
 			var clock time.Duration
@@ -108,12 +106,7 @@ func myDecoder(read string, t *row.Type, zero zeroDate) (decodeFunc, error) {
 					return fmt.Errorf("datetime %q: %w", b, err)
 				}
 			}
-			v, err := storeTimestamp(time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC).Add(clock))
-			if err != nil {
-				return err
-			}
-			c.AppendInt(v)
-			return nil
+			return appendTimestamp(c, time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC).Add(clock))
 		}, nil
 	}
 	return nil, fmt.Errorf("no decoder for %q", read)

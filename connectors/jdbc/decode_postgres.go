@@ -144,12 +144,7 @@ func pgDecoder(read string) (decodeFunc, error) {
 			if us == math.MaxInt64 || us == math.MinInt64 {
 				return errors.New("infinite timestamp has no stactor value")
 			}
-			v, err := storeTimestamp(time.Unix(pgEpochDays*86400+us/1e6, (us%1e6)*1e3).UTC())
-			if err != nil {
-				return err
-			}
-			c.AppendInt(v)
-			return nil
+			return appendTimestamp(c, time.Unix(pgEpochDays*86400+us/1e6, (us%1e6)*1e3).UTC())
 		}, nil
 	}
 	return nil, fmt.Errorf("no decoder for %q", read)

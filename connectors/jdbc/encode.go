@@ -57,10 +57,10 @@ func argOf(dialect string, t *row.Type) (argFunc, error) {
 		return func(c *row.Column, i int) any { return formatClock(time.Duration(c.Ints[i])) }, nil
 	case row.TypeTimestamp:
 		if dialect == dialectPostgres {
-			return func(c *row.Column, i int) any { return loadTimestamp(c.Ints[i]) }, nil
+			return func(c *row.Column, i int) any { return loadTimestamp(c, i) }, nil
 		}
 		return func(c *row.Column, i int) any {
-			return loadTimestamp(c.Ints[i]).Format("2006-01-02 15:04:05.999999")
+			return loadTimestamp(c, i).Format("2006-01-02 15:04:05.999999")
 		}, nil
 	case row.TypeArray:
 		if dialect == dialectPostgres {

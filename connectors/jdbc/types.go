@@ -31,22 +31,22 @@ func errUnmappable(table string, c column, why string) error {
 	return fmt.Errorf("table %s column %q has type %s, which Jdbc cannot map%s", table, c.Name, c.DBType, why)
 }
 
-// The row model keeps a timestamp as nanoseconds since 1970-01-01 (a wall
-// clock without zone). These two functions are the only place that knows
-// it: the model's range is being widened, and only they change then.
+// The row model keeps a timestamp as seconds and nanoseconds of a wall
+// clock without zone (row.TimestampOf). These two functions are the only
+// place here that knows it.
 
-// storeTimestamp is the stored form of t's wall clock (read as UTC).
-func storeTimestamp(t time.Time) (int64, error) {
-	if y := t.Year(); y < 1678 || y > 2261 {
-		return 0, fmt.Errorf("timestamp %s is outside the range stactor holds (years 1678..2261)", t.Format("2006-01-02 15:04:05.999999"))
+// appendTimestamp appends t's wall clock (read as UTC) to c.
+func appendTimestamp(c *row.Column, t time.Time) error {
+	sec, nano := row.TimestampOf(t)
+	if err := row.CheckTimestamp(sec); err != nil {
+		return fmt.Errorf("timestamp %s: %w", t.Format("2006-01-02 15:04:05.999999"), err)
 	}
-	y, mo, d := t.Date()
-	h, mi, s := t.Clock()
-	return time.Date(y, mo, d, h, mi, s, t.Nanosecond(), time.UTC).UnixNano(), nil
+	c.AppendTimestamp(sec, nano)
+	return nil
 }
 
-// loadTimestamp is the wall clock of a stored timestamp, in UTC.
-func loadTimestamp(v int64) time.Time { return time.Unix(0, v).UTC() }
+// loadTimestamp is the wall clock of row i's timestamp, in UTC.
+func loadTimestamp(c *row.Column, i int) time.Time { return row.TimestampTime(c.Secs[i], c.Nanos[i]) }
 
 // storeTime is the stored form of a time of day; 24:00:00 (which
 // PostgreSQL allows) is kept as the end of the day.
