@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -30,10 +33,12 @@ type Postgres struct {
 	Port int
 	Dir  string // data, socket and log live below it
 
-	pgCtl string
-	as    *runAs
-	data  string
-	log   string
+	pgCtl    string
+	postgres string
+	as       *runAs
+	exited   chan struct{} // closed when the running postmaster exits
+	data     string
+	log      string
 }
 
 // PostgresOption changes how StartPostgres configures the server.
@@ -71,7 +76,8 @@ func StartPostgres(dir string, opts ...PostgresOption) (*Postgres, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := findBinary("postgres", pgBinDirs...); err != nil {
+	server, err := findBinary("postgres", pgBinDirs...)
+	if err != nil {
 		return nil, err
 	}
 	as, err := pgUser()
@@ -82,7 +88,7 @@ func StartPostgres(dir string, opts ...PostgresOption) (*Postgres, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Postgres{Host: "127.0.0.1", Dir: base, pgCtl: pgCtl, as: as,
+	p := &Postgres{Host: "127.0.0.1", Dir: base, pgCtl: pgCtl, postgres: server, as: as,
 		data: filepath.Join(base, "data"), log: filepath.Join(base, "postgres.log")}
 	if err := as.chown(base); err != nil {
 		return nil, fmt.Errorf("postgres dir: %w", err)
@@ -155,36 +161,76 @@ func (p *Postgres) Start() error {
 		if p.Port, err = freePort(); err != nil {
 			return err
 		}
-		err = run(p.as, p.pgCtl, "-D", p.data, "-l", p.log, "-w", "-t", "60",
-			"-o", fmt.Sprintf("-p %d", p.Port), "start")
-		if err == nil {
+		if err = p.start(); err == nil {
 			return nil
 		}
-		err = fmt.Errorf("%w\nserver log:\n%s", err, readTail(p.log))
 	}
 	return err
 }
 
 // Restart starts a stopped server on the port it had, so that DSNs taken
 // before stay good (a server "coming back" in a fault test).
-func (p *Postgres) Restart() error {
-	err := run(p.as, p.pgCtl, "-D", p.data, "-l", p.log, "-w", "-t", "60",
-		"-o", fmt.Sprintf("-p %d", p.Port), "start")
+func (p *Postgres) Restart() error { return p.start() }
+
+// start runs the postmaster as our child rather than through pg_ctl
+// start, which would detach it: with a parent-death signal it ends with
+// the test binary even when that dies without running its cleanup (a test
+// timeout). pg_ctl then stops it through its pid file.
+func (p *Postgres) start() error {
+	logf, err := os.OpenFile(p.log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
-		return fmt.Errorf("%w\nserver log:\n%s", err, readTail(p.log))
+		return err
 	}
-	return nil
+	defer logf.Close()
+	cmd := exec.Command(p.postgres, "-D", p.data, "-p", strconv.Itoa(p.Port))
+	cmd.Stdout, cmd.Stderr = logf, logf
+	p.as.apply(cmd)
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGQUIT // immediate shutdown, children included
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	p.exited = exited
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		select {
+		case <-exited:
+			return fmt.Errorf("postgres exited while starting\nserver log:\n%s", readTail(p.log))
+		default:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		conn, err := pgx.Connect(ctx, p.DSN("postgres"))
+		cancel()
+		if err == nil {
+			conn.Close(context.Background())
+			return nil
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			<-exited
+			return fmt.Errorf("postgres not ready in 60 s: %v\nserver log:\n%s", err, readTail(p.log))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // Stop shuts the server down, ending its sessions.
-func (p *Postgres) Stop() error {
-	return run(p.as, p.pgCtl, "-D", p.data, "-m", "fast", "-w", "stop")
-}
+func (p *Postgres) Stop() error { return p.stop("fast") }
 
 // Kill stops the server as a crash would (immediate mode: no shutdown
 // checkpoint, recovery on the next start).
-func (p *Postgres) Kill() error {
-	return run(p.as, p.pgCtl, "-D", p.data, "-m", "immediate", "-w", "stop")
+func (p *Postgres) Kill() error { return p.stop("immediate") }
+
+func (p *Postgres) stop(mode string) error {
+	err := run(p.as, p.pgCtl, "-D", p.data, "-m", mode, "-w", "stop")
+	if p.exited != nil {
+		select {
+		case <-p.exited:
+		case <-time.After(60 * time.Second):
+		}
+	}
+	return err
 }
 
 // DSN is a libpq URL of database db for User (no password needed).

@@ -68,11 +68,11 @@ func pgUser() (*runAs, error) {
 
 // apply makes cmd run as r.
 func (r *runAs) apply(cmd *exec.Cmd) {
-	if r == nil {
-		return
-	}
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	if r == nil {
+		return
 	}
 	cmd.SysProcAttr.Credential = &syscall.Credential{Uid: r.uid, Gid: r.gid}
 }
