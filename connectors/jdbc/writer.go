@@ -31,9 +31,10 @@ type writer struct {
 	ctx  context.Context
 	d    dialectSQL
 
-	pg   *pgx.Conn
-	myDB *sql.DB
-	my   *sql.Conn
+	pg    *pgx.Conn
+	myDB  *sql.DB
+	my    *sql.Conn
+	stmts map[string]*sql.Stmt // MySQL statements prepared on my
 
 	tables  map[string]*tableWriter
 	pending []*row.Batch
@@ -138,6 +139,10 @@ func (w *writer) disconnect() {
 		w.pg = nil
 	}
 	if w.my != nil {
+		for _, st := range w.stmts {
+			st.Close()
+		}
+		w.stmts = nil
 		w.my.Close()
 		w.myDB.Close()
 		w.my, w.myDB = nil, nil
@@ -150,6 +155,28 @@ func (w *writer) exec(q string, args ...any) error {
 		return err
 	}
 	_, err := w.my.ExecContext(w.ctx, q, args...)
+	return err
+}
+
+// execBulk runs a multi-row statement. On MySQL it is prepared once per
+// session and shape and run in the binary protocol, so the server parses
+// no values.
+func (w *writer) execBulk(q string, args ...any) error {
+	if w.my == nil {
+		return w.exec(q, args...)
+	}
+	st, ok := w.stmts[q]
+	if !ok {
+		var err error
+		if st, err = w.my.PrepareContext(w.ctx, q); err != nil {
+			return err
+		}
+		if w.stmts == nil {
+			w.stmts = map[string]*sql.Stmt{}
+		}
+		w.stmts[q] = st
+	}
+	_, err := st.ExecContext(w.ctx, args...)
 	return err
 }
 
@@ -308,7 +335,7 @@ func (w *writer) insertRun(tw *tableWriter, b *row.Batch, from, to int) error {
 		for _, i := range idx[:n] {
 			args = tw.rowArgs(args, b, i)
 		}
-		if err := w.exec(insertSQL(w.d, tw.t, n, upsert), args...); err != nil {
+		if err := w.execBulk(insertSQL(w.d, tw.t, n, upsert), args...); err != nil {
 			return err
 		}
 		idx = idx[n:]
