@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
@@ -168,20 +169,38 @@ func commitPG(ctx context.Context, conn *pgx.Conn, info *commitInfo) error {
 	return connectors.Permanent(fmt.Errorf("transaction %s (%d rows for %s) is not prepared any more and was not committed (status %s): its rows are lost; was it rolled back by hand?", info.XID, info.Rows, info.Targets, s))
 }
 
-// commitMySQL commits an XA transaction, or proves it committed.
+// commitMySQL commits an XA transaction, or proves it committed. The
+// writer's session detaches its prepared transaction when it ends, and
+// the server finishes ending a session after the client has gone: until
+// then another session is told the XID is unknown. So "unknown and no
+// marker" is asked again for a few seconds before it counts as lost.
 func commitMySQL(ctx context.Context, conn *sql.Conn, info *commitInfo) error {
-	_, err := conn.ExecContext(ctx, "XA COMMIT "+quoteLiteral(info.XID))
-	if err == nil || !mysqlXAGone(err) {
-		return err
-	}
 	d := dialectSQL{name: dialectMySQL}
-	var n int
-	qerr := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+d.quote(info.Marker)+"."+d.quote(markerTable)+" WHERE xid = ?", info.XID).Scan(&n)
-	if qerr != nil {
-		return fmt.Errorf("XA transaction %s is unknown and its marker cannot be read: %w", info.XID, qerr)
+	deadline := time.Now().Add(detachWait)
+	for {
+		_, err := conn.ExecContext(ctx, "XA COMMIT "+quoteLiteral(info.XID))
+		if err == nil || !mysqlXAGone(err) {
+			return err
+		}
+		var n int
+		qerr := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+d.quote(info.Marker)+"."+d.quote(markerTable)+" WHERE xid = ?", info.XID).Scan(&n)
+		if qerr != nil {
+			return fmt.Errorf("XA transaction %s is unknown and its marker cannot be read: %w", info.XID, qerr)
+		}
+		if n > 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return connectors.Permanent(fmt.Errorf("XA transaction %s (%d rows for %s) is unknown to the server and did not commit: its rows are lost; was it rolled back by hand?", info.XID, info.Rows, info.Targets))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
 	}
-	if n > 0 {
-		return nil
-	}
-	return connectors.Permanent(fmt.Errorf("XA transaction %s (%d rows for %s) is unknown to the server and did not commit: its rows are lost; was it rolled back by hand?", info.XID, info.Rows, info.Targets))
 }
+
+// detachWait is how long an unknown XID may still be detaching from the
+// session that prepared it.
+const detachWait = 5 * time.Second
