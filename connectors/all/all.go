@@ -11,6 +11,7 @@ import (
 	_ "github.com/stactor/stactor/connectors/fieldmapper"
 	_ "github.com/stactor/stactor/connectors/filter"
 	_ "github.com/stactor/stactor/connectors/filterrowkind"
+	_ "github.com/stactor/stactor/connectors/jdbc"
 	_ "github.com/stactor/stactor/connectors/jsonpath"
 	_ "github.com/stactor/stactor/connectors/kafka"
 	_ "github.com/stactor/stactor/connectors/localfile"

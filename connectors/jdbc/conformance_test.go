@@ -1,0 +1,76 @@
+package jdbc
+
+import (
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stactor/stactor/connectors/conformance"
+	"github.com/stactor/stactor/row"
+)
+
+var confTables atomic.Int64
+
+// readTable reads a table's rows back boxed, through the connector's own
+// catalog and decoders.
+func readTable(t testing.TB, tg target, table string) func() ([][]any, error) {
+	return func() ([][]any, error) {
+		src := resolvedSource(t, tg, fmt.Sprintf("table_path = %q\n", tg.tablePathOf(table)))
+		h := newHarness(t, src, 1, nil, nil)
+		c := &boxCollector{}
+		h.out = nil
+		for i := 0; i < 100000 && !h.rctx[0].ended; i++ {
+			rd := h.readers[0]
+			if err := rd.PollNext(c); err != nil {
+				return nil, err
+			}
+			if h.rctx[0].requested {
+				h.rctx[0].requested = false
+				h.enum.HandleSplitRequest(0)
+			}
+			if s := h.ec.assigned[0]; len(s) > 0 {
+				delete(h.ec.assigned, 0)
+				rd.AddSplits(s)
+			}
+			if h.ec.noMore[0] {
+				rd.HandleNoMoreSplits()
+			}
+		}
+		return c.rows, nil
+	}
+}
+
+type boxCollector struct{ rows [][]any }
+
+func (c *boxCollector) Emit(b *row.Batch) {
+	for i := 0; i < b.Len(); i++ {
+		c.rows = append(c.rows, b.Row(i))
+	}
+}
+func (c *boxCollector) BatchSize() int { return 50 }
+
+func TestConformanceSink(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			types := conformance.Without(conformance.AllTypes(), "null", "map<string, int>", "row<a int, b string>")
+			if tg.dialect == dialectMySQL {
+				types = conformance.Without(types, "array<int>", "array<string>")
+			}
+			conformance.RunSink(t, conformance.Sink{
+				Factory:     SinkFactory,
+				Types:       types,
+				ExactlyOnce: true,
+				Target: func(dir string, schema *row.Schema) (string, func() ([][]any, error), error) {
+					table := fmt.Sprintf("conf_%d", confTables.Add(1))
+					tg.exec(t, "DROP TABLE IF EXISTS "+table)
+					body := tg.connBody() + fmt.Sprintf("database = %q\ntable = %q\nis_exactly_once = true\nxa_data_source_class_name = %q\n", tg.db, tg.tablePathOf(table), tg.xa)
+					return body, readTable(t, tg, table), nil
+				},
+				BadOptions: []conformance.BadOption{
+					{Name: "BadURL", Body: "url = \"postgresql://x\"\ndriver = \"org.postgresql.Driver\"\ntable = t\n", Error: "not a JDBC URL"},
+					{Name: "WrongDriver", Body: fmt.Sprintf("url = %q\ndriver = \"oracle.jdbc.OracleDriver\"\ntable = t\n", tg.url(tg.db)), Error: "driver"},
+				},
+			})
+		})
+	}
+}

@@ -1,0 +1,396 @@
+package jdbc
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stactor/stactor/connectors"
+	"github.com/stactor/stactor/internal/dbtest"
+	"github.com/stactor/stactor/row"
+)
+
+func TestSinkAppliesRowKinds(t *testing.T) {
+	for _, tg := range targets(t) {
+		for _, copyMode := range []bool{false, true} {
+			if copyMode && tg.dialect != dialectPostgres {
+				continue
+			}
+			t.Run(fmt.Sprintf("%s/copy=%v", tg.name, copyMode), func(t *testing.T) {
+				tbl := fmt.Sprintf("people_kinds_%v", copyMode)
+				tg.exec(t, "DROP TABLE IF EXISTS "+tbl)
+				body := fmt.Sprintf("generate_sink_sql = true\ndatabase = %q\ntable = %q\nbatch_size = 2\n", tg.db, tg.tablePathOf(tbl))
+				if copyMode {
+					body += "use_copy_statement = true\nenable_upsert = false\n"
+				}
+				r := mustSink(t, tg, body, testSchema)
+				if err := (&sink{r: r}).HandleSaveMode(testCtx(t)); err != nil {
+					t.Fatal(err)
+				}
+				w, err := newWriter(testCtx(t), r, testTask)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer w.Close()
+				ins := make([]row.Kind, 5)
+				if err := w.Write(batchOf(t, testSchema, ins, person(1, "a"), person(2, "b"), person(3, "c"), person(4, "d"), person(5, "e"))); err != nil {
+					t.Fatal(err)
+				}
+				second := []row.Kind{row.UpdateBefore, row.UpdateAfter, row.Delete, row.Insert}
+				rows := [][]any{person(2, "b"), person(2, "b2"), person(3, "c"), person(6, "f")}
+				if !copyMode {
+					second = append(second, row.Insert) // an upsert of a key already there
+					rows = append(rows, person(1, "a2"))
+				}
+				if err := w.Write(batchOf(t, testSchema, second, rows...)); err != nil {
+					t.Fatal(err)
+				}
+				info, err := w.PrepareCommit(1)
+				if err != nil || info != nil {
+					t.Fatalf("prepare: %v %s", err, info)
+				}
+				got := tg.dump(t, tbl, "id")
+				want := []string{
+					"1|a2|1.25|2024-01-02T10:00:00.123456|false",
+					"2|b2|2.50|2024-01-03T10:00:00.123456|true",
+					"4|d|5.00|2024-01-05T10:00:00.123456|true",
+					"5|e|6.25|2024-01-06T10:00:00.123456|false",
+					"6|f|7.50|2024-01-07T10:00:00.123456|true",
+				}
+				if copyMode {
+					want[0] = "1|a|1.25|2024-01-02T10:00:00.123456|false"
+				}
+				if strings.Join(got, "\n") != strings.Join(want, "\n") {
+					t.Errorf("target:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+				}
+			})
+		}
+	}
+}
+
+func TestSinkConstraintViolationNamesTableAndKey(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			tg.exec(t, "DROP TABLE IF EXISTS people_dup")
+			r := mustSink(t, tg, fmt.Sprintf("database = %q\ntable = %q\nenable_upsert = false\n", tg.db, tg.tablePathOf("people_dup")), testSchema)
+			if err := (&sink{r: r}).HandleSaveMode(testCtx(t)); err != nil {
+				t.Fatal(err)
+			}
+			w, _ := newWriter(testCtx(t), r, testTask)
+			defer w.Close()
+			w.Write(batchOf(t, testSchema, make([]row.Kind, 2), person(7, "x"), person(7, "y")))
+			_, err := w.PrepareCommit(1)
+			if err == nil || !strings.Contains(err.Error(), "people_dup") || !strings.Contains(err.Error(), "7") {
+				t.Fatalf("duplicate key: %v", err)
+			}
+		})
+	}
+}
+
+func TestSinkSaveModes(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			tg.exec(t, "DROP TABLE IF EXISTS people_save")
+			path := fmt.Sprintf("database = %q\ntable = %q\n", tg.db, tg.tablePathOf("people_save"))
+			mode := func(schema, data string) error {
+				r := mustSink(t, tg, path+fmt.Sprintf("schema_save_mode = %s\ndata_save_mode = %s\ncustom_sql = \"DELETE FROM people_save WHERE id = 1\"\n", schema, data), testSchema)
+				return (&sink{r: r}).HandleSaveMode(testCtx(t))
+			}
+			if err := mode("ERROR_WHEN_SCHEMA_NOT_EXIST", "APPEND_DATA"); err == nil || !strings.Contains(err.Error(), "people_save does not exist") {
+				t.Errorf("missing table: %v", err)
+			}
+			if err := mode("CREATE_SCHEMA_WHEN_NOT_EXIST", "ERROR_WHEN_DATA_EXISTS"); err != nil {
+				t.Fatal(err)
+			}
+			tg.exec(t, "INSERT INTO people_save (id, name) VALUES (1, 'x')", "INSERT INTO people_save (id, name) VALUES (2, 'y')")
+			if err := mode("IGNORE", "ERROR_WHEN_DATA_EXISTS"); err == nil || !strings.Contains(err.Error(), "already holds data") {
+				t.Errorf("data exists: %v", err)
+			}
+			if err := mode("IGNORE", "CUSTOM_PROCESSING"); err != nil {
+				t.Fatal(err)
+			}
+			if got := len(tg.dump(t, "people_save", "id")); got != 1 {
+				t.Errorf("after custom_sql: %d rows", got)
+			}
+			if err := mode("CREATE_SCHEMA_WHEN_NOT_EXIST", "DROP_DATA"); err != nil {
+				t.Fatal(err)
+			}
+			if got := len(tg.dump(t, "people_save", "id")); got != 0 {
+				t.Errorf("after DROP_DATA: %d rows", got)
+			}
+			tg.exec(t, "INSERT INTO people_save (id, name) VALUES (3, 'z')")
+			if err := mode("RECREATE_SCHEMA", "APPEND_DATA"); err != nil {
+				t.Fatal(err)
+			}
+			if got := len(tg.dump(t, "people_save", "id")); got != 0 {
+				t.Errorf("after RECREATE_SCHEMA: %d rows", got)
+			}
+		})
+	}
+}
+
+func TestSinkBadConnection(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			body := fmt.Sprintf("url = %q\ndriver = %q\nuser = %q\npassword = wrong-secret\ntable = x\n", tg.url(tg.db), tg.driver, dbtest.PasswordUser)
+			cfg, err := pluginCfg(t, "sink Jdbc", sinkOptions, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = resolveSink(testCtx(t), cfg, []*row.Schema{testSchema})
+			msg := fmt.Sprint(err)
+			if err == nil || !strings.Contains(msg, "job.conf:1") || !strings.Contains(msg, dbtest.PasswordUser) || strings.Contains(msg, "wrong-secret") ||
+				!(strings.Contains(msg, "password authentication failed") || strings.Contains(msg, "Access denied")) {
+				t.Errorf("wrong password: %v", err)
+			}
+			cfg, _ = pluginCfg(t, "sink Jdbc", sinkOptions, fmt.Sprintf("url = \"jdbc:postgresql://127.0.0.1:1/x\"\ndriver = %q\ntable = x\nconnection_check_timeout_sec = 2\n", "org.postgresql.Driver"))
+			if _, err := resolveSink(testCtx(t), cfg, []*row.Schema{testSchema}); err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") {
+				t.Errorf("dead server: %v", err)
+			}
+			cfg, _ = pluginCfg(t, "sink Jdbc", sinkOptions, fmt.Sprintf("url = %q\ndriver = \"com.mysql.cj.jdbc.Driver\"\ntable = x\n", "jdbc:postgresql://127.0.0.1:1/x"))
+			if _, err := resolveSink(testCtx(t), cfg, []*row.Schema{testSchema}); err == nil || !strings.Contains(err.Error(), "driver") {
+				t.Errorf("driver of another database: %v", err)
+			}
+		})
+	}
+}
+
+func TestExactlyOnceCommitAfterCheckpoint(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			tbl := "people_xa"
+			tg.exec(t, "DROP TABLE IF EXISTS "+tbl)
+			body := fmt.Sprintf("database = %q\ntable = %q\nis_exactly_once = true\nxa_data_source_class_name = %q\n", tg.db, tg.tablePathOf(tbl), tg.xa)
+			r := mustSink(t, tg, body, testSchema)
+			if err := (&sink{r: r}).HandleSaveMode(testCtx(t)); err != nil {
+				t.Fatal(err)
+			}
+			w, err := newWriter(testCtx(t), r, testTask)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			w.Write(batchOf(t, testSchema, make([]row.Kind, 3), person(1, "a"), person(2, "b"), person(3, "c")))
+			info, err := w.PrepareCommit(5)
+			if err != nil || info == nil {
+				t.Fatalf("prepare: %v %s", err, info)
+			}
+			if got := tg.dump(t, tbl, "id"); len(got) != 0 {
+				t.Fatalf("visible before commit: %v", got)
+			}
+			c := &committer{r: r}
+			cc := connectors.CommitContext{JobID: testTask.JobID, Pipeline: 1, Attempt: 1, CheckpointID: 5}
+			if err := c.Commit(testCtx(t), cc, [][]byte{info}); err != nil {
+				t.Fatal(err)
+			}
+			if got := tg.dump(t, tbl, "id"); len(got) != 3 {
+				t.Fatalf("after commit: %v", got)
+			}
+			// A commit redone after a restore finds it committed.
+			if err := c.Commit(testCtx(t), cc, [][]byte{info}); err != nil {
+				t.Fatalf("commit again: %v", err)
+			}
+
+			// A transaction prepared and rolled back is not "committed".
+			w.Write(batchOf(t, testSchema, make([]row.Kind, 1), person(4, "d")))
+			info2, err := w.PrepareCommit(6)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Abort(testCtx(t), cc, [][]byte{info2}); err != nil {
+				t.Fatal(err)
+			}
+			err = c.Commit(testCtx(t), cc, [][]byte{info2})
+			if err == nil || !connectors.IsPermanent(err) || !strings.Contains(err.Error(), "n2") {
+				t.Fatalf("commit of a rolled back transaction: %v", err)
+			}
+
+			// AbortStale rolls back an older attempt's prepared work only.
+			w.Write(batchOf(t, testSchema, make([]row.Kind, 1), person(5, "e")))
+			if _, err := w.PrepareCommit(7); err != nil {
+				t.Fatal(err)
+			}
+			task2 := testTask
+			task2.Attempt = 2
+			w2, _ := newWriter(testCtx(t), r, task2)
+			defer w2.Close()
+			w2.Write(batchOf(t, testSchema, make([]row.Kind, 1), person(6, "f")))
+			info4, err := w2.PrepareCommit(8)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cc.Attempt = 2
+			if err := c.AbortStale(testCtx(t), cc); err != nil {
+				t.Fatal(err)
+			}
+			if n := prepared(t, tg, r, cc); n != 1 {
+				t.Fatalf("%d prepared after AbortStale, want 1 (attempt 2's)", n)
+			}
+			if err := c.Commit(testCtx(t), cc, [][]byte{info4}); err != nil {
+				t.Fatal(err)
+			}
+			got := tg.dump(t, tbl, "id")
+			if len(got) != 4 || !strings.HasPrefix(got[3], "6|f") {
+				t.Fatalf("final: %v", got)
+			}
+		})
+	}
+}
+
+// prepared counts the sink's prepared transactions of cc's pipeline.
+func prepared(t testing.TB, tg target, r *sinkResolved, cc connectors.CommitContext) int {
+	t.Helper()
+	c := &committer{r: r}
+	n := 0
+	err := c.withSession(testCtx(t), func(pg pgConnT, my myConnT) error {
+		xids, err := listPrepared(testCtx(t), pg, my, xidPrefix(cc.JobID, r.ID, cc.Pipeline))
+		n = len(xids)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestExactlyOnceNeedsPreparedTransactions(t *testing.T) {
+	servers.Postgres(t)
+	pg, err := dbtest.StartPostgres(servers.Dir(), dbtest.WithMaxPreparedTransactions(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Stop()
+	tg := target{name: "pg0", dialect: dialectPostgres, url: pg.JDBCURL, driver: "org.postgresql.Driver", db: "postgres"}
+	_, err = resolvedSink(t, tg, "table = x\nis_exactly_once = true\nxa_data_source_class_name = \"org.postgresql.xa.PGXADataSource\"\n", testSchema)
+	if err == nil || !strings.Contains(err.Error(), "max_prepared_transactions = 0") {
+		t.Fatalf("got %v", err)
+	}
+	_, err = resolvedSink(t, tg, "table = x\nis_exactly_once = true\n", testSchema)
+	if err == nil || !strings.Contains(err.Error(), "xa_data_source_class_name") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestSinkCustomQueryExactlyOnce(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			tg.exec(t, "DROP TABLE IF EXISTS people_q", "CREATE TABLE people_q (id bigint PRIMARY KEY, name varchar(20), score decimal(10,2), at timestamp NULL, ok boolean)")
+			body := fmt.Sprintf("query = \"\"\"insert into people_q (id, name, score, at, ok)\n values (?, ?, ?, ?, ?);\"\"\"\nis_exactly_once = true\nxa_data_source_class_name = %q\n", tg.xa)
+			r := mustSink(t, tg, body, testSchema)
+			if err := (&sink{r: r}).HandleSaveMode(testCtx(t)); err != nil {
+				t.Fatal(err)
+			}
+			w, _ := newWriter(testCtx(t), r, testTask)
+			defer w.Close()
+			w.Write(batchOf(t, testSchema, make([]row.Kind, 2), person(1, "it's"), person(2, "?")))
+			info, err := w.PrepareCommit(1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := (&committer{r: r}).Commit(testCtx(t), connectors.CommitContext{JobID: "job-1", Pipeline: 1, Attempt: 1, CheckpointID: 1}, [][]byte{info}); err != nil {
+				t.Fatal(err)
+			}
+			got := tg.dump(t, "people_q", "id")
+			want := "1|it's|1.25|2024-01-02T10:00:00.123456|false\n2|?|2.50|2024-01-03T10:00:00.123456|true"
+			if tg.dialect == dialectMySQL {
+				want = strings.ReplaceAll(want, ":00.123456", "") // timestamp(0)
+			}
+			if strings.Join(got, "\n") != want {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+			}
+		})
+	}
+}
+
+func TestSinkMultiTableNames(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			a := testSchema.WithTableID("src.alpha")
+			b := testSchema.WithTableID("src.beta")
+			tg.exec(t, "DROP TABLE IF EXISTS out_alpha", "DROP TABLE IF EXISTS out_beta")
+			r := mustSink(t, tg, fmt.Sprintf("database = %q\ntable = %q\n", tg.db, tg.tablePathOf("out_${table_name}")), a, b)
+			if err := (&sink{r: r}).HandleSaveMode(testCtx(t)); err != nil {
+				t.Fatal(err)
+			}
+			w, _ := newWriter(testCtx(t), r, testTask)
+			defer w.Close()
+			w.Write(batchOf(t, a, make([]row.Kind, 1), person(1, "a")))
+			w.Write(batchOf(t, b, make([]row.Kind, 2), person(2, "b"), person(3, "c")))
+			if _, err := w.PrepareCommit(1); err != nil {
+				t.Fatal(err)
+			}
+			if n, m := len(tg.dump(t, "out_alpha", "id")), len(tg.dump(t, "out_beta", "id")); n != 1 || m != 2 {
+				t.Errorf("out_alpha %d rows, out_beta %d", n, m)
+			}
+		})
+	}
+}
+
+// A commit that cannot reach the server is tried again (max_commit_attempts)
+// and succeeds once the server is back; the prepared transaction survived
+// the server's crash.
+func TestCommitRetriedWhileServerRestarts(t *testing.T) {
+	pgSrv := servers.Postgres(t)
+	tg := targets(t)[0]
+	tg.exec(t, "DROP TABLE IF EXISTS people_retry")
+	body := fmt.Sprintf("database = %q\ntable = %q\nis_exactly_once = true\nxa_data_source_class_name = %q\nmax_commit_attempts = 20\nconnection_check_timeout_sec = 2\n", tg.db, tg.tablePathOf("people_retry"), tg.xa)
+	r := mustSink(t, tg, body, testSchema)
+	if err := (&sink{r: r}).HandleSaveMode(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	w, _ := newWriter(testCtx(t), r, testTask)
+	defer w.Close()
+	w.Write(batchOf(t, testSchema, make([]row.Kind, 2), person(1, "a"), person(2, "b")))
+	info, err := w.PrepareCommit(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if err := pgSrv.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	restarted := make(chan error, 1)
+	go func() {
+		time.Sleep(700 * time.Millisecond)
+		restarted <- pgSrv.Restart()
+	}()
+	err = (&committer{r: r}).Commit(testCtx(t), connectors.CommitContext{JobID: "job-1", Pipeline: 1, Attempt: 1, CheckpointID: 1}, [][]byte{info})
+	if rerr := <-restarted; rerr != nil {
+		t.Fatal(rerr)
+	}
+	if err != nil {
+		t.Fatalf("commit across a server restart: %v", err)
+	}
+	if got := tg.dump(t, "people_retry", "id"); len(got) != 2 {
+		t.Fatalf("after commit: %v", got)
+	}
+}
+
+// The resolved form never holds the password: Create reads it from the
+// checked options again.
+func TestResolvedFormHasNoPassword(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			body := fmt.Sprintf("url = %q\ndriver = %q\nuser = %q\npassword = %q\ndatabase = %q\ntable = %q\n", tg.url(tg.db), tg.driver, dbtest.PasswordUser, dbtest.Password, tg.db, tg.tablePathOf("people_pw"))
+			cfg, err := pluginCfg(t, "sink Jdbc", sinkOptions, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := SinkFactory.Resolve(testCtx(t), cfg, []*row.Schema{testSchema}, connectors.JobContext{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(b), dbtest.Password) {
+				t.Fatalf("resolved form holds the password: %s", b)
+			}
+			s, err := SinkFactory.Create(cfg, []*row.Schema{testSchema}, b, connectors.JobContext{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.(*sink).HandleSaveMode(testCtx(t)); err != nil {
+				t.Fatalf("with the password from the options: %v", err)
+			}
+		})
+	}
+}
