@@ -63,6 +63,28 @@ func TestAuthRoles(t *testing.T) {
 			t.Errorf("%s %s with %q: %d, want %d", c.method, c.path, c.auth, got, c.want)
 		}
 	}
+	// The two jobs submitted must end before the test does: their
+	// checkpoints are written under the test's folder.
+	for _, id := range []string{"a1", "b1"} {
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			r, _ := http.NewRequest("GET", s.URL+"/job-info/"+id, nil)
+			r.Header.Set("Authorization", "Bearer admin-t0ken")
+			res, err := s.Client().Do(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if strings.Contains(string(b), `"FINISHED"`) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("job %s did not finish: %s", id, b)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
 	for _, secret := range []string{"n0t-the-t0ken", "read-t0ken", "admin-t0ken", "pa55", "b3BzOnBhNTU", "b3BzOndyb25n"} {
 		if strings.Contains(logged.String(), secret) {
 			t.Fatalf("the log shows a credential (%s):\n%s", secret, logged.String())
