@@ -292,9 +292,12 @@ func (s *Service) resolved(m *jobmaster.Resolved) {
 }
 
 // rejected forgets a job that could not be resolved, as if it had never
-// been submitted (the submitter was told why); a restore that was refused
+// been submitted, then tells the submitter why; a restore that was refused
 // leaves the job as it had ended.
 func (s *Service) rejected(ctx actor.Context, m *jobmaster.Rejected) {
+	if m.Submitter != nil {
+		defer ctx.Send(m.Submitter, &messages.SubmitJobReply{JobId: m.JobID, Error: m.Cause})
+	}
 	j := s.jobs[m.JobID]
 	if j == nil {
 		return

@@ -78,10 +78,12 @@ type Resolved struct {
 }
 
 // Rejected tells the JobMaster's parent that the job could not be
-// resolved: the submitter was told why, and the job never existed.
+// resolved: the job never existed, and the parent answers Submitter (if
+// any) with Cause once it has forgotten the job.
 type Rejected struct {
-	JobID string
-	Cause string
+	JobID     string
+	Cause     string
+	Submitter *actor.PID
 }
 
 // JobMaster is the actor.

@@ -159,10 +159,12 @@ func (j *JobMaster) onResolved(ctx actor.Context, m *resolved) {
 		return
 	}
 	if m.rejected {
-		j.reply(ctx, m.err.Error())
+		// The parent forgets the job and then answers the submitter, so
+		// that a status request the submitter makes next finds no job.
 		j.log.Info().Err(m.err).Msg("job refused: it could not be resolved")
 		j.ended = true
-		ctx.Send(ctx.Parent(), &Rejected{JobID: j.spec.JobId, Cause: m.err.Error()})
+		ctx.Send(ctx.Parent(), &Rejected{JobID: j.spec.JobId, Cause: m.err.Error(), Submitter: j.submitter})
+		j.submitter = nil
 		return
 	}
 	j.plan, j.spec = m.plan, m.spec
