@@ -26,9 +26,8 @@ func (s *Service) HandleFailure(_ *actor.ActorSystem, supervisor actor.Superviso
 		j.final = &messages.JobStatus{JobId: id, State: state.JobFailed, Error: fmt.Sprintf("the JobMaster crashed: %v", reason),
 			EndUnixMs: time.Now().UnixMilli()}
 		s.save(id, j.final)
-		ctx, ok := supervisor.(actor.Context)
-		for _, w := range j.waiters {
-			if ok {
+		if ctx, ok := supervisor.(actor.Context); ok {
+			for _, w := range j.waiters {
 				ctx.Send(w, j.final)
 			}
 		}

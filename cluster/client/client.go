@@ -28,11 +28,6 @@ type Client struct {
 	cluster string
 }
 
-// Dial prepares a client of cluster whose Consul agent is at consulAddr.
-func Dial(consulAddr, cluster string) (*Client, error) {
-	return DialWith(consul.ClientSettings{Address: consulAddr}, engine.RemoteTLS{}, cluster)
-}
-
 // DialWith prepares a client of cluster whose Consul agent s reaches (its
 // address, ACL token and TLS files), talking to the nodes over remote with
 // rt (the cluster's CA and a certificate it signed, when the nodes want

@@ -2,13 +2,11 @@ package jdbc
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/connectors"
 	"github.com/stactor/stactor/row"
@@ -120,7 +118,7 @@ func resolveSource(ctx context.Context, cfg *config.PluginConfig) (*sourceResolv
 	}
 	cctx, cancel := conn.checkContext(ctx)
 	defer cancel()
-	var describe func(ctx context.Context, s tableSpec) (*sourceTable, error)
+	var cat catalog
 	switch conn.dialect() {
 	case dialectPostgres:
 		pc, err := conn.connectPG(cctx)
@@ -128,21 +126,25 @@ func resolveSource(ctx context.Context, cfg *config.PluginConfig) (*sourceResolv
 			return nil, cfg.Errorf("url", "%v", err)
 		}
 		defer pc.Close(context.Background())
-		describe = func(ctx context.Context, s tableSpec) (*sourceTable, error) {
-			return describeSourcePG(ctx, pc, &conn, s)
-		}
+		cat = catalog{dialect: dialectPostgres,
+			table: func(ctx context.Context, p tablePath) (*tableInfo, error) { return describePostgres(ctx, pc, p) },
+			queryShape: func(ctx context.Context, name, query string, t *tableInfo) ([]column, error) {
+				return describePostgresQuery(ctx, pc, name, query, t)
+			}}
 	default:
 		db, err := conn.connectMySQL(cctx)
 		if err != nil {
 			return nil, cfg.Errorf("url", "%v", err)
 		}
 		defer db.Close()
-		describe = func(ctx context.Context, s tableSpec) (*sourceTable, error) {
-			return describeSourceMy(ctx, db, &conn, s)
-		}
+		cat = catalog{dialect: dialectMySQL,
+			table: func(ctx context.Context, p tablePath) (*tableInfo, error) { return describeMySQL(ctx, db, p) },
+			queryShape: func(ctx context.Context, name, query string, t *tableInfo) ([]column, error) {
+				return describeMySQLQuery(ctx, db, name, query, t)
+			}}
 	}
 	for _, s := range specs {
-		t, err := describe(ctx, s)
+		t, err := describeSource(ctx, cat, &conn, s)
 		if err != nil {
 			return nil, cfg.Errorf(s.key, "%v", err)
 		}
@@ -177,46 +179,26 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 	return rest, true
 }
 
-func describeSourcePG(ctx context.Context, conn *pgx.Conn, co *connOptions, s tableSpec) (*sourceTable, error) {
-	d := dialectSQL{name: dialectPostgres}
-	t := &sourceTable{}
-	var info *tableInfo
-	if s.path != "" {
-		p, err := parseTablePath(s.path, dialectPostgres, co.url.database)
-		if err != nil {
-			return nil, err
-		}
-		if info, err = describePostgres(ctx, conn, p); err != nil {
-			return nil, err
-		}
-		t.Path, t.ID, t.PrimaryKey, t.UniqueKeys = &p, p.String(), info.PrimaryKey, info.UniqueKeys
-	}
-	if s.query == "" {
-		t.Query, t.Columns = "SELECT * FROM "+d.table(info.Path), info.Columns
-		return t, nil
-	}
-	t.Query = strings.TrimRight(strings.TrimSpace(s.query), ";")
-	if t.ID == "" {
-		t.ID = co.url.database + ".default"
-	}
-	cols, err := describePostgresQuery(ctx, conn, t.ID, t.Query, info)
-	if err != nil {
-		return nil, err
-	}
-	t.Columns = cols
-	return t, nil
+// catalog is one dialect's catalog reads: a table's description, and the
+// columns a query returns (over a table's, when it reads one).
+type catalog struct {
+	dialect    string
+	table      func(ctx context.Context, p tablePath) (*tableInfo, error)
+	queryShape func(ctx context.Context, name, query string, table *tableInfo) ([]column, error)
 }
 
-func describeSourceMy(ctx context.Context, db *sql.DB, co *connOptions, s tableSpec) (*sourceTable, error) {
-	d := dialectSQL{name: dialectMySQL}
+// describeSource is the source table s reads: from its table_path, its
+// query, or both.
+func describeSource(ctx context.Context, cat catalog, co *connOptions, s tableSpec) (*sourceTable, error) {
+	d := dialectSQL{name: cat.dialect}
 	t := &sourceTable{}
 	var info *tableInfo
 	if s.path != "" {
-		p, err := parseTablePath(s.path, dialectMySQL, co.url.database)
+		p, err := parseTablePath(s.path, cat.dialect, co.url.database)
 		if err != nil {
 			return nil, err
 		}
-		if info, err = describeMySQL(ctx, db, p); err != nil {
+		if info, err = cat.table(ctx, p); err != nil {
 			return nil, err
 		}
 		t.Path, t.ID, t.PrimaryKey, t.UniqueKeys = &p, p.String(), info.PrimaryKey, info.UniqueKeys
@@ -229,7 +211,7 @@ func describeSourceMy(ctx context.Context, db *sql.DB, co *connOptions, s tableS
 	if t.ID == "" {
 		t.ID = co.url.database + ".default"
 	}
-	cols, err := describeMySQLQuery(ctx, db, t.ID, t.Query, info)
+	cols, err := cat.queryShape(ctx, t.ID, t.Query, info)
 	if err != nil {
 		return nil, err
 	}
