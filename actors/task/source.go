@@ -24,11 +24,9 @@ type sourceRun struct {
 	pollScheduled bool
 	err           error // from Emit, reported after PollNext returns
 
-	// read_limit: rows and bytes emitted since started.
-	rowsPerSec, bytesPerSec int64
-	started                 time.Time
-	rows, bytes             int64
-	polled                  int // rows emitted by the current PollNext
+	limit       readLimit
+	polled      int   // rows emitted by the current PollNext
+	polledBytes int64 // ... and their bytes
 }
 
 var _ connectors.ReaderContext = (*sourceRun)(nil)
@@ -40,7 +38,7 @@ func (t *Task) openSource(ctx actor.Context, enum *actor.PID) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", head.Name, err)
 	}
-	s := &sourceRun{t: t, source: src, enum: enum, rowsPerSec: t.plan.Job.RowsPerSecond, bytesPerSec: t.plan.Job.BytesPerSecond}
+	s := &sourceRun{t: t, source: src, enum: enum, limit: readLimit{rowsPerSec: t.plan.Job.RowsPerSecond, bytesPerSec: t.plan.Job.BytesPerSecond}}
 	r, err := src.CreateReader(s)
 	if err != nil {
 		return fmt.Errorf("%s: creating reader: %w", head.Name, err)
@@ -50,7 +48,6 @@ func (t *Task) openSource(ctx actor.Context, enum *actor.PID) error {
 	if err := r.Open(t.io); err != nil {
 		return fmt.Errorf("%s: opening reader: %w", head.Name, err)
 	}
-	s.started = time.Now()
 	ctx.Send(enum, &messages.RegisterReader{Subtask: int32(t.index), Reader: messages.FromPID(t.self)})
 	return nil
 }
@@ -69,15 +66,9 @@ func (s *sourceRun) SendSplitRequest() {
 // SignalNoMoreElement ends the reader's output (ReaderContext).
 func (s *sourceRun) SignalNoMoreElement() { s.noMore = true }
 
-// BatchSize is the rows per batch asked of the reader; under a rows per
-// second limit it is a tenth of a second's worth, so throttling is smooth.
-func (s *sourceRun) BatchSize() int {
-	n := s.t.opts.BatchSize
-	if s.rowsPerSec > 0 && s.rowsPerSec/10 < int64(n) {
-		n = int(max(1, s.rowsPerSec/10))
-	}
-	return n
-}
+// BatchSize is the rows per batch asked of the reader; under read_limit it
+// is a tenth of a second's worth, so throttling is smooth (readLimit).
+func (s *sourceRun) BatchSize() int { return s.limit.batchSize(s.t.opts.BatchSize) }
 
 // Emit runs a batch the reader read through the chain (Collector).
 func (s *sourceRun) Emit(b *row.Batch) {
@@ -86,10 +77,9 @@ func (s *sourceRun) Emit(b *row.Batch) {
 	}
 	n := int64(b.Len())
 	s.polled += b.Len()
-	s.rows += n
 	s.t.metrics.readRows += n
 	sz := int64(b.ByteSize())
-	s.bytes += sz
+	s.polledBytes += sz
 	s.t.metrics.readBytes += sz
 	if err := s.t.ops.push(s.t.ops.ops[s.t.chain.Head.ID], b); err != nil {
 		s.err = err
@@ -118,8 +108,14 @@ func (t *Task) poll(ctx actor.Context) error {
 	if s.noMore || t.blocked() {
 		return nil // credits resume polling
 	}
-	s.polled = 0
-	if err := s.reader.PollNext(s); err != nil {
+	if w := s.limit.wait(time.Now()); w > 0 {
+		t.schedulePoll(ctx, w) // woken early (credits came back): not yet
+		return nil
+	}
+	s.polled, s.polledBytes = 0, 0
+	err := s.reader.PollNext(s)
+	throttle := s.limit.read(time.Now(), int64(s.polled), s.polledBytes)
+	if err != nil {
 		return fmt.Errorf("%s: %w", t.chain.Head.Name, err)
 	}
 	if s.err != nil {
@@ -136,26 +132,9 @@ func (t *Task) poll(ctx actor.Context) error {
 	if s.polled == 0 {
 		delay = t.opts.IdlePoll
 	}
-	if d := s.throttle(); d > delay {
-		delay = d
-	}
+	delay = max(delay, throttle)
 	t.schedulePoll(ctx, delay)
 	return nil
-}
-
-// throttle is how long to wait so the rows and bytes read so far stay
-// within read_limit.
-func (s *sourceRun) throttle() time.Duration {
-	var d time.Duration
-	if s.rowsPerSec > 0 {
-		due := s.started.Add(time.Duration(float64(s.rows) / float64(s.rowsPerSec) * float64(time.Second)))
-		d = max(d, time.Until(due))
-	}
-	if s.bytesPerSec > 0 {
-		due := s.started.Add(time.Duration(float64(s.bytes) / float64(s.bytesPerSec) * float64(time.Second)))
-		d = max(d, time.Until(due))
-	}
-	return d
 }
 
 func (t *Task) onAddSplits(m *messages.AddSplits) error {

@@ -137,6 +137,28 @@ sink { Console { log.print.data = false } }
 	}
 }
 
+// read_limit.bytes_per_second holds for a job smaller than one batch: 1,000
+// rows of one bigint (9 bytes a row as the engine counts them) at 2,000 B/s
+// take about 4.5 s, not one batch at once.
+func TestReadLimitBytes(t *testing.T) {
+	dir := t.TempDir()
+	job := writeJob(t, dir, `
+env { read_limit.bytes_per_second = 2000 }
+source { FakeSource { row.num = 1000, schema = { fields { id = bigint } } } }
+sink { Console { log.print.data = false } }
+`)
+	r := run(t, dir, "run", job)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if c := counts(t, r.stdout); c["Total Write Count"] != 1000 {
+		t.Fatalf("counts %v", c)
+	}
+	if r.took < 3500*time.Millisecond {
+		t.Fatalf("9,000 bytes at 2,000 B/s took %s, want about 4.5 s", r.took)
+	}
+}
+
 const streamingJob = `
 env { job.mode = "STREAMING", checkpoint.interval = 200, read_limit.rows_per_second = 200 }
 source { FakeSource { row.num = 100000, split.num = 4, parallelism = 2, schema = { fields { id = bigint, name = string } } } }
