@@ -61,6 +61,9 @@ type Config struct {
 	Term uint64
 	// ResolveTimeout bounds resolving a job on the master (0: 5 minutes).
 	ResolveTimeout time.Duration
+	// AcceptDuplicates lets a restore fall back past a completed checkpoint
+	// that is corrupt or missing (jobmaster.Options.AcceptDuplicates).
+	AcceptDuplicates bool
 	// LocalTags are the tags of Start's local worker, which a job's
 	// tag_filter matches (the engine setting tags of stactor run).
 	LocalTags map[string]string
@@ -164,7 +167,7 @@ func SpawnMaster(sys *actor.ActorSystem, cfg Config, rm resource.Options, reg co
 		return nil, fmt.Errorf("starting the resource manager: %w", err)
 	}
 	c, err := sys.Root.SpawnNamed(actor.PropsFromProducer(coordinator.New(r, cfg.Store, jobmaster.Options{Checkpoint: cfg.Checkpoint,
-		NoProgressTimeout: cfg.NoProgressTimeout, CancelTimeout: cfg.CancelTimeout, Term: cfg.Term, ResolveTimeout: cfg.ResolveTimeout}, reg, cfg.Log)), "coordinator")
+		NoProgressTimeout: cfg.NoProgressTimeout, CancelTimeout: cfg.CancelTimeout, Term: cfg.Term, ResolveTimeout: cfg.ResolveTimeout, AcceptDuplicates: cfg.AcceptDuplicates}, reg, cfg.Log)), "coordinator")
 	if err != nil {
 		return nil, fmt.Errorf("starting the coordinator: %w", err)
 	}

@@ -416,8 +416,10 @@ sink { EngineTestSink { key = %q, delay_ms = %d, parallelism = 2 } }`, id, delay
 }
 
 // A corrupt latest checkpoint: restore uses the previous one and says so.
-func TestRestoreSkipsCorruptCheckpoint(t *testing.T) {
-	dir := t.TempDir()
+// checkpointedJob runs job "id" until it has completed three checkpoints,
+// cancels it and returns its checkpoints (every one, none retired).
+func checkpointedJob(t *testing.T, dir, id string) (engine.Config, string, []*messages.CompletedCheckpoint) {
+	t.Helper()
 	cfg := engine.DefaultConfig()
 	cfg.Task.BatchSize = 10
 	store, err := localfile.New(dir)
@@ -426,59 +428,98 @@ func TestRestoreSkipsCorruptCheckpoint(t *testing.T) {
 	}
 	cfg.Store = store
 	cfg.Checkpoint.MaxRetained = 100
-	job := `
+	job := fmt.Sprintf(`
 env { checkpoint.interval = 30, read_limit.rows_per_second = 2000 }
 source { EngineTestSource { rows = 5000, parallelism = 2 } }
-sink { EngineTestSink { key = "corrupt", parallelism = 2 } }`
+sink { EngineTestSink { key = %q, parallelism = 2 } }`, id)
 	e, err := engine.Start(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	submit(t, e, "corrupt", job)
-	for deadline := time.Now().Add(20 * time.Second); len(checkpoints(t, store, "corrupt")) < 3; time.Sleep(20 * time.Millisecond) {
+	submit(t, e, id, job)
+	for deadline := time.Now().Add(20 * time.Second); len(checkpoints(t, store, id)) < 3; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("no checkpoints completed")
 		}
 	}
-	e.Cancel("corrupt")
-	wait(t, e, "corrupt")
-	time.Sleep(200 * time.Millisecond) // a checkpoint may still be completing as the job cancels
+	e.Cancel(id)
+	wait(t, e, id)
 	e.Stop()
-	cps := checkpoints(t, store, "corrupt")
+	cps := checkpoints(t, store, id)
 	if len(cps) < 2 {
 		t.Fatalf("%d checkpoints", len(cps))
 	}
-	// Corrupt the newest checkpoint's metadata file.
-	newest := filepath.Join(dir, "corrupt", "pipeline-1", "completed", fmt.Sprintf("%020d.ckpt", cps[len(cps)-1].Id))
-	t.Logf("corrupting %s", newest)
-	data, _ := os.ReadFile(newest)
-	data[len(data)/2] ^= 0xff
-	os.WriteFile(newest, data, 0o644)
+	return cfg, job, cps
+}
 
-	var logs strings.Builder
-	cfg.Log = zerolog.New(&syncWriter{w: &logs})
+// restoreIn restores job id in a new engine on dir and returns its end.
+func restoreIn(t *testing.T, cfg engine.Config, dir, id, job string, logs *strings.Builder) *messages.JobStatus {
+	t.Helper()
+	cfg.Log = zerolog.New(&syncWriter{w: logs})
+	var err error
 	if cfg.Store, err = localfile.New(dir); err != nil { // a new process
 		t.Fatal(err)
 	}
-	e2, err := engine.Start(cfg)
+	e, err := engine.Start(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e2.Stop()
-	m := submitMsg("corrupt", job)
+	defer e.Stop()
+	m := submitMsg(id, job)
 	m.Restore = true
-	if err := e2.Submit(m); err != nil {
+	if err := e.Submit(m); err != nil {
 		t.Fatal(err)
 	}
-	if st := wait(t, e2, "corrupt"); st.State != state.JobFinished {
+	return wait(t, e, id)
+}
+
+// A corrupt newest checkpoint had been committed before it broke: falling
+// back to the one before would commit its rows again. The restore is
+// refused, naming the checkpoint; with AcceptDuplicates it falls back,
+// saying what it costs.
+func TestRestorePastCorruptCheckpointIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	cfg, job, cps := checkpointedJob(t, dir, "corrupt")
+	newest := filepath.Join(dir, "corrupt", "pipeline-1", "completed", fmt.Sprintf("%020d.ckpt", cps[len(cps)-1].Id))
+	data, _ := os.ReadFile(newest)
+	data[len(data)/2] ^= 0xff
+	os.WriteFile(newest, data, 0o644)
+	_, committed := got.get("corrupt")
+
+	var logs strings.Builder
+	st := restoreIn(t, cfg, dir, "corrupt", job, &logs)
+	if st.State != state.JobFailed || !strings.Contains(st.Error, fmt.Sprintf("checkpoint %d of job corrupt pipeline 1 completed", cps[len(cps)-1].Id)) ||
+		!strings.Contains(st.Error, "checksum") || !strings.Contains(st.Error, "--accept-duplicates") {
 		t.Fatalf("state %s: %s", st.State, st.Error)
 	}
-	want := fmt.Sprintf("using checkpoint %d", cps[len(cps)-2].Id)
-	if !strings.Contains(logs.String(), "corrupt") || !strings.Contains(logs.String(), want) {
-		t.Fatalf("no warning naming the corrupt checkpoint and %q in:\n%s", want, logs.String())
+	if _, after := got.get("corrupt"); len(after) != len(committed) {
+		t.Fatalf("a refused restore committed %d rows", len(after)-len(committed))
 	}
-	// (Rows committed after the older checkpoint are committed again: the
-	// corrupt checkpoint had been committed before it broke.)
+
+	cfg.AcceptDuplicates = true
+	logs.Reset()
+	if st := restoreIn(t, cfg, dir, "corrupt", job, &logs); st.State != state.JobFinished {
+		t.Fatalf("state %s: %s", st.State, st.Error)
+	}
+	want := fmt.Sprintf("restoring from checkpoint %d would write again", cps[len(cps)-2].Id)
+	if !strings.Contains(logs.String(), want) || !strings.Contains(logs.String(), "accepted") {
+		t.Fatalf("no warning %q in:\n%s", want, logs.String())
+	}
+}
+
+// A job whose checkpoints were deleted after they committed output is not
+// restored afresh over that output.
+func TestRestoreWithoutCheckpointsOverCommittedOutputIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	cfg, job, _ := checkpointedJob(t, dir, "deleted")
+	if err := os.RemoveAll(filepath.Join(dir, "deleted", "pipeline-1")); err != nil {
+		t.Fatal(err)
+	}
+	var logs strings.Builder
+	st := restoreIn(t, cfg, dir, "deleted", job, &logs)
+	if st.State != state.JobFailed || !strings.Contains(st.Error, "its metadata is gone") || !strings.Contains(st.Error, "restoring from the start") {
+		t.Fatalf("state %s: %s", st.State, st.Error)
+	}
 }
 
 type syncWriter struct {

@@ -68,6 +68,14 @@ type Storage interface {
 	// I/O failure, not corruption.
 	Latest(job string, pipeline int) (cp *messages.CompletedCheckpoint, warnings []string, err error)
 
+	// LastCompleted returns the highest id of the pipeline's checkpoints
+	// whose Complete returned nil — the checkpoints whose commits may have
+	// run — or -1 when none did. It survives the checkpoint's own metadata
+	// going corrupt or being deleted, so a restore can tell that Latest fell
+	// back past committed output (and would repeat it). Called by the
+	// JobMaster on restore.
+	LastCompleted(job string, pipeline int) (int64, error)
+
 	// List returns every completed checkpoint of the job (all pipelines)
 	// that reads back intact, oldest first (each pipeline's in id order).
 	// Called by the REST API and the CLI for checkpoint history. An unknown

@@ -63,6 +63,10 @@ type Options struct {
 	// Restore starts every pipeline from its latest completed checkpoint
 	// (stactor run --restore).
 	Restore bool
+	// AcceptDuplicates lets a restore fall back past a completed checkpoint
+	// that is corrupt or missing, writing again what it committed
+	// (committedPast; stactor run --accept-duplicates).
+	AcceptDuplicates bool
 	// Term is the leader's term (0 in local mode): every attempt this
 	// JobMaster starts is fenced by it (DESIGN §6).
 	Term uint64

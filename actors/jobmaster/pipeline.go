@@ -70,6 +70,19 @@ func (j *JobMaster) startPipeline(ctx actor.Context, p *pipelineRun, restore boo
 			j.endPipeline(ctx, p, state.PipelineFailed, fmt.Sprintf("reading the latest checkpoint: %v", err))
 			return
 		}
+		last, err := j.store.LastCompleted(j.spec.JobId, p.p.ID)
+		if err != nil {
+			j.endPipeline(ctx, p, state.PipelineFailed, fmt.Sprintf("reading the last completed checkpoint: %v", err))
+			return
+		}
+		refusal, warning := committedPast(j.spec.JobId, p.p.ID, cp, last, warnings, j.opts.AcceptDuplicates)
+		if refusal != "" {
+			j.endPipeline(ctx, p, state.PipelineFailed, refusal)
+			return
+		}
+		if warning != "" {
+			j.log.Warn().Int("pipeline", p.p.ID).Msg(warning)
+		}
 		p.restore = cp
 		if cp != nil {
 			p.baseRead, p.baseWrite = cp.ReadRows, cp.WriteRows

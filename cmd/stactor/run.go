@@ -29,6 +29,9 @@ type runFlags struct {
 	master  string
 	check   bool
 	restore string
+	// acceptDuplicates: a restore may fall back past a corrupt or missing
+	// completed checkpoint, writing its committed rows again.
+	acceptDuplicates bool
 }
 
 func newRunCmd(s *settings) *cobra.Command {
@@ -70,6 +73,7 @@ variables it was resolved with; --restore ID -c FILE re-resolves FILE.`,
 	cmd.Flags().StringVarP(&f.master, "master", "m", "", "accepted for SeaTunnel compatibility: local")
 	cmd.Flags().BoolVar(&f.check, "check", false, "check the job file and print its plan, without running it")
 	cmd.Flags().StringVarP(&f.restore, "restore", "r", "", "continue job ID from its latest savepoint or checkpoint")
+	cmd.Flags().BoolVar(&f.acceptDuplicates, "accept-duplicates", false, "with --restore: fall back past a completed checkpoint that is corrupt or missing, writing again the rows it committed (duplicates in the output)")
 	return cmd
 }
 
@@ -168,7 +172,7 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 	}
 	eng, err := engine.Start(engine.Config{Task: opts, Checkpoint: cpc, Store: store, Log: log, ResolveTimeout: resolveTimeout(s),
 		NoProgressTimeout: s.v.GetDuration("watchdog.no-progress-timeout"), CancelTimeout: s.v.GetDuration("task.cancel-timeout"),
-		LocalTags: tags, LocalSlots: slots})
+		LocalTags: tags, LocalSlots: slots, AcceptDuplicates: f.acceptDuplicates})
 	if err != nil {
 		return err
 	}

@@ -192,6 +192,29 @@ func (s *Store) readOrBroken(ctx context.Context, jobID, job string, p int, id i
 	}
 }
 
+// LastCompleted implements storage.Storage: the register's highest
+// committed id (Retain drops old ids, never the newest; a corrupt or
+// deleted metadata object leaves its id listed).
+func (s *Store) LastCompleted(jobID string, p int) (int64, error) {
+	job, err := tokenNames.EscapeJob(jobID)
+	if err == nil {
+		err = names.CheckPipeline(p)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("last completed checkpoint of job %s pipeline %d: %w", jobID, p, err)
+	}
+	ctx, cancel := s.op()
+	defer cancel()
+	r, _, err := s.readRegister(ctx, registerKey(job, p))
+	if err != nil {
+		return 0, fmt.Errorf("last completed checkpoint of job %s pipeline %d: %w", jobID, p, err)
+	}
+	if len(r.completed) == 0 {
+		return -1, nil
+	}
+	return r.completed[len(r.completed)-1], nil
+}
+
 // Latest implements storage.Storage. It reads newest first and stops at the
 // first intact checkpoint; it takes no lock (Retain never drops the newest
 // intact one, and removes an id from the register before its object).

@@ -193,6 +193,15 @@ func (s *Store) Complete(cp *messages.CompletedCheckpoint) error {
 	if err := syncDir(cdir); err != nil {
 		return fail(err)
 	}
+	// The high-water mark lives beside job.pb, outside the pipeline's
+	// directory, so that losing the checkpoints does not lose it.
+	if hi, ok, err := readCounter(s.jobDir(job), lastCompletedFile(p)); err != nil {
+		return fail(err)
+	} else if !ok || cp.Id > hi {
+		if err := writeCounter(s.jobDir(job), lastCompletedFile(p), cp.Id); err != nil {
+			return fail(err)
+		}
+	}
 	// A caller may complete an id it did not get from NextCheckpointID;
 	// later ids still go above it.
 	if cp.Id >= pl.nextID {
@@ -242,6 +251,29 @@ func (s *Store) Latest(jobID string, p int) (*messages.CompletedCheckpoint, []st
 		}
 	}
 	return nil, warn("no intact checkpoint is left"), nil
+}
+
+// lastCompletedFile holds, in the job's directory, the pipeline's highest
+// completed checkpoint id.
+func lastCompletedFile(p int) string { return names.Pipeline(p) + ".completed" }
+
+// LastCompleted implements storage.Storage.
+func (s *Store) LastCompleted(jobID string, p int) (int64, error) {
+	job, err := fileNames.EscapeJob(jobID)
+	if err == nil {
+		err = names.CheckPipeline(p)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("last completed checkpoint of job %s pipeline %d: %w", jobID, p, err)
+	}
+	hi, ok, err := readCounter(s.jobDir(job), lastCompletedFile(p))
+	if err != nil {
+		return 0, fmt.Errorf("last completed checkpoint of job %s pipeline %d: %w", jobID, p, err)
+	}
+	if !ok {
+		return -1, nil
+	}
+	return hi, nil
 }
 
 // List implements storage.Storage. Each pipeline's checkpoints come in id

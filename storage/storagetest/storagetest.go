@@ -51,6 +51,7 @@ func Run(t *testing.T, f Factory, opts ...Option) {
 		{"StateRoundTrip", testStateRoundTrip},
 		{"CompleteLatestList", testCompleteLatestList},
 		{"CompleteNeedsItsStates", testCompleteNeedsItsStates},
+		{"LastCompleted", testLastCompleted},
 		{"FencedByNextAttempt", testFencedByNextAttempt},
 		{"FencedByTerm", testFencedByTerm},
 		{"FencedByNewerCheckpoint", testFencedByNewerCheckpoint},
@@ -183,6 +184,39 @@ func testCompleteLatestList(t *testing.T, open func() storage.Storage) {
 	must(t, err)
 	if got, want := ids(l), []string{"p0/1", "p1/1", "p0/2", "p1/2", "p0/3", "p1/3"}; !slices.Equal(got, want) {
 		t.Fatalf("List = %v, want %v", got, want)
+	}
+}
+
+// testLastCompleted: the high-water mark of completed checkpoints, which a
+// restore compares with what Latest found, follows Complete, survives a
+// restart and Retain, and is per pipeline.
+func testLastCompleted(t *testing.T, open func() storage.Storage) {
+	s := open()
+	const job = "job-last"
+	last := func(p int) int64 {
+		t.Helper()
+		id, err := s.LastCompleted(job, p)
+		must(t, err)
+		return id
+	}
+	if id := last(0); id != -1 {
+		t.Fatalf("LastCompleted of nothing = %d, want -1", id)
+	}
+	for id := int64(1); id <= 4; id++ {
+		h, err := s.WriteState(job, 0, 0, id, "task-1-0", []byte{byte(id)})
+		must(t, err)
+		must(t, s.Complete(Checkpoint(job, 0, id, 0, h)))
+		if got := last(0); got != id {
+			t.Fatalf("after completing %d LastCompleted = %d", id, got)
+		}
+	}
+	must(t, s.Retain(job, 0, 1, func(*messages.CompletedCheckpoint) bool { return false }))
+	s = open()
+	if got := last(0); got != 4 {
+		t.Fatalf("after Retain and a restart LastCompleted = %d, want 4", got)
+	}
+	if got := last(1); got != -1 {
+		t.Fatalf("pipeline 1 LastCompleted = %d, want -1", got)
 	}
 }
 
