@@ -44,7 +44,11 @@ type Option struct {
 	// Prefix: Key is a prefix and any key starting with Key+"." belongs to
 	// this option (e.g. "string.fake.mode" style families). Rarely needed.
 	Prefix bool
-	Doc    string
+	// Template: a string value may hold ${...} names the plugin fills
+	// itself; elsewhere one the job's variables left is an error
+	// (placeholders.go).
+	Template bool
+	Doc      string
 }
 
 // Describe renders the option for help texts and errors.

@@ -78,7 +78,11 @@ func Validate(file, where, name string, pos hocon.Pos, body *hocon.Value, opts .
 					return
 				}
 			}
-			warnings = append(warnings, Warning{Pos: keyPos, Msg: fmt.Sprintf("%s: unknown option %q is ignored", where, path)})
+			msg := fmt.Sprintf("%s: unknown option %q is ignored", where, path)
+			if s := suggest(path, known); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			warnings = append(warnings, Warning{Pos: keyPos, Msg: msg})
 		})
 	}
 	return c, warnings, nil
@@ -143,6 +147,9 @@ func convertOption(o Option, v *hocon.Value) (any, error) {
 	case TypeString:
 		if v.Kind == hocon.Object || v.Kind == hocon.Array {
 			return nil, fmt.Errorf("expected a string, got %s", got())
+		}
+		if u := unresolvedVariable(v.String()); u != "" && !o.Template && v.Quoted {
+			return nil, unresolvedError(u)
 		}
 		return v.String(), nil
 	case TypeInt:

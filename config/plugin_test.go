@@ -24,6 +24,7 @@ var testOptions = []config.Option{
 	{Key: "timeout", Type: config.TypeDuration, Default: int64(1000)},
 	{Key: "conn.pool.size", Type: config.TypeInt, Default: int64(4)},
 	{Key: "extra", Type: config.TypeString, Prefix: true},
+	{Key: "name_expr", Type: config.TypeString, Template: true},
 }
 
 // validate parses "Pg {\n<body>\n}" (so body starts on line 2) and checks it
@@ -175,6 +176,8 @@ func TestValidateErrors(t *testing.T) {
 		{"object got string", "host = h\nprops = x", 3, 9, "props", []string{`expected an object { ... }, got "x"`}},
 		{"list got object", "host = h\nitems { a = 1 }", 3, 7, "items", []string{"expected a list [ ... ], got an object"}},
 		{"duration got word", "host = h\ntimeout = later", 3, 11, "timeout", []string{"duration", `got "later"`}},
+		{"unresolved variable", `host = "/data/${out}/x"`, 2, 8, "host", []string{"unresolved variable ${out}", "-i out=VALUE"}},
+		{"unresolved with default syntax", `host = "${out:}"`, 2, 8, "host", []string{"unresolved variable ${out:}"}},
 		{"dotted key wrong", "host = h\nconn.pool.size = big", 3, 18, "conn.pool.size", []string{`expected an integer, got "big"`}},
 	}
 	for _, tt := range tests {
@@ -192,6 +195,19 @@ func TestValidateErrors(t *testing.T) {
 	}
 }
 
+// SeaTunnel's table placeholders and the names a Template option's plugin
+// fills stay as written; an unquoted ${x} is the HOCON parser's business.
+func TestValidateKeepsPlaceholders(t *testing.T) {
+	c, _, err := validate(t, `host = "/data/${table_name}/${database_name}"
+name_expr = "${transactionId}_${now}"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.String("host") != "/data/${table_name}/${database_name}" || c.String("name_expr") != "${transactionId}_${now}" {
+		t.Fatalf("host %q name_expr %q", c.String("host"), c.String("name_expr"))
+	}
+}
+
 func TestValidateWarnings(t *testing.T) {
 	_, warns, err := validate(t, `host = h
 hots = typo
@@ -203,7 +219,7 @@ table_list = [a]`)
 		t.Fatal(err)
 	}
 	want := []string{
-		`job.conf:3:1: source Pg: unknown option "hots" is ignored`,
+		`job.conf:3:1: source Pg: unknown option "hots" is ignored (did you mean "host"?)`,
 		`job.conf:5:11: source Pg: unknown option "conn.pool.max" is ignored`,
 		`job.conf:6:1: source Pg: unknown option "nested" is ignored`,
 	}
@@ -213,6 +229,25 @@ table_list = [a]`)
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("warnings\n got %q\nwant %q", got, want)
+	}
+}
+
+// An unknown option names the declared one it most likely meant: the same
+// words with other separators, or a typo.
+func TestUnknownOptionSuggestion(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{"host = h\nconn_pool_size = 2", `"conn_pool_size" is ignored (did you mean "conn.pool.size"?)`},
+		{"host = h\nVERBOSE = true", `(did you mean "verbose"?)`},
+		{"host = h\ntimeuot = 5", `(did you mean "timeout"?)`},
+		{"host = h\nspark.app.name = x", `"spark" is ignored`},
+	} {
+		_, warns, err := validate(t, c.body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(warns) != 1 || !strings.HasSuffix(warns[0].String(), c.want) {
+			t.Errorf("%q: warnings %v, want one ending %q", c.body, warns, c.want)
+		}
 	}
 }
 

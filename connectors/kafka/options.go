@@ -76,7 +76,7 @@ var sourceOptions = append([]config.Option{
 
 // sinkOptions are the Kafka sink's options (KafkaSinkOptions).
 var sinkOptions = []config.Option{
-	{Key: "topic", Type: config.TypeString, Required: true, Doc: "the topic written to, or ${field} for the value of a field of each row"},
+	{Key: "topic", Type: config.TypeString, Required: true, Template: true, Doc: "the topic written to, or ${field} for the value of a field of each row"},
 	optServers,
 	optConfig,
 	{Key: "semantics", Type: config.TypeEnum, Enum: []string{semanticsExactlyOnce, semanticsAtLeastOnce, semanticsNon}, Default: semanticsNon, Doc: "delivery guarantee"},

@@ -35,7 +35,7 @@ var Factory = connectors.TransformFactory{
 		{Key: "replace_fields", Type: config.TypeStrings, Fallbacks: []string{"replace_field"}, Required: true,
 			Doc: "the string fields to change (replace_field: one field)"},
 		{Key: "pattern", Type: config.TypeString, Required: true, Doc: "the text (or regular expression) to replace"},
-		{Key: "replacement", Type: config.TypeString, Required: true, Doc: "what replaces each match"},
+		{Key: "replacement", Type: config.TypeString, Required: true, Template: true, Doc: "what replaces each match (${name}: a named group)"},
 		{Key: "is_regex", Type: config.TypeBool, Default: false, Doc: "pattern is a regular expression"},
 		{Key: "replace_first", Type: config.TypeBool, Default: false, Doc: "with is_regex, replace only the first match"},
 	},
