@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 )
 
 // recordBuffer is the initial read buffer of a record reader; it grows to
@@ -51,6 +52,9 @@ type recordReader struct {
 	lineBase      int64
 	path          string
 	openOff       int64
+	// opened is the plain file as it was when opened: at the end it must
+	// be the same, or the file changed under the reader (changed).
+	opened os.FileInfo
 }
 
 // openRecords opens path at stream offset pos. line is the line number at
@@ -76,6 +80,14 @@ func openRecordsIn(path, archive string, gz bool, pos, line int64, sep string, q
 			return nil, err
 		}
 		r.f, r.in = f, f
+		if r.opened, err = f.Stat(); err != nil {
+			f.Close()
+			return nil, err
+		}
+		if !gz && pos > r.opened.Size() {
+			f.Close()
+			return nil, fmt.Errorf("%s is %d bytes, shorter than the %d already read from it: it changed since", path, r.opened.Size(), pos)
+		}
 	}
 	switch {
 	case pos == 0:
@@ -167,9 +179,27 @@ func (r *recordReader) fill() error {
 	r.hi += n
 	if errors.Is(err, io.EOF) {
 		r.eof = true
-		return nil
+		return r.changed()
 	}
 	return err
+}
+
+// changed is an error when the plain file at its end is not the file that
+// was opened — truncated, rewritten or appended to while being read — so a
+// torn last record or a partial read never passes for the whole file.
+func (r *recordReader) changed() error {
+	if r.f == nil || r.opened == nil {
+		return nil
+	}
+	now, err := r.f.Stat()
+	if err != nil {
+		return err
+	}
+	if now.Size() != r.opened.Size() || !now.ModTime().Equal(r.opened.ModTime()) {
+		return fmt.Errorf("%s changed while it was being read (%d bytes, modified %s when opened; now %d bytes, modified %s)",
+			r.path, r.opened.Size(), r.opened.ModTime().Format(time.RFC3339Nano), now.Size(), now.ModTime().Format(time.RFC3339Nano))
+	}
+	return nil
 }
 
 // next returns the next record (without its separator), valid until the
