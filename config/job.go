@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -130,6 +131,11 @@ func ParseUntrusted(file string, src []byte, vars map[string]string) (*hocon.Val
 // MaxIncludeSize bounds a file a job includes.
 const MaxIncludeSize = 4 << 20
 
+// MaxRetryIntervalSeconds bounds job.retry.interval.seconds: a longer
+// back-off is a mistake (and past about 292 years it overflows into no
+// back-off at all).
+const MaxRetryIntervalSeconds = 24 * 60 * 60
+
 // readInclude reads an included file: a regular file of at most
 // MaxIncludeSize bytes (an include of /dev/zero, a FIFO or a huge file is
 // refused at once instead of hanging or exhausting memory).
@@ -240,6 +246,9 @@ func FromTree(file string, root *hocon.Value) (*Job, error) {
 		}
 	}
 	job.RetryTimes = int(env.Int("job.retry.times"))
+	if n := env.Int("job.retry.interval.seconds"); n > MaxRetryIntervalSeconds {
+		return nil, env.Errorf("job.retry.interval.seconds", "%d seconds is too long: at most %d (a day)", n, MaxRetryIntervalSeconds)
+	}
 	job.RetryInterval = time.Duration(env.Int("job.retry.interval.seconds")) * time.Second
 	if tf := env.Raw("tag_filter"); tf != nil {
 		job.TagFilter = map[string]string{}
@@ -308,6 +317,10 @@ func readPlugin(file, kind string, index, nth int, f *hocon.Field) (*Plugin, []W
 	for _, in := range common.Strings("plugin_input") {
 		for _, part := range strings.Split(in, ",") { // SeaTunnel accepts "a,b"
 			if part = strings.TrimSpace(part); part != "" {
+				if slices.Contains(p.Inputs, part) {
+					// Reading a table twice would pass every row twice.
+					return nil, nil, common.Errorf("plugin_input", "names table %q twice", part)
+				}
 				p.Inputs = append(p.Inputs, part)
 			}
 		}

@@ -151,6 +151,10 @@ func TestEnvErrors(t *testing.T) {
 		{"rows per second negative", `read_limit.rows_per_second = -5`, []string{`"read_limit.rows_per_second"`, "negative"}},
 		{"bytes per second word", `read_limit.bytes_per_second = lots`, []string{`"read_limit.bytes_per_second"`, "expected an integer"}},
 		{"retry negative", `job.retry.times = -1`, []string{`"job.retry.times"`, "negative"}},
+		{"retry interval too long", `job.retry.interval.seconds = 9223372036`, []string{`"job.retry.interval.seconds"`, "too long", "at most 86400"}},
+		{"retry interval overflow", `job.retry.interval.seconds = 9223372037`, []string{`"job.retry.interval.seconds"`, "too long"}},
+		{"checkpoint overflow", `checkpoint.interval = 9223372036855`, []string{`"checkpoint.interval"`, "too long"}},
+		{"checkpoint overflow quoted", `checkpoint.timeout = "9223372036855"`, []string{`"checkpoint.timeout"`, "too long"}},
 		{"name object", `job.name { a = 1 }`, []string{`"job.name"`, "expected a string, got an object"}},
 		{"tag filter string", `tag_filter = "x"`, []string{`"tag_filter"`, "expected an object"}},
 	}
@@ -361,6 +365,8 @@ func TestPluginErrors(t *testing.T) {
 		{"plugin parallelism string", "source { FakeSource {} }\nsink {\n  Console { parallelism = x }\n}\n", 3, []string{"sink Console", `"parallelism"`, "expected an integer"}},
 		{"plugin_output object", "source {\n  FakeSource { plugin_output { a = 1 } }\n}\nsink { Console {} }\n", 2, []string{`"plugin_output"`, "expected a string, got an object"}},
 		{"plugin_input object", "source { FakeSource {} }\nsink {\n  Console { plugin_input { a = 1 } }\n}\n", 3, []string{`"plugin_input"`, "got an object"}},
+		{"plugin_input twice", "source { FakeSource { plugin_output = fake } }\nsink {\n  Console { plugin_input = [\"fake\", \"fake\"] }\n}\n", 3, []string{`"plugin_input"`, `names table "fake" twice`}},
+		{"plugin_input twice in one", "source { FakeSource { plugin_output = fake } }\nsink {\n  Console { plugin_input = \"fake, fake\" }\n}\n", 3, []string{`names table "fake" twice`}},
 		{"source_table_name nested list", "source { FakeSource {} }\nsink {\n  Console { source_table_name = [[a]] }\n}\n", 3, []string{`"source_table_name"`, "item 1"}},
 	}
 	for _, tt := range tests {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -203,14 +204,20 @@ func convertOption(o Option, v *hocon.Value) (any, error) {
 		}
 		return v, nil
 	case TypeDuration:
+		ms := func(n int64) (any, error) {
+			if n > maxDurationMs || n < -maxDurationMs {
+				return nil, fmt.Errorf("%d milliseconds is too long (at most %d, about 292 years)", n, maxDurationMs)
+			}
+			return time.Duration(n) * time.Millisecond, nil
+		}
 		if v.Kind == hocon.Number {
 			if n, ok := v.Int(); ok {
-				return time.Duration(n) * time.Millisecond, nil
+				return ms(n)
 			}
 		}
 		if v.Kind == hocon.String {
 			if n, err := strconv.ParseInt(v.String(), 10, 64); err == nil {
-				return time.Duration(n) * time.Millisecond, nil
+				return ms(n)
 			}
 			if d, err := time.ParseDuration(v.String()); err == nil {
 				return d, nil
@@ -220,6 +227,10 @@ func convertOption(o Option, v *hocon.Value) (any, error) {
 	}
 	return v, nil
 }
+
+// maxDurationMs is the longest duration in milliseconds a time.Duration
+// holds.
+const maxDurationMs = math.MaxInt64 / int64(time.Millisecond)
 
 // Has tells whether key was set in the file.
 func (c *PluginConfig) Has(key string) bool { _, ok := c.set[c.declKey(key)]; return ok }
