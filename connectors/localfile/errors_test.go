@@ -27,6 +27,8 @@ func TestSourceConfigErrors(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "a.csv"), "1\n")
 	for _, tc := range []struct{ body, key, text string }{
+		{"path = \"\"\nfile_format_type = csv", "path", "must not be empty"},
+		{"path = \"file://\"\nfile_format_type = csv", "path", "must not be empty"},
 		{"path = \"/no/such/dir\"\nfile_format_type = csv", "path", "no such file or directory"},
 		{"path = " + q(dir) + "\nfile_format_type = orc", "file_format_type", "expected one of text, csv, json, parquet"},
 		{"path = " + q(dir) + "\nfile_format_type = csv\nschema { fields { a = integr } }", "schema.fields.a", `unknown type name "integr"`},

@@ -67,6 +67,11 @@ func localPath(p string) string {
 }
 
 func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
+	if strings.TrimSpace(strings.TrimPrefix(cfg.String("path"), "file://")) == "" {
+		// filepath.Clean("") is ".": an empty path would read the
+		// current folder.
+		return nil, cfg.Errorf("path", "must not be empty")
+	}
 	sc := &sourceConfig{root: localPath(cfg.String("path")), format: cfg.String("file_format_type")}
 	textual := sc.format != formatParquet && sc.format != formatBinary
 	switch c := cfg.String("compress_codec"); c {
