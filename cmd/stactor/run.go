@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -182,9 +180,9 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 		return &exitError{2, err}
 	}
 
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
+	// Handled for the rest of the run, the statistics print included.
+	stop := interrupts(jobID, func() { eng.Savepoint(jobID) }, func() { eng.Cancel(jobID) })
+	defer stop()
 	done := make(chan *messages.JobStatus, 1)
 	waitErr := make(chan error, 1)
 	go func() {
@@ -199,7 +197,6 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 	prog := newProgress(os.Stderr, isTerminal(os.Stderr), s.v.GetDuration("progress-interval"), jobID)
 	tick := time.NewTicker(prog.every())
 	defer tick.Stop()
-	interrupts := 0
 	var final *messages.JobStatus
 	for final == nil {
 		select {
@@ -207,20 +204,6 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 			final = st
 		case err := <-waitErr:
 			return err
-		case <-sigs:
-			interrupts++
-			prog.clear()
-			switch interrupts {
-			case 1:
-				fmt.Fprintf(os.Stderr, "stactor: taking a savepoint of job %s and stopping (interrupt again to cancel at once)\n", jobID)
-				eng.Savepoint(jobID)
-			case 2:
-				fmt.Fprintf(os.Stderr, "stactor: cancelling job %s (interrupt again to exit at once)\n", jobID)
-				eng.Cancel(jobID)
-			default:
-				fmt.Fprintln(os.Stderr, "stactor: exiting at once")
-				os.Exit(130)
-			}
 		case <-tick.C:
 			if st, err := eng.Status(jobID); err == nil {
 				prog.show(st)

@@ -256,3 +256,63 @@ sink { Console {} }`)
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// With Console writing into a pipe nobody reads, the job cannot drain and
+// the statistics cannot be printed: a third SIGTERM still exits at once
+// (130), as the README promises, after the second cancelled the job.
+func TestThirdSigtermExitsWithStdoutBlocked(t *testing.T) {
+	dir := t.TempDir()
+	job := writeJob(t, dir, `
+env { job.mode = "STREAMING", checkpoint.interval = 200 }
+source { FakeSource { row.num = 100000000, split.num = 1, schema = { fields { id = bigint, name = string } } } }
+sink { Console {} }
+`)
+	cmd := stactor(t, dir, "run", job)
+	cmd.Env = append(cmd.Env, "STACTOR_TASK_CANCEL_TIMEOUT=1s")
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close() // never read: the pipe fills and Console blocks
+	var errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = pw, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	time.Sleep(2 * time.Second) // running, the pipe full
+	for i := 0; i < 2; i++ {
+		cmd.Process.Signal(syscall.SIGTERM)
+		time.Sleep(time.Second)
+	}
+	time.Sleep(3 * time.Second) // the cancel gives up on the stuck Console
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+			t.Fatalf("exit %v\n%s", err, errb.String())
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-exited
+		t.Fatalf("alive 10 s after the third SIGTERM\n%s", errb.String())
+	}
+}
+
+// SIGQUIT exits at once with 131, not 2 (a bad job file).
+func TestSigquitExitCode(t *testing.T) {
+	dir := t.TempDir()
+	job := writeJob(t, dir, streamingJob)
+	cmd := stactor(t, dir, "run", job)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	cmd.Process.Signal(syscall.SIGQUIT)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 131 {
+		t.Fatalf("exit %v, want 131", err)
+	}
+}
