@@ -244,6 +244,50 @@ sink { EngineTestSink { key = "retries" } }`)
 	}
 }
 
+// A savepoint or a cancel while a failed pipeline waits out
+// job.retry.interval.seconds ends the job then, not after the retries.
+func TestStopDuringRetryBackoff(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		stop func(*engine.Engine, string)
+		want string
+	}{
+		{"savepoint", (*engine.Engine).Savepoint, state.JobSavepointDone},
+		{"cancel", (*engine.Engine).Cancel, state.JobCanceled},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := start(t, 16)
+			id := "backoff-" + c.name
+			submit(t, e, id, `
+env { checkpoint.interval = 30, job.retry.times = 3, job.retry.interval.seconds = 3600, read_limit.rows_per_second = 100 }
+source { EngineTestSource { rows = 100, fail_at = 50 } }
+sink { EngineTestSink { key = "backoff" } }`)
+			ran := false
+			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+				st, err := e.Status(id)
+				if err == nil && len(st.Pipelines) == 1 {
+					ps := st.Pipelines[0].State
+					ran = ran || ps == state.PipelineRunning
+					if ran && ps == state.PipelineCreated {
+						break // failed once, backing off for an hour
+					}
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the pipeline never failed")
+				}
+			}
+			c.stop(e, id)
+			st, err := e.Wait(id, 20*time.Second)
+			if err != nil {
+				t.Fatalf("still running during the back-off: %v", err)
+			}
+			if st.State != c.want {
+				t.Fatalf("state %s (%s), want %s", st.State, st.Error, c.want)
+			}
+		})
+	}
+}
+
 func TestSavepointStopsAndRestoreContinues(t *testing.T) {
 	cfg := engine.DefaultConfig()
 	cfg.Task.BatchSize = 10

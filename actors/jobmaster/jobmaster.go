@@ -127,6 +127,7 @@ type pipelineRun struct {
 	coordinator *actor.PID
 	cause       string
 	permanent   bool
+	backoff     bool // failed, waiting job.retry.interval.seconds to restart
 	lastCkpt    int64
 	// the watchdog's view: when rows last moved or a checkpoint completed
 	lastProgress time.Time
@@ -290,6 +291,10 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 	case *terminated:
 		j.onTerminated(ctx, m.who)
 	case *restart:
+		if !m.p.backoff || j.ended {
+			return // stopped during the back-off
+		}
+		m.p.backoff = false
 		j.startPipeline(ctx, m.p, true)
 		j.checkEnd(ctx) // it may have failed to start
 	case *messages.CancelJob:

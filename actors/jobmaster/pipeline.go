@@ -165,6 +165,7 @@ func (j *JobMaster) checkEnd(ctx actor.Context) {
 				ctx.Send(j.resources, &resource.Release{Owner: j.slotOwner(p)})
 				j.log.Warn().Int("pipeline", p.p.ID).Int("retry", p.retries).Int("of", j.plan.Job.RetryTimes).Str("cause", p.cause).Msg("restoring pipeline from its latest checkpoint")
 				p.state = state.PipelineCreated
+				p.backoff = true
 				j.timers.After(j.plan.Job.RetryInterval, &restart{p: p})
 				continue
 			}

@@ -34,6 +34,14 @@ func (j *JobMaster) takeSavepoint(ctx actor.Context) {
 	j.savepoint = true
 	j.state = state.JobDoingSavepoint
 	for _, p := range j.pipelines {
+		if p.backoff {
+			// Failed and waiting to restart: nothing runs to save; it
+			// stops at its latest checkpoint, which restore continues
+			// from, now rather than after the back-off.
+			p.backoff = false
+			p.state = state.PipelineCanceling
+			continue
+		}
 		if p.state != state.PipelineRunning {
 			continue
 		}
@@ -43,6 +51,7 @@ func (j *JobMaster) takeSavepoint(ctx actor.Context) {
 			}
 		}
 	}
+	j.checkEnd(ctx)
 }
 
 func (j *JobMaster) cancel(ctx actor.Context) {
@@ -62,6 +71,7 @@ func (j *JobMaster) cancel(ctx actor.Context) {
 		case state.PipelineFinished, state.PipelineFailed, state.PipelineCanceled:
 			continue
 		}
+		p.backoff = false
 		p.state = state.PipelineCanceling
 		j.stopTasks(ctx, p)
 	}
