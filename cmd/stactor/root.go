@@ -233,6 +233,16 @@ func (s *settings) jobStore() (storage.Storage, error) {
 	return storage.WithSealedJobs(st, sealer), nil
 }
 
+// lockJob takes the run lock of a job in the local checkpoint storage
+// (localfile.Store.LockJob).
+func (s *settings) lockJob(jobID string) (func(), error) {
+	st, err := s.store()
+	if err != nil {
+		return nil, err
+	}
+	return st.LockJob(jobID)
+}
+
 // store opens the local checkpoint storage under home.
 func (s *settings) store() (*localfile.Store, error) {
 	root := filepath.Join(s.v.GetString("home"), "checkpoints")

@@ -154,15 +154,28 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 	if err != nil {
 		return err
 	}
-	if f.restore != "" {
-		if _, err := store.LoadJob(f.restore); err != nil {
-			return &exitError{2, fmt.Errorf("--restore %s: no such job in %s: %w", f.restore, s.v.GetString("home"), err)}
+	_, loadErr := store.LoadJob(jobID)
+	if f.restore != "" && loadErr != nil {
+		return &exitError{2, fmt.Errorf("--restore %s: no such job in %s: %w", f.restore, s.v.GetString("home"), loadErr)}
+	}
+	if f.restore == "" && loadErr == nil {
+		// Running it afresh would write again what it committed.
+		return &exitError{2, fmt.Errorf("--job-id %s: the job exists in %s; continue it with stactor run --restore %s, or give another id", jobID, s.v.GetString("home"), jobID)}
+	}
+	// One process runs a job at a time: a second run, a restore of a job
+	// that still runs, or two restores at once are refused here.
+	unlock, err := s.lockJob(jobID)
+	if err != nil {
+		return &exitError{2, err}
+	}
+	defer unlock()
+	if f.restore == "" {
+		if err := store.SaveJob(&messages.JobSpec{JobId: jobID, File: f.file, Vars: vars, Name: f.name, Tree: tree}); err != nil {
+			// Saved before anything runs, so --restore finds the job
+			// however early this process dies; the JobMaster replaces it
+			// with the resolved plan.
+			return fmt.Errorf("saving job %s: %w", jobID, err)
 		}
-	} else if err := store.SaveJob(&messages.JobSpec{JobId: jobID, File: f.file, Vars: vars, Name: f.name, Tree: tree}); err != nil {
-		// Saved before anything runs, so --restore finds the job however
-		// early this process dies; the JobMaster replaces it with the
-		// resolved plan.
-		return fmt.Errorf("saving job %s: %w", jobID, err)
 	}
 	tags, slots, err := s.localWorker()
 	if err != nil {

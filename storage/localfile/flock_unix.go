@@ -20,3 +20,20 @@ func flock(f *os.File) error {
 }
 
 func funlock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+
+// tryFlock takes an exclusive advisory lock on f if no other process holds
+// it; ok is false when one does.
+func tryFlock(f *os.File) (ok bool, err error) {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		switch err {
+		case nil:
+			return true, nil
+		case syscall.EWOULDBLOCK:
+			return false, nil
+		case syscall.EINTR:
+			continue
+		}
+		return false, err
+	}
+}

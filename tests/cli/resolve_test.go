@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -82,47 +83,59 @@ sink { Console { log.print.data = false } }
 	}
 }
 
-// A run replaced by a restore of the same job in another process (its
-// attempt fenced) stops within seconds with a message saying so, instead
-// of running on beside the new one; the new one goes on.
-func TestReplacedRunStops(t *testing.T) {
+// One process runs a job at a time (its run lock): a restore of a job that
+// still runs, a second run with its --job-id and a second concurrent
+// restore are refused at once with exit 2, naming the holder; the running
+// one goes on and stops with a savepoint when asked.
+func TestSecondRunOfAJobIsRefused(t *testing.T) {
 	dir := t.TempDir()
 	job := writeJob(t, dir, `
 env { job.mode = "STREAMING", checkpoint.interval = 100, read_limit.rows_per_second = 500 }
 source { FakeSource { row.num = 1000000, schema = { fields { id = bigint } } } }
 sink { Console { log.print.data = false } }
 `)
-	first := stactor(t, dir, "run", "--job-id", "fence1", job)
+	first := stactor(t, dir, "run", "--job-id", "lock1", job)
 	var errFirst bytes.Buffer
 	first.Stderr = &errFirst
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer first.Process.Kill()
-	waitCheckpoint(t, dir, "fence1")
-	second := stactor(t, dir, "run", "--restore", "fence1")
-	var errSecond bytes.Buffer
-	second.Stderr = &errSecond
-	if err := second.Start(); err != nil {
+	waitCheckpoint(t, dir, "lock1")
+	for _, args := range [][]string{{"run", "--restore", "lock1"}, {"run", "--restore", "lock1", "-c", job}} {
+		start := time.Now()
+		r := run(t, dir, args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "job lock1: the job is running in another process (pid "+strconv.Itoa(first.Process.Pid)+")") {
+			t.Fatalf("%v: exit %d\n%s", args, r.code, r.stderr)
+		}
+		if strings.Contains(r.stdout, "Job Statistic") {
+			t.Fatalf("%v printed counts of a run that never ran:\n%s", args, r.stdout)
+		}
+		t.Logf("%v refused in %s", args, time.Since(start))
+	}
+	// A fresh run with the id of a job that exists would write its output
+	// again from the start.
+	if r := run(t, dir, "run", "--job-id", "lock1", job); r.code != 2 || !strings.Contains(r.stderr, "continue it with stactor run --restore lock1") {
+		t.Fatalf("second --job-id run: exit %d\n%s", r.code, r.stderr)
+	}
+	time.Sleep(300 * time.Millisecond)
+	first.Process.Signal(syscall.SIGTERM)
+	if err := first.Wait(); err == nil || !strings.Contains(errFirst.String(), "SAVEPOINT_DONE") {
+		t.Fatalf("the running job: %v\n%s", err, errFirst.String())
+	}
+	// With the first gone its lock is free: the restore runs.
+	restore := stactor(t, dir, "run", "--restore", "lock1")
+	var errRestore bytes.Buffer
+	restore.Stderr = &errRestore
+	if err := restore.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer second.Process.Kill()
-	exited := make(chan error, 1)
-	go func() { exited <- first.Wait() }()
-	select {
-	case <-exited:
-	case <-time.After(15 * time.Second):
-		t.Fatalf("the replaced run is still running after 15 s:\n%s", errFirst.String())
-	}
-	if !strings.Contains(errFirst.String(), "replaced by a newer run") {
-		t.Fatalf("the replaced run did not say why it stopped:\n%s", errFirst.String())
-	}
-	// The new run is unaffected: still running, and it stops with a
-	// savepoint when asked.
+	defer restore.Process.Kill()
+	waitCheckpoint(t, dir, "lock1")
 	time.Sleep(500 * time.Millisecond)
-	second.Process.Signal(syscall.SIGTERM)
-	if err := second.Wait(); err == nil || !strings.Contains(errSecond.String(), "SAVEPOINT_DONE") {
-		t.Fatalf("the restoring run: %v\n%s", err, errSecond.String())
+	restore.Process.Signal(syscall.SIGTERM)
+	if err := restore.Wait(); err == nil || !strings.Contains(errRestore.String(), "SAVEPOINT_DONE") {
+		t.Fatalf("the restore: %v\n%s", err, errRestore.String())
 	}
 }
 
