@@ -15,6 +15,7 @@ import (
 	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/state"
+	"github.com/stactor/stactor/storage"
 )
 
 // maxJobFile bounds a submitted job file: it travels to every worker in
@@ -87,6 +88,16 @@ func (h *Handler) submitJob(w http.ResponseWriter, r *http.Request) {
 	} else if k != nil && (!restore || !state.JobEnded(k.status.State)) {
 		fail(w, http.StatusConflict, "job %s exists already (%s)", id, k.status.State)
 		return
+	} else if k == nil && restore {
+		// As stactor run --restore: continuing a job nobody ran would
+		// start a new one under its id.
+		if _, err := h.store.LoadJob(id); errors.Is(err, storage.ErrNotFound) {
+			fail(w, http.StatusNotFound, "isStartWithSavePoint=true: no job %s to continue", id)
+			return
+		} else if err != nil {
+			failErr(w, err)
+			return
+		}
 	}
 	// This handler is the job's submitting client (DESIGN §2): it parses
 	// the text, with the request's variables only.
