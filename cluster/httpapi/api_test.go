@@ -25,11 +25,11 @@ import (
 // behind the API.
 type server struct {
 	*httptest.Server
-	t     *testing.T
+	t     testing.TB
 	store *localfile.Store
 }
 
-func start(t *testing.T, opts ...httpapi.Option) *server {
+func start(t testing.TB, opts ...httpapi.Option) *server {
 	t.Helper()
 	store, err := localfile.New(t.TempDir())
 	if err != nil {
@@ -507,6 +507,7 @@ func TestBadRequests(t *testing.T) {
 		{"empty body", "POST", "/submit-job", " \n", http.StatusBadRequest, "body is empty"},
 		{"bad restore flag", "POST", "/submit-job?isStartWithSavePoint=maybe", batchJob, http.StatusBadRequest, "isStartWithSavePoint"},
 		{"restore without id", "POST", "/submit-job?isStartWithSavePoint=true", batchJob, http.StatusBadRequest, "jobId"},
+		{"restore unknown job", "POST", "/submit-job?isStartWithSavePoint=true&jobId=nope", batchJob, http.StatusNotFound, "no job nope to continue"},
 		{"bad job id", "POST", "/submit-job?jobId=a.b", batchJob, http.StatusBadRequest, "jobId"},
 		{"bad variable", "POST", "/submit-job?variable=novalue", batchJob, http.StatusBadRequest, "variable"},
 		{"too big", "POST", "/submit-job", strings.Repeat("#", 2<<20), http.StatusRequestEntityTooLarge, "larger than"},
