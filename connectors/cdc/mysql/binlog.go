@@ -21,13 +21,21 @@ import (
 // event of a captured table (Batch, its rows' kinds INSERT, UPDATE_BEFORE
 // and UPDATE_AFTER pairs, or DELETE), or nothing but a new position
 // (Batch nil: a heartbeat, a transaction of tables not captured, a
-// rotation). Offset is where a restart continues after this change.
+// rotation).
+//
+// A transaction's changes are delivered when its commit has been read,
+// so that each carries Tx, the offset after the commit: the offset a
+// restart continues from once the transaction was emitted whole, and
+// what snapshot watermarks are compared with. Seq is the index of the
+// batch's first row among the transaction's rows; End marks its last
+// batch (and every position-only change).
 type Change struct {
-	Table  string // db.table; "" with no Batch
-	Batch  *row.Batch
-	Offset Offset
-	// Heartbeat marks a change made from a server heartbeat.
-	Heartbeat bool
+	Table     string // db.table; "" with no Batch
+	Batch     *row.Batch
+	Tx        Offset
+	Seq       int64
+	End       bool
+	Heartbeat bool // made from a server heartbeat
 }
 
 // binlogConfig is what a binlog stream needs.
@@ -41,12 +49,11 @@ type binlogConfig struct {
 	ServerID  uint32
 	Heartbeat time.Duration // 0: none
 	Timeout   time.Duration // connect timeout
-	// Start is where to begin; GTIDs, when not empty, starts from a GTID
-	// set instead (startup.specific-offset.gtid-set).
-	Start      Offset
-	StartGTIDs string
+	// Start is where to begin: a transaction bound, or a GTID set
+	// (Offset.GTIDs only).
+	Start Offset
 	// Stop, when not zero, ends the stream (io.EOF) at the first
-	// transaction boundary at or after it.
+	// transaction bound at or after it.
 	Stop Offset
 	// Tables are the captured tables by db.table.
 	Tables map[string]*table
@@ -65,9 +72,8 @@ type binlogStream struct {
 	// explicit says the transaction began with BEGIN (MySQL) or a
 	// MariaDB GTID of a transaction: a query event inside it is no bound.
 	explicit bool
-	txStart  Offset // where the open transaction began
-	emitted  int64  // row changes of the open transaction delivered
-	skip     int64  // row changes of the first transaction to drop (restart inside it)
+	tx       []Change // the open transaction's batches
+	txRows   int64
 	gtids    string
 	pending  []Change
 	done     bool // the stop offset is reached
@@ -105,19 +111,17 @@ func openBinlog(ctx context.Context, cfg binlogConfig) (*binlogStream, error) {
 	if cfg.Heartbeat > 0 {
 		sc.ReadTimeout = 3*cfg.Heartbeat + 10*time.Second
 	}
-	s := &binlogStream{cfg: cfg, syncer: replication.NewBinlogSyncer(sc), skip: cfg.Start.Skip}
+	s := &binlogStream{cfg: cfg, syncer: replication.NewBinlogSyncer(sc)}
 	var err error
-	if cfg.StartGTIDs != "" {
-		set, perr := gomysql.ParseGTIDSet(cfg.Flavor, cfg.StartGTIDs)
+	if cfg.Start.File == "" {
+		set, perr := gomysql.ParseGTIDSet(cfg.Flavor, cfg.Start.GTIDs)
 		if perr != nil {
 			s.syncer.Close()
-			return nil, fmt.Errorf("startup.specific-offset.gtid-set %q is not a %s GTID set: %v", cfg.StartGTIDs, cfg.Flavor, perr)
+			return nil, fmt.Errorf("startup.specific-offset.gtid-set %q is not a %s GTID set: %v", cfg.Start.GTIDs, cfg.Flavor, perr)
 		}
-		s.gtids = cfg.StartGTIDs
 		s.streamer, err = s.syncer.StartSyncGTID(set)
 	} else {
-		s.pos = Offset{File: cfg.Start.File, Pos: cfg.Start.Pos, GTIDs: cfg.Start.GTIDs}
-		s.gtids = cfg.Start.GTIDs
+		s.pos = cfg.Start
 		s.streamer, err = s.syncer.StartSync(gomysql.Position{Name: cfg.Start.File, Pos: cfg.Start.Pos})
 	}
 	if err != nil {
@@ -130,17 +134,8 @@ func openBinlog(ctx context.Context, cfg binlogConfig) (*binlogStream, error) {
 // Close ends the dump.
 func (s *binlogStream) Close() { s.syncer.Close() }
 
-// Offset is where a restart continues after what Next has delivered.
-func (s *binlogStream) Offset() Offset {
-	if s.inTx {
-		o := s.txStart
-		o.Skip = s.emitted
-		return o
-	}
-	o := s.pos
-	o.GTIDs = s.gtids
-	return o
-}
+// Offset is the last transaction bound read.
+func (s *binlogStream) Offset() Offset { return s.pos }
 
 // Next returns the next change, waiting for the server up to ctx. It
 // returns io.EOF once the stop offset is reached.
@@ -167,12 +162,11 @@ func (s *binlogStream) Next(ctx context.Context) (Change, error) {
 
 // handle follows one event: positions, transaction bounds, rows.
 func (s *binlogStream) handle(ev *replication.BinlogEvent) error {
-	before := s.pos
 	h := ev.Header
 	if rot, ok := ev.Event.(*replication.RotateEvent); ok {
 		s.pos = Offset{File: string(rot.NextLogName), Pos: uint32(rot.Position)}
 		if h.Timestamp != 0 && !s.inTx {
-			s.pending = append(s.pending, Change{Offset: s.Offset()})
+			s.pending = append(s.pending, Change{Tx: s.pos, End: true})
 		}
 		return nil
 	}
@@ -193,15 +187,15 @@ func (s *binlogStream) handle(ev *replication.BinlogEvent) error {
 	case *replication.MariadbGTIDEvent:
 		// MariaDB writes no BEGIN: its GTID event opens the transaction,
 		// or a standalone statement (DDL) that its query event ends.
-		s.begin(before)
+		s.begin()
 		s.explicit = !e.IsStandalone() && !e.IsDDL()
 	case *replication.GTIDEvent:
-		s.begin(before)
+		s.begin()
 	case *replication.QueryEvent:
 		q := strings.TrimSpace(string(e.Query))
 		switch {
 		case strings.EqualFold(q, "BEGIN"):
-			s.begin(before)
+			s.begin()
 			s.explicit = true
 			return nil
 		case strings.EqualFold(q, "COMMIT"), strings.EqualFold(q, "ROLLBACK"):
@@ -210,7 +204,7 @@ func (s *binlogStream) handle(ev *replication.BinlogEvent) error {
 			return nil // SAVEPOINT and the like, inside a transaction
 		}
 		if !s.inTx {
-			s.begin(before)
+			s.begin()
 		}
 		if err := s.ddl(string(e.Schema), q); err != nil {
 			return err
@@ -220,7 +214,7 @@ func (s *binlogStream) handle(ev *replication.BinlogEvent) error {
 		return s.commit(e.GSet)
 	case *replication.RowsEvent:
 		if !s.inTx {
-			s.begin(before)
+			s.begin()
 		}
 		return s.rows(h.EventType, e)
 	}
@@ -242,32 +236,37 @@ func (s *binlogStream) heartbeat(ev *replication.BinlogEvent) error {
 	if ev.Header.LogPos > s.pos.Pos {
 		s.pos.Pos = ev.Header.LogPos
 	}
-	c := Change{Offset: s.Offset(), Heartbeat: true}
-	s.pending = append(s.pending, c)
-	if !s.cfg.Stop.IsZero() && c.Offset.Compare(s.cfg.Stop) >= 0 {
+	s.pending = append(s.pending, Change{Tx: s.pos, End: true, Heartbeat: true})
+	if !s.cfg.Stop.IsZero() && s.pos.Compare(s.cfg.Stop) >= 0 {
 		s.done = true
 	}
 	return nil
 }
 
-// begin notes the start of a transaction at position at.
-func (s *binlogStream) begin(at Offset) {
-	if s.inTx {
-		return
+// begin notes the start of a transaction.
+func (s *binlogStream) begin() {
+	if !s.inTx {
+		s.inTx, s.explicit, s.tx, s.txRows = true, false, nil, 0
 	}
-	s.inTx, s.explicit, s.txStart, s.emitted = true, false, at, 0
-	s.txStart.Skip, s.txStart.GTIDs = 0, s.gtids
 }
 
-// commit ends the open transaction (or a statement outside one).
+// commit ends the open transaction (or a statement outside one) and
+// delivers its changes with the offset after it.
 func (s *binlogStream) commit(gset gomysql.GTIDSet) error {
 	if gset != nil {
 		s.gtids = gset.String()
 	}
-	s.inTx, s.explicit, s.emitted, s.skip = false, false, 0, 0
-	c := Change{Offset: s.Offset()}
-	s.pending = append(s.pending, c)
-	if !s.cfg.Stop.IsZero() && c.Offset.Compare(s.cfg.Stop) >= 0 {
+	s.pos.GTIDs = s.gtids
+	if len(s.tx) == 0 {
+		s.pending = append(s.pending, Change{Tx: s.pos, End: true})
+	}
+	for i := range s.tx {
+		s.tx[i].Tx = s.pos
+		s.tx[i].End = i == len(s.tx)-1
+		s.pending = append(s.pending, s.tx[i])
+	}
+	s.inTx, s.explicit, s.tx = false, false, nil
+	if !s.cfg.Stop.IsZero() && s.pos.Compare(s.cfg.Stop) >= 0 {
 		s.done = true
 	}
 	return nil
@@ -317,22 +316,6 @@ func (s *binlogStream) rows(typ replication.EventType, e *replication.RowsEvent)
 			return fmt.Errorf("table %s: the binlog at %s has partial row images; set binlog_row_image = FULL", id, s.Offset())
 		}
 	}
-	// Changes already delivered before a restart inside this transaction
-	// are dropped; an update's two images count as one change.
-	changes := int64(len(kinds))
-	if typ == replication.UPDATE_ROWS_EVENTv0 || typ == replication.UPDATE_ROWS_EVENTv1 || typ == replication.UPDATE_ROWS_EVENTv2 || typ == replication.MARIADB_UPDATE_ROWS_COMPRESSED_EVENT_V1 {
-		changes /= 2
-	}
-	drop := int64(0)
-	if s.skip > s.emitted {
-		drop = min(s.skip-s.emitted, changes)
-	}
-	s.emitted += changes
-	if drop == changes {
-		return nil
-	}
-	per := int64(len(kinds)) / changes
-	kinds, images = kinds[drop*per:], images[drop*per:]
 	schema := t.schema()
 	cols := make([]*row.Column, len(schema.Fields))
 	for j, f := range schema.Fields {
@@ -344,7 +327,8 @@ func (s *binlogStream) rows(typ replication.EventType, e *replication.RowsEvent)
 		}
 	}
 	t.localTimestamps(cols, 0)
-	s.pending = append(s.pending, Change{Table: id, Batch: row.NewBatch(schema, kinds, cols), Offset: s.Offset()})
+	s.tx = append(s.tx, Change{Table: id, Batch: row.NewBatch(schema, kinds, cols), Seq: s.txRows})
+	s.txRows += int64(len(kinds))
 	return nil
 }
 

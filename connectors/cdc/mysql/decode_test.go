@@ -97,7 +97,7 @@ func nextRows(t *testing.T, s *binlogStream, n int) (kinds []row.Kind, rows []st
 		if err != nil {
 			t.Fatalf("after %d rows: %v", len(rows), err)
 		}
-		last = c.Offset
+		last = c.Tx
 		if c.Batch == nil {
 			continue
 		}

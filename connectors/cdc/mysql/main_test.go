@@ -39,3 +39,5 @@ func myExec(t testing.TB, db *sql.DB, stmts ...string) {
 		}
 	}
 }
+
+func openDSN(dsn string) (*sql.DB, error) { return sql.Open("mysql", dsn) }

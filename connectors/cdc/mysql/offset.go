@@ -6,40 +6,66 @@ import (
 	"strings"
 )
 
-// Offset is a position in the binlog: the file and the position of the
-// next event to read, or, inside a transaction, the position where the
-// transaction began and how many of its row changes were already emitted
-// (Skip). A reader always restarts at a transaction's start (the server
-// sends its table maps again from there) and drops the Skip changes it
-// had emitted: a restore neither repeats nor loses a change of a
-// transaction that a checkpoint cut in two.
+// Offset is a position in the binlog: a file and the position in it of
+// the next event, always at a transaction bound (a commit's end, or where
+// the server's binlog ended when asked). Its text form, the framework's
+// cdc.Offset, is "binlog.000003:1234".
 //
-// GTIDs, when the server has them, is the executed GTID set at the
-// transaction boundary the offset names (MySQL's uuid:1-5 form or
-// MariaDB's domain-server-seq), for users and logs; restarts use the file
-// and position, which both flavors have.
+// A stream started from a GTID set (startup.specific-offset.gtid-set) has
+// an Offset with only GTIDs, text "gtid:0-1-42"; it is before every
+// file/position offset, and the stream's offsets after it are
+// file/position ones again.
 type Offset struct {
-	File  string `json:"file"`
-	Pos   uint32 `json:"pos"`
-	Skip  int64  `json:"skip,omitempty"`
-	GTIDs string `json:"gtids,omitempty"`
+	File  string
+	Pos   uint32
+	GTIDs string
 }
 
-// String is the offset for messages.
+// String is the text form.
 func (o Offset) String() string {
-	s := fmt.Sprintf("%s:%d", o.File, o.Pos)
-	if o.Skip > 0 {
-		s += fmt.Sprintf("+%d", o.Skip)
+	if o.File == "" && o.GTIDs != "" {
+		return "gtid:" + o.GTIDs
 	}
-	return s
+	if o.File == "" {
+		return ""
+	}
+	return o.File + ":" + strconv.FormatUint(uint64(o.Pos), 10)
 }
 
 // IsZero says the offset names no position.
-func (o Offset) IsZero() bool { return o.File == "" }
+func (o Offset) IsZero() bool { return o.File == "" && o.GTIDs == "" }
+
+// parseOffset reads an offset's text form.
+func parseOffset(s string) (Offset, error) {
+	if s == "" {
+		return Offset{}, nil
+	}
+	if g, ok := strings.CutPrefix(s, "gtid:"); ok {
+		return Offset{GTIDs: g}, nil
+	}
+	i := strings.LastIndexByte(s, ':')
+	if i <= 0 {
+		return Offset{}, fmt.Errorf("binlog offset %q: want file:position", s)
+	}
+	p, err := strconv.ParseUint(s[i+1:], 10, 32)
+	if err != nil {
+		return Offset{}, fmt.Errorf("binlog offset %q: position %q is not a number", s, s[i+1:])
+	}
+	return Offset{File: s[:i], Pos: uint32(p)}, nil
+}
 
 // Compare orders two offsets: binlog files by their numeric suffix
-// (binlog.000009 before binlog.000010), then position, then Skip.
+// (binlog.000009 before binlog.000010), then position. A GTID-only offset
+// comes before the rest.
 func (o Offset) Compare(p Offset) int {
+	switch {
+	case o.File == "" && p.File == "":
+		return strings.Compare(o.GTIDs, p.GTIDs)
+	case o.File == "":
+		return -1
+	case p.File == "":
+		return 1
+	}
 	if c := compareFiles(o.File, p.File); c != 0 {
 		return c
 	}
@@ -47,10 +73,6 @@ func (o Offset) Compare(p Offset) int {
 	case o.Pos < p.Pos:
 		return -1
 	case o.Pos > p.Pos:
-		return 1
-	case o.Skip < p.Skip:
-		return -1
-	case o.Skip > p.Skip:
 		return 1
 	}
 	return 0
