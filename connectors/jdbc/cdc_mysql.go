@@ -3,6 +3,7 @@ package jdbc
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -108,4 +109,34 @@ func (t *MySQLTable) TextDecoder(j int, zero string) (func(c *row.Column, text [
 		return nil, fmt.Errorf("table %s column %q: %w", t.Schema.TableID, t.cols[j].Name, err)
 	}
 	return dec, nil
+}
+
+// Encode is the table's columns for a resolved plan (no I/O is needed to
+// rebuild the table from it with DecodeMySQLTable).
+func (t *MySQLTable) Encode() ([]byte, error) {
+	cols := append([]column(nil), t.cols...)
+	for i := range cols {
+		cols[i].TypeText = cols[i].Type.String()
+	}
+	return json.Marshal(cols)
+}
+
+// DecodeMySQLTable rebuilds a table from Encode's bytes and its catalog
+// table.
+func DecodeMySQLTable(schema *row.Schema, data []byte) (*MySQLTable, error) {
+	var cols []column
+	if err := json.Unmarshal(data, &cols); err != nil {
+		return nil, fmt.Errorf("table %s: resolved columns: %w", schema.TableID, err)
+	}
+	if len(cols) != len(schema.Fields) {
+		return nil, fmt.Errorf("table %s: %d resolved columns for %d fields", schema.TableID, len(cols), len(schema.Fields))
+	}
+	for i := range cols {
+		ty, err := row.ParseType(cols[i].TypeText)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: resolved columns: %w", schema.TableID, err)
+		}
+		cols[i].Type = ty
+	}
+	return &MySQLTable{Schema: schema, cols: cols}, nil
 }

@@ -174,7 +174,12 @@ func (s *binlogStream) handle(ev *replication.BinlogEvent) error {
 	case replication.FORMAT_DESCRIPTION_EVENT, replication.MARIADB_GTID_LIST_EVENT,
 		replication.MARIADB_BINLOG_CHECKPOINT_EVENT, replication.PREVIOUS_GTIDS_EVENT:
 		// Sent at the start of every dump with their positions in the
-		// file, which may lie before where the dump starts.
+		// file, which may lie before where the dump starts: they only
+		// move the position on (past a new file's header).
+		if h.LogPos > s.pos.Pos && !s.inTx {
+			s.pos.Pos = h.LogPos
+			s.pending = append(s.pending, Change{Tx: s.pos, End: true})
+		}
 		return nil
 	}
 	if h.EventType == replication.HEARTBEAT_EVENT || h.EventType == replication.HEARTBEAT_LOG_EVENT_V2 {
