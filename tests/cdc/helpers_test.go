@@ -1,0 +1,120 @@
+package cdc
+
+import (
+	"context"
+	"math/rand"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+func testCtx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	t.Cleanup(cancel)
+	return c
+}
+
+func writeFile(t testing.TB, path, body string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func tail(s string) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > 60 {
+		lines = lines[len(lines)-60:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// lockedBuffer collects the output of the runs of a job.
+type lockedBuffer struct {
+	mu sync.Mutex // guards b
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// run is one `stactor run` of a job: the first with --job-id, later ones
+// restoring it.
+type run struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+func startRun(t *testing.T, home, job, jobID string, restore bool, out *lockedBuffer) *run {
+	t.Helper()
+	args := []string{"run", "--log-level", "info", "-c", job}
+	if restore {
+		args = append(args, "--restore", jobID)
+	} else {
+		args = append(args, "--job-id", jobID)
+	}
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), "STACTOR_HOME="+home)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := &run{cmd: cmd, done: make(chan error, 1)}
+	go func() { r.done <- cmd.Wait() }()
+	t.Cleanup(func() { r.kill() })
+	return r
+}
+
+// kill SIGKILLs the run and waits for it.
+func (r *run) kill() {
+	_ = r.cmd.Process.Signal(syscall.SIGKILL) // an error when it has ended
+	select {
+	case <-r.done:
+	case <-time.After(30 * time.Second):
+	}
+}
+
+// killLoop runs a streaming job and SIGKILLs it kills times at random
+// moments within spread, restoring it each time; it returns the run that
+// is left going. A run that ends by itself fails the test.
+func killLoop(t *testing.T, home, job, jobID string, kills int, spread time.Duration, out *lockedBuffer, between func(i int)) *run {
+	t.Helper()
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	for i := 0; ; i++ {
+		r := startRun(t, home, job, jobID, i > 0, out)
+		if i == kills {
+			return r
+		}
+		wait := spread/3 + time.Duration(rng.Int63n(int64(spread)))
+		select {
+		case err := <-r.done:
+			t.Fatalf("run %d ended by itself (%v)\n%s", i, err, tail(out.String()))
+		case <-time.After(wait):
+		}
+		r.kill()
+		if between != nil {
+			between(i)
+		}
+	}
+}
