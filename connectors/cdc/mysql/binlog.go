@@ -14,6 +14,7 @@ import (
 
 	gomysql "github.com/go-mysql-org/go-mysql/mysql"
 	"github.com/go-mysql-org/go-mysql/replication"
+	"github.com/stactor/stactor/connectors/cdc"
 	"github.com/stactor/stactor/row"
 )
 
@@ -285,12 +286,12 @@ func (s *binlogStream) rows(typ replication.EventType, e *replication.RowsEvent)
 		return nil
 	}
 	if n := int(e.Table.ColumnCount); n != len(t.vals) {
-		return fmt.Errorf("table %s: the binlog at %s has rows of %d columns, the table as described has %d: the table was altered (ALTER TABLE) while it was captured; restart the job with a fresh snapshot of it (startup.mode = initial)", id, s.Offset(), n, len(t.vals))
+		return fmt.Errorf("table %s: the binlog at %s has rows of %d columns, the table as described has %d: the table was altered (ALTER TABLE) while it was captured; restart the job with a fresh snapshot of it (startup.mode = initial): %w", id, s.Offset(), n, len(t.vals), cdc.ErrSchemaChanged)
 	}
 	if names := e.Table.ColumnNameString(); len(names) == len(t.vals) {
 		for j, n := range names {
 			if f := t.schema().Fields[j].Name; !strings.EqualFold(n, f) {
-				return fmt.Errorf("table %s: the binlog at %s has column %d named %q, the table as described has %q: the table was altered while it was captured", id, s.Offset(), j+1, n, f)
+				return fmt.Errorf("table %s: the binlog at %s has column %d named %q, the table as described has %q: the table was altered while it was captured: %w", id, s.Offset(), j+1, n, f, cdc.ErrSchemaChanged)
 			}
 		}
 	}
@@ -349,7 +350,7 @@ func (s *binlogStream) ddl(schema, q string) error {
 	if s.cfg.Tables[target] == nil {
 		return nil
 	}
-	return fmt.Errorf("table %s was changed at binlog %s by %q: MySQL-CDC does not carry schema changes; restart the job with a fresh snapshot (startup.mode = initial)", target, s.Offset(), firstLine(q, 200))
+	return fmt.Errorf("table %s was changed at binlog %s by %q: MySQL-CDC does not carry schema changes; restart the job with a fresh snapshot (startup.mode = initial): %w", target, s.Offset(), firstLine(q, 200), cdc.ErrSchemaChanged)
 }
 
 // ddlTable is the table an ALTER TABLE, RENAME TABLE, TRUNCATE or DROP

@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	gomysql "github.com/go-mysql-org/go-mysql/mysql"
 	"github.com/go-mysql-org/go-mysql/replication"
+	"github.com/stactor/stactor/connectors/cdc"
 	"github.com/stactor/stactor/row"
 )
 
@@ -135,7 +137,7 @@ func TestAlterOfCapturedTableIsAnError(t *testing.T) {
 	for {
 		c, err := s.Next(ctx)
 		if err != nil {
-			if !strings.Contains(err.Error(), "table cdc_alter.kv was changed") {
+			if !strings.Contains(err.Error(), "table cdc_alter.kv was changed") || !errors.Is(err, cdc.ErrSchemaChanged) {
 				t.Fatalf("error %v, want one naming cdc_alter.kv", err)
 			}
 			return
@@ -159,7 +161,7 @@ func TestColumnCountMismatchIsAnError(t *testing.T) {
 	for {
 		c, err := s.Next(ctx)
 		if err != nil {
-			if !strings.Contains(err.Error(), "cdc_mismatch.kv") || !strings.Contains(err.Error(), "3 columns") {
+			if !strings.Contains(err.Error(), "cdc_mismatch.kv") || !strings.Contains(err.Error(), "3 columns") || !errors.Is(err, cdc.ErrSchemaChanged) {
 				t.Fatalf("error %v", err)
 			}
 			return

@@ -24,9 +24,8 @@ var Options = []config.Option{
 	{Key: "stop.specific-offset.pos", Type: config.TypeInt, Doc: "stop.mode specific: the position in stop.specific-offset.file"},
 }
 
-func init() {
-	cdc.Register(cdc.Spec{Name: "MySQL-CDC", Options: Options, Resolve: resolve, New: newDialect})
-}
+// Spec is MySQL-CDC's side of the CDC framework.
+var Spec = cdc.Spec{Name: "MySQL-CDC", Options: Options, Resolve: resolve, New: newDialect}
 
 // resolve connects, checks the server's binlog settings, privileges and
 // server ids, and describes the tables.
