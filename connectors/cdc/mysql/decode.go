@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/stactor/stactor/connectors/jdbc"
 	"github.com/stactor/stactor/row"
+	"golang.org/x/text/encoding"
 )
 
 // Binlog rows carry values by position, in the binary forms go-mysql
@@ -34,9 +35,13 @@ type table struct {
 	loc    *time.Location
 }
 
-// newTable makes the decoders of a described table.
-func newTable(desc *jdbc.MySQLTable, loc *time.Location, zero string) (*table, error) {
+// newTable makes the decoders of a described table; charsets are its
+// columns' character sets (columnCharsets).
+func newTable(desc *jdbc.MySQLTable, charsets []string, loc *time.Location, zero string) (*table, error) {
 	t := &table{id: desc.Schema.TableID, desc: desc, loc: loc}
+	if len(charsets) != len(desc.Schema.Fields) {
+		return nil, fmt.Errorf("table %s: %d character sets for %d columns", t.id, len(charsets), len(desc.Schema.Fields))
+	}
 	for j, f := range desc.Schema.Fields {
 		text, err := desc.TextDecoder(j, zero)
 		if err != nil {
@@ -47,7 +52,11 @@ func newTable(desc *jdbc.MySQLTable, loc *time.Location, zero string) (*table, e
 		if name == "timestamp" {
 			t.tsCols = append(t.tsCols, j)
 		}
-		vf, err := binlogValue(dbType, f.Type, text)
+		cs, err := charsetOf(charsets[j])
+		if err != nil {
+			return nil, fmt.Errorf("table %s column %q: %w", t.id, f.Name, err)
+		}
+		vf, err := binlogValue(dbType, f.Type, cs, text)
 		if err != nil {
 			return nil, fmt.Errorf("table %s column %q: %w", t.id, f.Name, err)
 		}
@@ -140,7 +149,7 @@ func typeArgs(dbType string) []string {
 // binlogValue is the decoder of a column's binlog values. text decodes
 // the text form, which the binlog shares with the text protocol for
 // temporal types, decimals and JSON.
-func binlogValue(dbType string, t *row.Type, text func(*row.Column, []byte) error) (valueFunc, error) {
+func binlogValue(dbType string, t *row.Type, cs encoding.Encoding, text func(*row.Column, []byte) error) (valueFunc, error) {
 	name := typeName(dbType)
 	unsigned := strings.Contains(strings.ToLower(dbType), "unsigned")
 	viaText := func(c *row.Column, v any) error {
@@ -264,14 +273,23 @@ func binlogValue(dbType string, t *row.Type, text func(*row.Column, []byte) erro
 	switch t.ID {
 	case row.TypeString:
 		return func(c *row.Column, v any) error {
+			var s string
 			switch x := v.(type) {
 			case string:
-				c.AppendString(x)
+				s = x
 			case []byte:
-				c.AppendString(string(x))
+				s = string(x)
 			default:
 				return fmt.Errorf("binlog value %T for a %s column", v, dbType)
 			}
+			if cs != nil {
+				u, err := cs.NewDecoder().String(s)
+				if err != nil {
+					return fmt.Errorf("text not in the column's character set: %v", err)
+				}
+				s = u
+			}
+			c.AppendString(s)
 			return nil
 		}, nil
 	case row.TypeBytes:

@@ -17,7 +17,7 @@ const typesDDL = `CREATE TABLE types (
   mi MEDIUMINT, miu MEDIUMINT UNSIGNED, i INT, iu INT UNSIGNED, bi BIGINT, biu BIGINT UNSIGNED,
   yr YEAR, f FLOAT, d DOUBLE, dec1 DECIMAL(10,3), dec2 DECIMAL(38,10),
   bit1 BIT(1), bit12 BIT(12),
-  c CHAR(5), vc VARCHAR(40), tx TEXT, lt LONGTEXT, e ENUM('red','gr''een','blue'), st SET('a','b','c'), js JSON,
+  c CHAR(5), vc VARCHAR(40), gb VARCHAR(20) CHARACTER SET gbk COLLATE gbk_bin, l1 VARCHAR(20) CHARACTER SET latin1, tx TEXT, lt LONGTEXT, e ENUM('red','gr''een','blue'), st SET('a','b','c'), js JSON,
   bn BINARY(4), vb VARBINARY(10), bl BLOB,
   dt DATE, tm TIME(3), dtm DATETIME(6), ts TIMESTAMP(3) NULL DEFAULT NULL
 )`
@@ -26,19 +26,19 @@ var typesRows = []string{
 	`(1, 1, -128, 255, -32768, 65535, -8388608, 16777215, -2147483648, 4294967295, -9223372036854775808, 18446744073709551615,
 	  2024, 1.5, 2.25, -1234567.891, 1234567890123456789012345678.0123456789,
 	  b'1', b'101010101010',
-	  'ab', 'héllo wörld', 'some text', REPEAT('x', 300), 'gr''een', 'a,c', '{"k": [1, 2, {"z": null}]}',
+	  'ab', 'héllo wörld', '中文字符', 'café €', 'some text', REPEAT('x', 300), 'gr''een', 'a,c', '{"k": [1, 2, {"z": null}]}',
 	  x'0102', x'00ff', x'deadbeef',
 	  '2024-02-29', '23:59:59.125', '2024-01-02 03:04:05.123456', '2024-06-30 22:30:00.5')`,
 	`(2, 0, 127, 0, 32767, 0, 8388607, 0, 2147483647, 0, 9223372036854775807, 0,
 	  1901, -3.25, -1e300, 0.001, -0.0000000001,
 	  b'0', b'000000000001',
-	  '', '', '', '', 'blue', '', '[]',
+	  '', '', '', '', '', '', 'blue', '', '[]',
 	  x'', x'', x'',
 	  '1000-01-01', '00:00:00', '1970-01-01 00:00:00', '1970-01-01 00:00:01')`,
 	`(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 	  NULL, NULL, NULL, NULL, NULL,
 	  NULL, NULL,
-	  NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+	  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 	  NULL, NULL, NULL,
 	  NULL, NULL, NULL, NULL)`,
 }
@@ -114,7 +114,11 @@ func describe(t *testing.T, dbName, tableName string, loc *time.Location) *table
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb, err := newTable(desc, loc, "")
+	charsets, err := columnCharsets(testCtx(t), myDB(t, dbName), dbName, tableName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := newTable(desc, charsets, loc, "")
 	if err != nil {
 		t.Fatal(err)
 	}

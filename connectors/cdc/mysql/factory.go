@@ -64,14 +64,22 @@ func resolve(ctx context.Context, cfg *config.PluginConfig, o *cdc.Options) ([]*
 		if err != nil {
 			return nil, nil, cfg.Errorf("table-names", "%v", err)
 		}
-		if _, err := newTable(desc, o.ServerTimeZone, u.ZeroDate); err != nil {
+		charsets, err := columnCharsets(ctx, db, dbName, tname)
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, err := newTable(desc, charsets, o.ServerTimeZone, u.ZeroDate); err != nil {
 			return nil, nil, cfg.Errorf("table-names", "%v", err)
 		}
 		key, err := o.ChunkKeyOf(desc.Schema)
 		if err != nil {
 			return nil, nil, cfg.Errorf("table-names-config", "%v", err)
 		}
-		enc, err := desc.Encode()
+		cols, err := desc.Encode()
+		if err != nil {
+			return nil, nil, err
+		}
+		enc, err := json.Marshal(tablePrivate{Columns: cols, Charsets: charsets})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -182,6 +190,13 @@ ORDER BY 1`)
 	return out, rows.Err()
 }
 
+// tablePrivate is a table's part of the resolved plan: its columns as
+// information_schema describes them and their character sets.
+type tablePrivate struct {
+	Columns  json.RawMessage `json:"columns"`
+	Charsets []string        `json:"charsets"`
+}
+
 // newDialect makes a part's dialect from the resolved plan, without I/O.
 func newDialect(cfg *config.PluginConfig, o *cdc.Options, tables []*cdc.Table, private []byte) (cdc.Dialect, error) {
 	var r resolved
@@ -198,11 +213,15 @@ func newDialect(cfg *config.PluginConfig, o *cdc.Options, tables []*cdc.Table, p
 	}
 	d := &dialect{o: o, url: u, resolved: r, serverID: id, tables: tables, byID: map[string]int{}}
 	for i, t := range tables {
-		desc, err := jdbc.DecodeMySQLTable(t.Schema, t.Private)
+		var p tablePrivate
+		if err := json.Unmarshal(t.Private, &p); err != nil {
+			return nil, fmt.Errorf("MySQL-CDC resolved table %s: %w", t.ID, err)
+		}
+		desc, err := jdbc.DecodeMySQLTable(t.Schema, p.Columns)
 		if err != nil {
 			return nil, err
 		}
-		tb, err := newTable(desc, o.ServerTimeZone, u.ZeroDate)
+		tb, err := newTable(desc, p.Charsets, o.ServerTimeZone, u.ZeroDate)
 		if err != nil {
 			return nil, err
 		}
