@@ -67,7 +67,10 @@ type Event struct {
 	// transaction (0 for the first event of a transaction). Restores skip
 	// the rows a checkpoint says were emitted by it.
 	Seq int64
-	// End says Rows end the transaction (true for a heartbeat).
+	// End says Rows end the transaction (true for a heartbeat). The event
+	// that ends a transaction may have no rows (a dialect that learns of
+	// the end only at the commit sends an empty batch of any captured
+	// table with End set).
 	End bool
 }
 

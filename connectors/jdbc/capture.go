@@ -81,7 +81,9 @@ func DescribeMySQL(ctx context.Context, db *sql.DB, database, table string) (*Ta
 }
 
 // IsTableNotFound tells whether err says a table does not exist.
-func IsTableNotFound(err error) bool { return err != nil && strings.Contains(err.Error(), errTableNotFound.Error()) }
+func IsTableNotFound(err error) bool {
+	return err != nil && strings.Contains(err.Error(), errTableNotFound.Error())
+}
 
 func newTable(info *tableInfo, dialect string) (*Table, error) {
 	p := info.Path
@@ -196,7 +198,7 @@ var pgReadOID = map[string]uint32{
 	"oid": pgtype.OIDOID, "float4": pgtype.Float4OID, "float8": pgtype.Float8OID, "uuid": pgtype.UUIDOID,
 	"bytea": pgtype.ByteaOID, "date": pgtype.DateOID, "time": pgtype.TimeOID, "timestamp": pgtype.TimestampOID,
 	"timestamptz": pgtype.TimestamptzOID,
-	"array:bool": pgtype.BoolArrayOID, "array:int2": pgtype.Int2ArrayOID, "array:int4": pgtype.Int4ArrayOID,
+	"array:bool":  pgtype.BoolArrayOID, "array:int2": pgtype.Int2ArrayOID, "array:int4": pgtype.Int4ArrayOID,
 	"array:int8": pgtype.Int8ArrayOID, "array:float4": pgtype.Float4ArrayOID, "array:float8": pgtype.Float8ArrayOID,
 	"array:text": pgtype.TextArrayOID,
 }
