@@ -11,9 +11,11 @@ import (
 	"github.com/stactor/stactor/row"
 )
 
-const (
-	pollWait = 50 * time.Millisecond // PollNext's wait for something ready
-	idleWait = 10 * time.Millisecond // PollNext's pause with no split
+// PollNext's wait for something ready, and its pause with no split
+// (variables for the tests of the algorithm, which poll often).
+var (
+	pollWait = 50 * time.Millisecond
+	idleWait = 10 * time.Millisecond
 )
 
 // reader reads chunks one after the other, then (if it gets it) the
