@@ -67,7 +67,10 @@ type Event struct {
 	// transaction (0 for the first event of a transaction). Restores skip
 	// the rows a checkpoint says were emitted by it.
 	Seq int64
-	// End says Rows end the transaction (true for a heartbeat).
+	// End says Rows end the transaction (true for a heartbeat). The event
+	// that ends a transaction may have no rows (a dialect that learns of
+	// the end only at the commit sends an empty batch of any captured
+	// table with End set).
 	End bool
 }
 
@@ -115,10 +118,12 @@ type Dialect interface {
 	// and SPECIFIC. The enumerator asks once, on a fresh start.
 	StartOffset(ctx context.Context, mode StartupMode) (Offset, error)
 	StopOffset(ctx context.Context, mode StopMode) (Offset, error)
-	// ChunkEnd is the chunk key snapshot.split.size (size) keys after
-	// after (from the first key when after is nil): the Hi of the chunk
-	// that starts at after. It is nil when fewer keys are left (the chunk
-	// is the table's last, open above). Keys are ordered as Key.Compare
+	// ChunkEnd is the Hi of the chunk that starts at after (inclusive;
+	// from the table's first key when after is nil) and holds size
+	// (snapshot.split.size) keys: the least key that has size keys at or
+	// above after below it (SQL: WHERE key >= after ORDER BY key OFFSET
+	// size LIMIT 1). It is nil when no key is left past the chunk (the
+	// chunk is the table's last, open above). Keys are ordered as Key.Compare
 	// orders them: strings by their bytes, whatever the column's
 	// collation, so that chunk ranges and the stream's filter agree.
 	ChunkEnd(ctx context.Context, t *Table, after *Key, size int) (*Key, error)

@@ -71,6 +71,6 @@
 //
 // format DEFAULT emits each captured table's rows under its catalog table
 // with their row kinds (INSERT, UPDATE_BEFORE then UPDATE_AFTER, DELETE).
-// COMPATIBLE_DEBEZIUM_JSON emits one table of (topic, key, value) strings,
-// Debezium's JSON change events, for Kafka sinks.
+// SeaTunnel's COMPATIBLE_DEBEZIUM_JSON is not offered yet: the option
+// refuses it by name.
 package cdc

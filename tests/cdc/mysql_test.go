@@ -78,20 +78,10 @@ func pgRows(ctx context.Context, pg *dbtest.Postgres) ([]string, error) {
 	return scanText(rows)
 }
 
-// firstDiff describes where two row lists part.
-func firstDiff(got, want []string) string {
-	for i := 0; i < len(got) && i < len(want); i++ {
-		if got[i] != want[i] {
-			return fmt.Sprintf("row %d: target %s, source %s", i, got[i], want[i])
-		}
-	}
-	return fmt.Sprintf("target has %d rows, source %d", len(got), len(want))
-}
-
-// writer changes the source table at random until stopped: inserts of
+// myWriter changes the source table at random until stopped: inserts of
 // new ids, updates and deletes of any id (also in chunks the snapshot has
 // not read yet), a few statements per transaction.
-type writer struct {
+type myWriter struct {
 	db     *sql.DB
 	next   int64 // the next id to insert
 	stop   chan struct{}
@@ -100,8 +90,8 @@ type writer struct {
 	counts map[string]int
 }
 
-func startWriter(db *sql.DB, firstNew int64, perSecond int) *writer {
-	w := &writer{db: db, next: firstNew, stop: make(chan struct{}), done: make(chan struct{}), counts: map[string]int{}}
+func startWriter(db *sql.DB, firstNew int64, perSecond int) *myWriter {
+	w := &myWriter{db: db, next: firstNew, stop: make(chan struct{}), done: make(chan struct{}), counts: map[string]int{}}
 	go func() {
 		defer close(w.done)
 		rng := rand.New(rand.NewSource(time.Now().UnixNano()))
@@ -122,7 +112,7 @@ func startWriter(db *sql.DB, firstNew int64, perSecond int) *writer {
 	return w
 }
 
-func (w *writer) tx(rng *rand.Rand) error {
+func (w *myWriter) tx(rng *rand.Rand) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	tx, err := w.db.BeginTx(ctx, nil)
@@ -153,7 +143,7 @@ func (w *writer) tx(rng *rand.Rand) error {
 	return tx.Commit()
 }
 
-func (w *writer) halt() error {
+func (w *myWriter) halt() error {
 	close(w.stop)
 	<-w.done
 	return w.err
@@ -257,7 +247,7 @@ sink {
 			if err != nil {
 				t.Fatalf("target: %v\n%s", err, tail(out.String()))
 			}
-			t.Fatalf("the target did not catch up with the source: %s\n%s", firstDiff(got, want), tail(out.String()))
+			t.Fatalf("the target did not catch up with the source: %s\n%s", diff(got, want), tail(out.String()))
 		}
 		time.Sleep(500 * time.Millisecond)
 	}

@@ -26,37 +26,38 @@ type valueFunc func(c *row.Column, v any) error
 // table is a captured table: its catalog table and how to decode its
 // binlog values and its snapshot rows.
 type table struct {
-	id   string // db.table, the catalog table's id
-	desc *jdbc.MySQLTable
+	id   string      // db.table, the catalog table's id
+	sch  *row.Schema // the catalog table the framework holds
+	desc *jdbc.Table
 	vals []valueFunc
 	// tsCols are the TIMESTAMP columns, whose values (read in UTC) are
 	// turned into wall clocks of server-time-zone.
 	tsCols []int
 	loc    *time.Location
+	zero   string // zeroDateTimeBehavior
 }
 
-// newTable makes the decoders of a described table; charsets are its
-// columns' character sets (columnCharsets).
-func newTable(desc *jdbc.MySQLTable, charsets []string, loc *time.Location, zero string) (*table, error) {
-	t := &table{id: desc.Schema.TableID, desc: desc, loc: loc}
-	if len(charsets) != len(desc.Schema.Fields) {
-		return nil, fmt.Errorf("table %s: %d character sets for %d columns", t.id, len(charsets), len(desc.Schema.Fields))
+// newTable makes the decoders of a described table whose catalog table
+// is sch; charsets are its columns' character sets (columnCharsets).
+func newTable(desc *jdbc.Table, sch *row.Schema, charsets []string, loc *time.Location, zero string) (*table, error) {
+	t := &table{id: sch.TableID, sch: sch, desc: desc, loc: loc, zero: zero}
+	if len(charsets) != len(sch.Fields) || desc.Schema().Len() != sch.Len() {
+		return nil, fmt.Errorf("table %s: %d character sets and %d described columns for %d fields", t.id, len(charsets), desc.Schema().Len(), len(sch.Fields))
 	}
-	for j, f := range desc.Schema.Fields {
-		text, err := desc.TextDecoder(j, zero)
-		if err != nil {
-			return nil, err
-		}
+	texts, err := desc.MySQLTextDecoders(zero)
+	if err != nil {
+		return nil, err
+	}
+	for j, f := range sch.Fields {
 		dbType := desc.ColumnType(j)
-		name := typeName(dbType)
-		if name == "timestamp" {
+		if typeName(dbType) == "timestamp" {
 			t.tsCols = append(t.tsCols, j)
 		}
 		cs, err := charsetOf(charsets[j])
 		if err != nil {
 			return nil, fmt.Errorf("table %s column %q: %w", t.id, f.Name, err)
 		}
-		vf, err := binlogValue(dbType, f.Type, cs, text)
+		vf, err := binlogValue(dbType, f.Type, cs, texts[j])
 		if err != nil {
 			return nil, fmt.Errorf("table %s column %q: %w", t.id, f.Name, err)
 		}
@@ -66,7 +67,7 @@ func newTable(desc *jdbc.MySQLTable, charsets []string, loc *time.Location, zero
 }
 
 // schema is the catalog table.
-func (t *table) schema() *row.Schema { return t.desc.Schema }
+func (t *table) schema() *row.Schema { return t.sch }
 
 // appendRow appends a binlog row image to cols; a row whose length is not
 // the table's is an error (a column was added or dropped since the table
@@ -81,7 +82,7 @@ func (t *table) appendRow(cols []*row.Column, vals []any) error {
 			continue
 		}
 		if err := t.vals[j](cols[j], v); err != nil {
-			return fmt.Errorf("table %s column %q: %w", t.id, t.desc.Schema.Fields[j].Name, err)
+			return fmt.Errorf("table %s column %q: %w", t.id, t.sch.Fields[j].Name, err)
 		}
 	}
 	return nil

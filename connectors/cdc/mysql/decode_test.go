@@ -62,7 +62,7 @@ func snapshotRows(t *testing.T, tb *table, dbName string) map[string]string {
 	}
 	defer conn.Close()
 	out := map[string]string{}
-	err = tb.query(ctx, conn, "SELECT "+tb.selectList()+" FROM "+quoteTable(tb.id)+" ORDER BY id", nil, "", 2, func(b *row.Batch) error {
+	err = tb.query(ctx, conn, "SELECT "+tb.selectList()+" FROM "+quoteTable(tb.id)+" ORDER BY id", nil, 2, func(b *row.Batch) error {
 		for i := 0; i < b.Len(); i++ {
 			out[fmt.Sprint(b.Value(i, 0))] = render(b, i)
 		}
@@ -110,7 +110,7 @@ func nextRows(t *testing.T, s *binlogStream, n int) (kinds []row.Kind, rows []st
 
 func describe(t *testing.T, dbName, tableName string, loc *time.Location) *table {
 	t.Helper()
-	desc, err := jdbc.DescribeMySQL(testCtx(t), myDB(t, dbName), dbName, tableName, nil)
+	desc, err := jdbc.DescribeMySQL(testCtx(t), myDB(t, dbName), dbName, tableName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func describe(t *testing.T, dbName, tableName string, loc *time.Location) *table
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb, err := newTable(desc, charsets, loc, "")
+	tb, err := newTable(desc, desc.Schema(), charsets, loc, "")
 	if err != nil {
 		t.Fatal(err)
 	}

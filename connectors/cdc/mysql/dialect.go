@@ -18,7 +18,8 @@ import (
 // MASTER STATUS watermarks, the binlog read by a replica connection.
 type dialect struct {
 	o        *cdc.Options
-	url      *jdbc.MySQLURL
+	url      *jdbc.Conn
+	driver   *drv.Config // the URL's address, user, password and TLS, for the binlog
 	resolved resolved
 	serverID uint32
 	tables   []*cdc.Table
@@ -58,31 +59,23 @@ func (d *dialect) conn(ctx context.Context) (*sql.DB, error) {
 }
 
 // connect opens a pool and checks it, retried as connect.max-retries says.
-func connect(ctx context.Context, u *jdbc.MySQLURL, o *cdc.Options) (*sql.DB, error) {
-	c, err := drv.NewConnector(u.Config)
-	if err != nil {
-		return nil, err
-	}
-	db := sql.OpenDB(c)
+func connect(ctx context.Context, c *jdbc.Conn, o *cdc.Options) (*sql.DB, error) {
 	var last error
 	for try := 0; try <= o.MaxRetries; try++ {
 		if try > 0 {
 			select {
 			case <-ctx.Done():
-				db.Close()
 				return nil, ctx.Err()
 			case <-time.After(time.Duration(try) * time.Second):
 			}
 		}
-		pctx, cancel := context.WithTimeout(ctx, o.ConnectTimeout)
-		last = db.PingContext(pctx)
-		cancel()
-		if last == nil {
+		db, err := c.ConnectMySQL(ctx)
+		if err == nil {
 			return db, nil
 		}
+		last = err
 	}
-	db.Close()
-	return nil, fmt.Errorf("connect to %s as user %q (%d tries): %w", u.Config.Addr, u.Config.User, o.MaxRetries+1, last)
+	return nil, fmt.Errorf("%w (%d tries)", last, o.MaxRetries+1)
 }
 
 func (d *dialect) CompareOffsets(a, b cdc.Offset) (int, error) {
@@ -213,7 +206,7 @@ func (d *dialect) ReadChunk(ctx context.Context, t *cdc.Table, c cdc.Chunk, fetc
 	if err != nil {
 		return "", "", err
 	}
-	if err := tb.query(ctx, conn, q, args, d.url.ZeroDate, fetchSize, emit); err != nil {
+	if err := tb.query(ctx, conn, q, args, fetchSize, emit); err != nil {
 		return "", "", err
 	}
 	hi, err := currentOffset(ctx, conn, d.resolved.Flavor)
@@ -229,7 +222,7 @@ func (d *dialect) binlog(ctx context.Context, from cdc.Offset) (*binlogStream, e
 	if err != nil {
 		return nil, err
 	}
-	host, port, err := hostPort(d.url.Config.Addr)
+	host, port, err := hostPort(d.driver.Addr)
 	if err != nil {
 		return nil, err
 	}
@@ -246,8 +239,8 @@ func (d *dialect) binlog(ctx context.Context, from cdc.Offset) (*binlogStream, e
 			case <-time.After(time.Duration(try) * time.Second):
 			}
 		}
-		s, err := openBinlog(ctx, binlogConfig{Host: host, Port: port, User: d.url.Config.User, Password: d.url.Config.Passwd,
-			TLS: d.url.Config.TLS, Flavor: d.resolved.Flavor, ServerID: d.serverID, Heartbeat: d.o.Heartbeat,
+		s, err := openBinlog(ctx, binlogConfig{Host: host, Port: port, User: d.driver.User, Password: d.driver.Passwd,
+			TLS: d.driver.TLS, Flavor: d.resolved.Flavor, ServerID: d.serverID, Heartbeat: d.o.Heartbeat,
 			Timeout: d.o.ConnectTimeout, Start: start, Tables: tables})
 		if err == nil {
 			return s, nil

@@ -24,13 +24,14 @@ var Options = []config.Option{
 	{Key: "stop.specific-offset.pos", Type: config.TypeInt, Doc: "stop.mode specific: the position in stop.specific-offset.file"},
 }
 
-// Spec is MySQL-CDC's side of the CDC framework.
-var Spec = cdc.Spec{Name: "MySQL-CDC", Options: Options, Resolve: resolve, New: newDialect}
+func init() {
+	cdc.Register(cdc.Spec{Name: "MySQL-CDC", Options: Options, Resolve: resolve, New: newDialect})
+}
 
 // resolve connects, checks the server's binlog settings, privileges and
 // server ids, and describes the tables.
 func resolve(ctx context.Context, cfg *config.PluginConfig, o *cdc.Options) ([]*cdc.Table, []byte, error) {
-	u, err := jdbc.ParseMySQLURL(o.BaseURL, o.Username, o.Password, o.ConnectTimeout)
+	u, err := parseURL(o)
 	if err != nil {
 		return nil, nil, cfg.Errorf("base-url", "%v", err)
 	}
@@ -49,7 +50,7 @@ func resolve(ctx context.Context, cfg *config.PluginConfig, o *cdc.Options) ([]*
 	if r.Flavor, err = flavorOf(ctx, db); err != nil {
 		return nil, nil, err
 	}
-	where := fmt.Sprintf("%s server at %s", r.Flavor, u.Config.Addr)
+	where := fmt.Sprintf("%s server %s", r.Flavor, u.Where())
 	if err := checkServer(ctx, db, where, r.ServerID); err != nil {
 		return nil, nil, err
 	}
@@ -60,7 +61,7 @@ func resolve(ctx context.Context, cfg *config.PluginConfig, o *cdc.Options) ([]*
 	var tables []*cdc.Table
 	for _, n := range names {
 		dbName, tname, _ := strings.Cut(n, ".")
-		desc, err := jdbc.DescribeMySQL(ctx, db, dbName, tname, nil)
+		desc, err := jdbc.DescribeMySQL(ctx, db, dbName, tname)
 		if err != nil {
 			return nil, nil, cfg.Errorf("table-names", "%v", err)
 		}
@@ -68,22 +69,19 @@ func resolve(ctx context.Context, cfg *config.PluginConfig, o *cdc.Options) ([]*
 		if err != nil {
 			return nil, nil, err
 		}
-		if _, err := newTable(desc, charsets, o.ServerTimeZone, u.ZeroDate); err != nil {
-			return nil, nil, cfg.Errorf("table-names", "%v", err)
-		}
-		key, err := o.ChunkKeyOf(desc.Schema)
+		sch := desc.Schema()
+		key, err := o.ChunkKeyOf(sch)
 		if err != nil {
 			return nil, nil, cfg.Errorf("table-names-config", "%v", err)
 		}
-		cols, err := desc.Encode()
+		if _, err := newTable(desc, sch, charsets, o.ServerTimeZone, u.ZeroDate()); err != nil {
+			return nil, nil, cfg.Errorf("table-names", "%v", err)
+		}
+		enc, err := json.Marshal(tablePrivate{Jdbc: desc, Charsets: charsets})
 		if err != nil {
 			return nil, nil, err
 		}
-		enc, err := json.Marshal(tablePrivate{Columns: cols, Charsets: charsets})
-		if err != nil {
-			return nil, nil, err
-		}
-		tables = append(tables, &cdc.Table{ID: desc.Schema.TableID, Schema: desc.Schema, ChunkKey: key, Private: enc})
+		tables = append(tables, &cdc.Table{ID: sch.TableID, Schema: sch, ChunkKey: key, Private: enc})
 	}
 	b, err := json.Marshal(r)
 	return tables, b, err
@@ -193,8 +191,20 @@ ORDER BY 1`)
 // tablePrivate is a table's part of the resolved plan: its columns as
 // information_schema describes them and their character sets.
 type tablePrivate struct {
-	Columns  json.RawMessage `json:"columns"`
-	Charsets []string        `json:"charsets"`
+	Jdbc     *jdbc.Table `json:"jdbc"`
+	Charsets []string    `json:"charsets"`
+}
+
+// parseURL reads base-url (with username and password) as Jdbc does.
+func parseURL(o *cdc.Options) (*jdbc.Conn, error) {
+	u, err := jdbc.ParseConn(o.BaseURL, o.Username, o.Password, o.ConnectTimeout)
+	if err != nil {
+		return nil, err
+	}
+	if u.Postgres() {
+		return nil, fmt.Errorf("%s is not a MySQL or MariaDB URL (want jdbc:mysql:// or jdbc:mariadb://)", u.Where())
+	}
+	return u, nil
 }
 
 // newDialect makes a part's dialect from the resolved plan, without I/O.
@@ -203,7 +213,11 @@ func newDialect(cfg *config.PluginConfig, o *cdc.Options, tables []*cdc.Table, p
 	if err := json.Unmarshal(private, &r); err != nil {
 		return nil, fmt.Errorf("MySQL-CDC resolved plan: %w", err)
 	}
-	u, err := jdbc.ParseMySQLURL(o.BaseURL, o.Username, o.Password, o.ConnectTimeout)
+	u, err := parseURL(o)
+	if err != nil {
+		return nil, cfg.Errorf("base-url", "%v", err)
+	}
+	driver, err := u.MySQLConfig()
 	if err != nil {
 		return nil, cfg.Errorf("base-url", "%v", err)
 	}
@@ -211,17 +225,16 @@ func newDialect(cfg *config.PluginConfig, o *cdc.Options, tables []*cdc.Table, p
 	if err != nil {
 		return nil, cfg.Errorf("server-id", "%v", err)
 	}
-	d := &dialect{o: o, url: u, resolved: r, serverID: id, tables: tables, byID: map[string]int{}}
+	d := &dialect{o: o, url: u, driver: driver, resolved: r, serverID: id, tables: tables, byID: map[string]int{}}
 	for i, t := range tables {
 		var p tablePrivate
 		if err := json.Unmarshal(t.Private, &p); err != nil {
 			return nil, fmt.Errorf("MySQL-CDC resolved table %s: %w", t.ID, err)
 		}
-		desc, err := jdbc.DecodeMySQLTable(t.Schema, p.Columns)
-		if err != nil {
-			return nil, err
+		if p.Jdbc == nil {
+			return nil, fmt.Errorf("MySQL-CDC resolved table %s has no columns", t.ID)
 		}
-		tb, err := newTable(desc, p.Charsets, o.ServerTimeZone, u.ZeroDate)
+		tb, err := newTable(p.Jdbc, t.Schema, p.Charsets, o.ServerTimeZone, u.ZeroDate())
 		if err != nil {
 			return nil, err
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/stactor/stactor/connectors/jdbc"
 	"github.com/stactor/stactor/row"
 )
 
@@ -30,30 +29,13 @@ func (t *table) selectList() string {
 
 // query reads the rows of a query over the table's columns (in catalog
 // order) as INSERT batches of up to fetch rows, handing each to emit.
-func (t *table) query(ctx context.Context, conn *sql.Conn, q string, args []any, zero string, fetch int, emit func(*row.Batch) error) error {
-	rs, err := jdbc.QueryMySQL(ctx, conn, q, args, t.desc, zero)
+func (t *table) query(ctx context.Context, conn *sql.Conn, q string, args []any, fetch int, emit func(*row.Batch) error) error {
+	err := t.desc.QueryMySQLZero(ctx, conn, q, args, t.zero, fetch, func(b *row.Batch) error {
+		t.localTimestamps(b.Cols, 0)
+		return emit(b.WithColumns(t.sch, b.Cols))
+	})
 	if err != nil {
 		return fmt.Errorf("snapshot of %s: %w", t.id, err)
 	}
-	defer rs.Close()
-	schema := t.schema()
-	for {
-		cols := make([]*row.Column, len(schema.Fields))
-		for j, f := range schema.Fields {
-			cols[j] = row.NewColumn(f.Type, fetch)
-		}
-		k, done, err := rs.Read(cols, fetch)
-		if err != nil {
-			return fmt.Errorf("snapshot of %s: %w", t.id, err)
-		}
-		if k > 0 {
-			t.localTimestamps(cols, 0)
-			if err := emit(row.NewBatch(schema, nil, cols)); err != nil {
-				return err
-			}
-		}
-		if done {
-			return rs.Close()
-		}
-	}
+	return nil
 }

@@ -1,11 +1,9 @@
 package cdc
 
 import (
-	"context"
 	"math/rand"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -13,32 +11,11 @@ import (
 	"time"
 )
 
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
-		return v
-	}
-	return def
-}
-
-func testCtx(t *testing.T) context.Context {
-	c, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	t.Cleanup(cancel)
-	return c
-}
-
 func writeFile(t testing.TB, path, body string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func tail(s string) string {
-	lines := strings.Split(s, "\n")
-	if len(lines) > 60 {
-		lines = lines[len(lines)-60:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 // lockedBuffer collects the output of the runs of a job.
