@@ -32,7 +32,7 @@ const (
 	myCanonCDC = "SELECT CAST(id AS CHAR), name, IFNULL(CAST(n AS CHAR), 'NULL'), IFNULL(CAST(amount AS CHAR), 'NULL')," +
 		" IFNULL(DATE_FORMAT(ts, '%Y-%m-%d %H:%i:%s.%f'), 'NULL'), IFNULL(CAST(flag AS CHAR), 'NULL') FROM src ORDER BY id"
 	pgCanonCDC = `SELECT id::text, name, COALESCE(n::text, 'NULL'), COALESCE(amount::text, 'NULL'),
-  COALESCE(to_char(ts, 'YYYY-MM-DD HH24:MI:SS.US'), 'NULL'), COALESCE(flag::int::text, 'NULL') FROM public.dst ORDER BY id`
+  COALESCE(to_char(ts, 'YYYY-MM-DD HH24:MI:SS.US'), 'NULL'), COALESCE(flag::int::text, 'NULL') FROM public.dst d ORDER BY d.id`
 )
 
 func scanText(rows interface {
@@ -247,9 +247,19 @@ sink {
 			if err != nil {
 				t.Fatalf("target: %v\n%s", err, tail(out.String()))
 			}
-			t.Fatalf("the target did not catch up with the source: %s\n%s", diff(got, want), tail(out.String()))
+			t.Fatalf("the target did not catch up with the source: %s %s\n%s", diff(got, want), firstMismatch(got, want), tail(out.String()))
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
 	t.Logf("target equals the source: %d rows", len(want))
+}
+
+// firstMismatch shows the first rows, in order, where two lists part.
+func firstMismatch(got, want []string) string {
+	for i := 0; i < len(got) && i < len(want); i++ {
+		if got[i] != want[i] {
+			return fmt.Sprintf("(in order, row %d: target %q, source %q)", i, got[i], want[i])
+		}
+	}
+	return ""
 }
