@@ -77,7 +77,8 @@ type binlogStream struct {
 	txRows   int64
 	gtids    string
 	pending  []Change
-	done     bool // the stop offset is reached
+	done     bool   // the stop offset is reached
+	release  func() // gives the server id back (dialect.binlog)
 }
 
 // openBinlog registers with the server as a replica and starts the dump.
@@ -133,7 +134,12 @@ func openBinlog(ctx context.Context, cfg binlogConfig) (*binlogStream, error) {
 }
 
 // Close ends the dump.
-func (s *binlogStream) Close() { s.syncer.Close() }
+func (s *binlogStream) Close() {
+	s.syncer.Close()
+	if s.release != nil {
+		s.release()
+	}
+}
 
 // Offset is the last transaction bound read.
 func (s *binlogStream) Offset() Offset { return s.pos }

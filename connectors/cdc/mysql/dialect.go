@@ -21,7 +21,6 @@ type dialect struct {
 	url      *jdbc.Conn
 	driver   *drv.Config // the URL's address, user, password and TLS, for the binlog
 	resolved resolved
-	serverID uint32
 	tables   []*cdc.Table
 	my       []*table
 	byID     map[string]int
@@ -239,12 +238,18 @@ func (d *dialect) binlog(ctx context.Context, from cdc.Offset) (*binlogStream, e
 			case <-time.After(time.Duration(try) * time.Second):
 			}
 		}
+		id, release, err := d.resolved.ServerID.acquire(ctx)
+		if err != nil {
+			return nil, err
+		}
 		s, err := openBinlog(ctx, binlogConfig{Host: host, Port: port, User: d.driver.User, Password: d.driver.Passwd,
-			TLS: d.driver.TLS, Flavor: d.resolved.Flavor, ServerID: d.serverID, Heartbeat: d.o.Heartbeat,
+			TLS: d.driver.TLS, Flavor: d.resolved.Flavor, ServerID: id, Heartbeat: d.o.Heartbeat,
 			Timeout: d.o.ConnectTimeout, Start: start, Tables: tables})
 		if err == nil {
+			s.release = release
 			return s, nil
 		}
+		release()
 		last = err
 	}
 	return nil, last

@@ -221,11 +221,7 @@ func newDialect(cfg *config.PluginConfig, o *cdc.Options, tables []*cdc.Table, p
 	if err != nil {
 		return nil, cfg.Errorf("base-url", "%v", err)
 	}
-	id, err := r.ServerID.For(0)
-	if err != nil {
-		return nil, cfg.Errorf("server-id", "%v", err)
-	}
-	d := &dialect{o: o, url: u, driver: driver, resolved: r, serverID: id, tables: tables, byID: map[string]int{}}
+	d := &dialect{o: o, url: u, driver: driver, resolved: r, tables: tables, byID: map[string]int{}}
 	for i, t := range tables {
 		var p tablePrivate
 		if err := json.Unmarshal(t.Private, &p); err != nil {

@@ -1,8 +1,10 @@
 package mysql
 
 import (
+	"context"
 	"fmt"
 	"testing"
+	"time"
 )
 
 func TestParseServerIDs(t *testing.T) {
@@ -27,13 +29,42 @@ func TestParseServerIDs(t *testing.T) {
 			t.Errorf("%q: %s (%v), want %s", c.in, got, err, c.want)
 		}
 	}
+	// Connections of one process never share an id: a third waits for
+	// one of two to be released.
 	ids, _ := parseServerIDs("5400-5401", 1)
-	if id, err := ids.For(1); err != nil || id != 5401 {
-		t.Errorf("reader 1: %d %v", id, err)
+	ctx := context.Background()
+	a, relA, err := ids.acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := ids.For(2); err == nil {
-		t.Error("reader 2 of a range of 2 ids has an id")
+	b, relB, _ := ids.acquire(ctx)
+	if a != 5400 || b != 5401 {
+		t.Fatalf("ids %d %d", a, b)
 	}
+	got := make(chan uint32)
+	go func() {
+		c, rel, _ := ids.acquire(ctx)
+		defer rel()
+		got <- c
+	}()
+	select {
+	case c := <-got:
+		t.Fatalf("a third connection got id %d while both were held", c)
+	case <-time.After(50 * time.Millisecond):
+	}
+	relB()
+	if c := <-got; c != 5401 {
+		t.Fatalf("third connection got %d, want the released 5401", c)
+	}
+	relA()
+	short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+	defer cancel()
+	one, _ := parseServerIDs("6000", 1)
+	_, rel, _ := one.acquire(ctx)
+	if _, _, err := one.acquire(short); err == nil {
+		t.Error("acquired a held id")
+	}
+	rel()
 	random, err := parseServerIDs("", 8)
 	if err != nil || random.First < 6500 || random.Count() != 8 {
 		t.Errorf("random ids %+v %v", random, err)

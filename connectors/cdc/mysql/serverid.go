@@ -1,10 +1,12 @@
 package mysql
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // serverIDs is the server-id option: one id ("5400") or a range
@@ -50,12 +52,48 @@ func parseServerIDs(s string, readers int) (serverIDs, error) {
 // Count is how many ids the option names.
 func (ids serverIDs) Count() int { return int(ids.Last-ids.First) + 1 }
 
-// For is the id of reader subtask i; a range shorter than the readers is
-// an error naming both.
-func (ids serverIDs) For(i int) (uint32, error) {
-	if i >= ids.Count() {
-		return 0, fmt.Errorf("server-id %d-%d names %d ids but reader %d needs one (give a range with one id per reader, e.g. %d-%d)",
-			ids.First, ids.Last, ids.Count(), i, ids.First, ids.First+uint32(i))
+// inUse are the server ids this process's binlog connections hold. Two
+// connections with one id make the server drop the older one, so within a
+// process a connection takes an id of the range that no other holds, and
+// waits for one when all are taken (a chunk's short log read waits for
+// another's). Across processes each reader needs ids of its own; the
+// range's first ids are taken first.
+var inUse = struct {
+	sync.Mutex // guards ids and freed
+	ids        map[uint32]bool
+	freed      chan struct{} // closed and replaced when an id is released
+}{ids: map[uint32]bool{}, freed: make(chan struct{})}
+
+// acquire takes a free id of the range, waiting for one up to ctx; release
+// gives it back.
+func (ids serverIDs) acquire(ctx context.Context) (id uint32, release func(), err error) {
+	for {
+		inUse.Lock()
+		for id := ids.First; ; id++ {
+			if !inUse.ids[id] {
+				inUse.ids[id] = true
+				inUse.Unlock()
+				var once sync.Once
+				return id, func() {
+					once.Do(func() {
+						inUse.Lock()
+						delete(inUse.ids, id)
+						close(inUse.freed)
+						inUse.freed = make(chan struct{})
+						inUse.Unlock()
+					})
+				}, nil
+			}
+			if id == ids.Last {
+				break
+			}
+		}
+		freed := inUse.freed
+		inUse.Unlock()
+		select {
+		case <-ctx.Done():
+			return 0, nil, fmt.Errorf("waiting for a free server-id of %d-%d: %w", ids.First, ids.Last, ctx.Err())
+		case <-freed:
+		}
 	}
-	return ids.First + uint32(i), nil
 }
