@@ -39,8 +39,9 @@ func (l *lockedBuffer) String() string {
 // run is one `stactor run` of a job: the first with --job-id, later ones
 // restoring it.
 type run struct {
-	cmd  *exec.Cmd
-	done chan error
+	cmd    *exec.Cmd
+	exited chan struct{} // closed when the process has ended
+	err    error         // Wait's, once exited is closed
 }
 
 func startRun(t *testing.T, home, job, jobID string, restore bool, out *lockedBuffer) *run {
@@ -57,8 +58,8 @@ func startRun(t *testing.T, home, job, jobID string, restore bool, out *lockedBu
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	r := &run{cmd: cmd, done: make(chan error, 1)}
-	go func() { r.done <- cmd.Wait() }()
+	r := &run{cmd: cmd, exited: make(chan struct{})}
+	go func() { r.err = cmd.Wait(); close(r.exited) }()
 	t.Cleanup(func() { r.kill() })
 	return r
 }
@@ -66,10 +67,7 @@ func startRun(t *testing.T, home, job, jobID string, restore bool, out *lockedBu
 // kill SIGKILLs the run and waits for it.
 func (r *run) kill() {
 	_ = r.cmd.Process.Signal(syscall.SIGKILL) // an error when it has ended
-	select {
-	case <-r.done:
-	case <-time.After(30 * time.Second):
-	}
+	<-r.exited
 }
 
 // killLoop runs a streaming job and SIGKILLs it kills times at random
@@ -85,8 +83,8 @@ func killLoop(t *testing.T, home, job, jobID string, kills int, spread time.Dura
 		}
 		wait := spread/3 + time.Duration(rng.Int63n(int64(spread)))
 		select {
-		case err := <-r.done:
-			t.Fatalf("run %d ended by itself (%v)\n%s", i, err, tail(out.String()))
+		case <-r.exited:
+			t.Fatalf("run %d ended by itself (%v)\n%s", i, r.err, tail(out.String()))
 		case <-time.After(wait):
 		}
 		r.kill()

@@ -32,7 +32,7 @@ const (
 	myCanonCDC = "SELECT CAST(id AS CHAR), name, IFNULL(CAST(n AS CHAR), 'NULL'), IFNULL(CAST(amount AS CHAR), 'NULL')," +
 		" IFNULL(DATE_FORMAT(ts, '%Y-%m-%d %H:%i:%s.%f'), 'NULL'), IFNULL(CAST(flag AS CHAR), 'NULL') FROM src ORDER BY id"
 	pgCanonCDC = `SELECT id::text, name, COALESCE(n::text, 'NULL'), COALESCE(amount::text, 'NULL'),
-  COALESCE(to_char(ts, 'YYYY-MM-DD HH24:MI:SS.US'), 'NULL'), COALESCE(flag::int::text, 'NULL') FROM public.dst d ORDER BY d.id`
+  COALESCE(to_char(ts, 'YYYY-MM-DD HH24:MI:SS.US'), 'NULL'), COALESCE(flag::int::text, 'NULL') FROM public.%s d ORDER BY d.id`
 )
 
 func scanText(rows interface {
@@ -64,13 +64,13 @@ func mysqlRows(ctx context.Context, db *sql.DB) ([]string, error) {
 	return scanText(rows)
 }
 
-func pgRows(ctx context.Context, pg *dbtest.Postgres) ([]string, error) {
+func pgRows(ctx context.Context, pg *dbtest.Postgres, table string) ([]string, error) {
 	conn, err := pgx.Connect(ctx, pg.DSN("postgres"))
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close(context.Background())
-	rows, err := conn.Query(ctx, pgCanonCDC)
+	rows, err := conn.Query(ctx, fmt.Sprintf(pgCanonCDC, table))
 	if err != nil {
 		return nil, err
 	}
@@ -150,18 +150,27 @@ func (w *myWriter) halt() error {
 }
 
 // TestMySQLCDCToPostgresKilled: MySQL-CDC (MariaDB) → Jdbc upsert sink
-// (PostgreSQL, exactly-once) while a writer inserts, updates and deletes,
-// the binary SIGKILLed during the snapshot and the stream and restored;
-// after the writer stops, the target catches up to equal the source.
+// (PostgreSQL) while a writer inserts, updates and deletes, the binary
+// SIGKILLed during the snapshot and the stream and restored; after the
+// writer stops, the target catches up to equal the source. With
+// exactly_once the sink is exactly-once too (XA); without, the upsert
+// sink absorbs what the source repeats.
 func TestMySQLCDCToPostgresKilled(t *testing.T) {
+	for _, exactly := range []bool{true, false} {
+		t.Run(fmt.Sprintf("exactly_once=%v", exactly), func(t *testing.T) { runMySQLCapture(t, exactly) })
+	}
+}
+
+func runMySQLCapture(t *testing.T, exactly bool) {
 	my, pg := servers.MariaDB(t), servers.Postgres(t)
 	rows := envInt("STACTOR_CDC_ROWS", 20000)
 	kills := envInt("STACTOR_CDC_KILLS", 3)
 	ctx := testCtx(t)
-	if err := my.Exec(ctx, "", "CREATE DATABASE cdc_e2e"); err != nil {
+	srcDB, dst := fmt.Sprintf("cdc_e2e_%v", exactly), fmt.Sprintf("dst_%v", exactly)
+	if err := my.Exec(ctx, "", "CREATE DATABASE "+srcDB); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("mysql", my.DSN("cdc_e2e"))
+	db, err := sql.Open("mysql", my.DSN(srcDB))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,10 +200,10 @@ source {
     base-url = %q
     username = %q
     password = ""
-    table-names = ["cdc_e2e.src"]
+    table-names = ["%s.src"]
     server-id = "5400-5403"
     snapshot.split.size = 2000
-    exactly_once = true
+    exactly_once = %v
     heartbeat.interval.ms = 500
     parallelism = 2
   }
@@ -205,14 +214,14 @@ sink {
     driver = "org.postgresql.Driver"
     user = %q
     database = postgres
-    table = "public.dst"
+    table = "public.%s"
     generate_sink_sql = true
     primary_keys = ["id"]
-    is_exactly_once = true
+    is_exactly_once = %v
     xa_data_source_class_name = "org.postgresql.xa.PGXADataSource"
   }
 }
-`, max(rows/4, 2000), my.JDBCURL(""), dbtest.User, pg.JDBCURL("postgres"), dbtest.User))
+`, max(rows/4, 2000), my.JDBCURL(""), dbtest.User, srcDB, exactly, pg.JDBCURL("postgres"), dbtest.User, dst, exactly))
 	w := startWriter(db, int64(rows), 100)
 	var out lockedBuffer
 	var once sync.Once
@@ -224,23 +233,24 @@ sink {
 		})
 	}
 	defer halt()
-	last := killLoop(t, filepath.Join(dir, "home"), job, "mysql-cdc-e2e", kills, 3*time.Second, &out, nil)
+	last := killLoop(t, filepath.Join(dir, "home"), job, "mysql-cdc-"+srcDB, kills, 3*time.Second, &out, nil)
 	time.Sleep(time.Second) // the writer goes on into the last run's stream
 	halt()
 	t.Logf("writer: %v; %d kills", w.counts, kills)
+	caught := time.Now()
 	want, err := mysqlRows(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
-		got, err := pgRows(ctx, pg)
+		got, err := pgRows(ctx, pg, dst)
 		if err == nil && strings.Join(got, "\n") == strings.Join(want, "\n") {
 			break
 		}
 		select {
-		case err := <-last.done:
-			t.Fatalf("the last run ended (%v)\n%s", err, tail(out.String()))
+		case <-last.exited:
+			t.Fatalf("the last run ended (%v)\n%s", last.err, tail(out.String()))
 		default:
 		}
 		if time.Now().After(deadline) {
@@ -251,7 +261,7 @@ sink {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	t.Logf("target equals the source: %d rows", len(want))
+	t.Logf("target equals the source: %d rows, caught up %v after the writer stopped", len(want), time.Since(caught).Round(100*time.Millisecond))
 }
 
 // firstMismatch shows the first rows, in order, where two lists part.
