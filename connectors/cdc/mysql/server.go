@@ -145,42 +145,44 @@ func checkReplicas(ctx context.Context, db *sql.DB, where string, ids serverIDs)
 		return fmt.Errorf("%s: listing replicas (SHOW SLAVE HOSTS): %w", where, err)
 	}
 	defer rows.Close()
+	list, err := showRows(rows)
+	if err != nil {
+		return fmt.Errorf("%s: listing replicas: %w", where, err)
+	}
+	for _, r := range list {
+		var id uint64
+		fmt.Sscan(r["server_id"], &id)
+		if host := r["host"]; id >= uint64(ids.First) && id <= uint64(ids.Last) && host != "stactor" {
+			return fmt.Errorf("%s: server-id %d is in use by the replica at host %q (SHOW SLAVE HOSTS); give MySQL-CDC a server-id that no other replica uses", where, id, host)
+		}
+	}
+	return nil
+}
+
+// showRows reads the rows of a SHOW statement by lower-case column name.
+func showRows(rows *sql.Rows) ([]map[string]string, error) {
+	defer rows.Close()
 	names, err := rows.Columns()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	vals := make([]sql.NullString, len(names))
 	ptrs := make([]any, len(names))
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
-	col := func(want string) int {
-		for i, n := range names {
-			if strings.EqualFold(n, want) {
-				return i
-			}
-		}
-		return -1
-	}
-	idCol, hostCol := col("Server_id"), col("Host")
-	if idCol < 0 {
-		return nil
-	}
+	var out []map[string]string
 	for rows.Next() {
 		if err := rows.Scan(ptrs...); err != nil {
-			return err
+			return nil, err
 		}
-		var id uint64
-		fmt.Sscan(vals[idCol].String, &id)
-		host := ""
-		if hostCol >= 0 {
-			host = vals[hostCol].String
+		r := make(map[string]string, len(names))
+		for i, n := range names {
+			r[strings.ToLower(n)] = vals[i].String
 		}
-		if id >= uint64(ids.First) && id <= uint64(ids.Last) && host != "stactor" {
-			return fmt.Errorf("%s: server-id %d is in use by the replica at host %q (SHOW SLAVE HOSTS); give MySQL-CDC a server-id that no other replica uses", where, id, host)
-		}
+		out = append(out, r)
 	}
-	return rows.Err()
+	return out, rows.Err()
 }
 
 // currentOffset is the binlog's end now (SHOW MASTER STATUS, or SHOW
@@ -194,36 +196,17 @@ func currentOffset(ctx context.Context, q queryer, flavor string) (Offset, error
 	if err != nil {
 		return Offset{}, fmt.Errorf("SHOW MASTER STATUS: %w", explainSQL(err))
 	}
-	defer rows.Close()
-	names, _ := rows.Columns()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return Offset{}, err
-		}
+	list, err := showRows(rows)
+	if err != nil {
+		return Offset{}, fmt.Errorf("SHOW MASTER STATUS: %w", err)
+	}
+	if len(list) == 0 {
 		return Offset{}, errors.New("SHOW MASTER STATUS returns nothing: the server's binlog is off (start it with --log-bin)")
 	}
-	vals := make([]sql.NullString, len(names))
-	ptrs := make([]any, len(names))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	if err := rows.Scan(ptrs...); err != nil {
-		return Offset{}, err
-	}
-	var o Offset
-	for i, n := range names {
-		switch strings.ToLower(n) {
-		case "file":
-			o.File = vals[i].String
-		case "position":
-			var p uint32
-			fmt.Sscan(vals[i].String, &p)
-			o.Pos = p
-		case "executed_gtid_set":
-			o.GTIDs = strings.ReplaceAll(vals[i].String, "\n", "")
-		}
-	}
-	rows.Close()
+	o := Offset{File: list[0]["file"], GTIDs: strings.ReplaceAll(list[0]["executed_gtid_set"], "\n", "")}
+	var p uint32
+	fmt.Sscan(list[0]["position"], &p)
+	o.Pos = p
 	if flavor == gomysql.MariaDBFlavor {
 		var g sql.NullString
 		if err := q.QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_binlog_pos").Scan(&g); err == nil {
@@ -239,20 +222,14 @@ func earliestOffset(ctx context.Context, q queryer) (Offset, error) {
 	if err != nil {
 		return Offset{}, fmt.Errorf("SHOW BINARY LOGS: %w", explainSQL(err))
 	}
-	defer rows.Close()
-	names, _ := rows.Columns()
-	if !rows.Next() {
+	list, err := showRows(rows)
+	if err != nil {
+		return Offset{}, fmt.Errorf("SHOW BINARY LOGS: %w", err)
+	}
+	if len(list) == 0 {
 		return Offset{}, errors.New("SHOW BINARY LOGS returns nothing: the server's binlog is off")
 	}
-	vals := make([]sql.NullString, len(names))
-	ptrs := make([]any, len(names))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	if err := rows.Scan(ptrs...); err != nil {
-		return Offset{}, err
-	}
-	return Offset{File: vals[0].String, Pos: 4}, nil
+	return Offset{File: list[0]["log_name"], Pos: 4}, nil
 }
 
 // queryer is a pool or one session.
