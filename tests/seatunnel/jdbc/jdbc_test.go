@@ -1,7 +1,8 @@
 // Package jdbc runs SeaTunnel's own Jdbc e2e job files for PostgreSQL and
 // MySQL through the stactor binary, byte for byte unchanged (testdata, each
 // file's first line naming where it came from), the way SeaTunnel's
-// JdbcPostgresIT and JdbcMysqlIT run them: the same tables created and
+// JdbcPostgresIT, JdbcPostgresIdentifierIT, JdbcMysqlIT and
+// JdbcMysqlMultipleTablesIT run them: the same tables created and
 // filled first, the job run, then the sink table compared with the source
 // table value by value, the sink emptied before the next file.
 //
