@@ -166,6 +166,9 @@ func (h *harness) checkpoint() {
 		splits = append(splits, s...)
 	}
 	h.ckEnum, h.ckSplit, h.ckOut = st, splits, len(h.out)
+	if err := h.enum.NotifyCheckpointComplete(h.ckID); err != nil {
+		h.t.Fatal(err)
+	}
 	for _, r := range h.readers {
 		if err := r.NotifyCheckpointComplete(h.ckID); err != nil {
 			h.t.Fatal(err)
@@ -229,11 +232,14 @@ func runAlgorithm(t *testing.T, exactly bool, seed int64) {
 	}
 	want := db.offset()
 	deadline := time.Now().Add(20 * time.Second)
-	for !h.caughtUp(want) {
+	for i := 0; !h.caughtUp(want); i++ {
 		if time.Now().After(deadline) {
 			t.Fatalf("the stream did not reach offset %d", want)
 		}
 		h.step(rng)
+		if i%10 == 0 {
+			h.checkpoint()
+		}
 	}
 	h.checkpoint()
 

@@ -61,7 +61,9 @@ type Event struct {
 	// after the transaction's last row the position is Tx. Watermarks are
 	// compared with Tx: a change is covered by a chunk whose high
 	// watermark is at or after its Tx. For a heartbeat, Tx is an offset
-	// the log has reached with no transaction pending before it.
+	// such that every transaction whose Tx is at or before it has been
+	// delivered (the position moves to it, and a transaction at it would
+	// be dropped as emitted).
 	Tx Offset
 	// Seq is the index of Rows' first row among the rows of its
 	// transaction (0 for the first event of a transaction). Restores skip

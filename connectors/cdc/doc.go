@@ -35,8 +35,11 @@
 //
 // A reader that finishes a chunk keeps a "finished" marker (the chunk and
 // its high watermark) in its state and tells the enumerator with a source
-// event (connectors.SourceEventSender). Once every chunk has finished, the
-// enumerator gives the stream split to a reader that asks: it starts from
+// event (connectors.SourceEventSender). Once every chunk has finished and
+// a checkpoint taken after that has completed (so every chunk's rows are
+// in the sinks before a change of the stream, which travels through
+// another channel, can overtake them; as Flink CDC does), the enumerator
+// gives the stream split to a reader that asks: it starts from
 // the lowest high watermark of all chunks and carries each chunk's range
 // and high watermark. The stream reader drops a change to a key whose
 // chunk's high watermark covers the change's transaction (the chunk's

@@ -35,11 +35,18 @@ type enumState struct {
 	Finished []doneChunk `json:"finished,omitempty"`
 	// Start and Stop are the stream's bounds when the startup or stop
 	// mode fixes them (taken on the fresh start).
-	Start     Offset       `json:"start,omitempty"`
-	Stop      Offset       `json:"stop,omitempty"`
-	Started   bool         `json:"started,omitempty"` // Start and Stop are taken
-	StreamOut bool         `json:"stream_out,omitempty"`
-	Stream    *streamSplit `json:"stream,omitempty"` // handed back on a restore, to assign again
+	Start   Offset `json:"start,omitempty"`
+	Stop    Offset `json:"stop,omitempty"`
+	Started bool   `json:"started,omitempty"` // Start and Stop are taken
+	// Ready is the first checkpoint taken after every chunk finished,
+	// whose barriers follow every chunk's rows; the stream split goes out
+	// only once it is complete (StreamReady), so every chunk's rows are
+	// in the sinks before any change of the stream (which comes through
+	// other channels) can overtake them. As in Flink CDC.
+	Ready       int64        `json:"ready,omitempty"`
+	StreamReady bool         `json:"stream_ready,omitempty"`
+	StreamOut   bool         `json:"stream_out,omitempty"`
+	Stream      *streamSplit `json:"stream,omitempty"` // handed back on a restore, to assign again
 }
 
 // tableCursor is where a table's next chunk starts.
@@ -57,6 +64,8 @@ func newEnumerator(ctx connectors.EnumeratorContext, src *source, d Dialect, sta
 		if err := json.Unmarshal(state, &e.st); err != nil || e.st.Version != enumStateVersion || len(e.st.Cursors) != len(src.tables) {
 			return nil, fmt.Errorf("%s enumerator state: not this source's (%v)", src.spec.Name, err)
 		}
+		// The checkpoint restored from holds Ready: it is complete.
+		e.st.StreamReady = e.st.StreamReady || e.st.Ready > 0
 		return e, nil
 	}
 	e.fresh = true
@@ -117,7 +126,7 @@ func (e *enumerator) HandleSplitRequest(subtask int) error {
 		e.ctx.AssignSplits(subtask, splitState{Kind: kindChunk, Chunk: c}.encode())
 		return nil
 	}
-	if !e.snapshotDone() {
+	if !e.streamReady() {
 		e.waiting[subtask] = true
 		return nil
 	}
@@ -175,6 +184,13 @@ func (e *enumerator) newStream() (*streamSplit, error) {
 	return s, nil
 }
 
+// streamReady tells whether the stream split may go out (or readers be
+// told there is nothing more): no snapshot, or the snapshot done and in a
+// completed checkpoint.
+func (e *enumerator) streamReady() bool {
+	return e.src.o.Startup != StartupInitial || e.st.Stream != nil || e.st.StreamOut || (e.snapshotDone() && e.st.StreamReady)
+}
+
 func (e *enumerator) snapshotDone() bool {
 	return e.st.Table >= len(e.src.tables) && len(e.st.Pending) == 0 && len(e.st.Finished) >= e.st.Created
 }
@@ -192,7 +208,7 @@ func (e *enumerator) HandleSourceEvent(subtask int, data []byte) error {
 
 // release answers the waiting readers once the snapshot is done.
 func (e *enumerator) release() error {
-	if !e.snapshotDone() || len(e.waiting) == 0 {
+	if !e.streamReady() || len(e.waiting) == 0 {
 		return nil
 	}
 	ws := make([]int, 0, len(e.waiting))
@@ -243,9 +259,22 @@ func (e *enumerator) AddSplitsBack(splits []connectors.Split, subtask int) error
 	return e.release()
 }
 
-func (e *enumerator) SnapshotState(int64) ([]byte, error) { return json.Marshal(e.st) }
+func (e *enumerator) SnapshotState(checkpointID int64) ([]byte, error) {
+	if e.st.Ready == 0 && e.snapshotDone() {
+		e.st.Ready = checkpointID
+	}
+	return json.Marshal(e.st)
+}
 
-func (e *enumerator) NotifyCheckpointComplete(int64) error { return nil }
+// NotifyCheckpointComplete lets the stream split out once the checkpoint
+// after the snapshot is complete.
+func (e *enumerator) NotifyCheckpointComplete(checkpointID int64) error {
+	if e.st.Ready > 0 && checkpointID >= e.st.Ready && !e.st.StreamReady {
+		e.st.StreamReady = true
+		return e.release()
+	}
+	return nil
+}
 
 func (e *enumerator) Close() error { return e.d.Close() }
 

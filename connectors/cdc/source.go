@@ -41,7 +41,7 @@ func Factory(spec Spec) connectors.SourceFactory {
 			if err != nil {
 				return nil, err
 			}
-			tables, private, err := decodeResolved(resolved)
+			tables, private, err := DecodeResolved(resolved)
 			if err != nil {
 				return nil, fmt.Errorf("%s resolved source: %w", spec.Name, err)
 			}
@@ -88,7 +88,10 @@ func encodeResolved(tables []*Table, private []byte) ([]byte, error) {
 	return json.Marshal(f)
 }
 
-func decodeResolved(b []byte) ([]*Table, []byte, error) {
+// DecodeResolved reads the resolved form back: the tables and the
+// dialect's private bytes (for a dialect's own tests, which make their
+// dialect from it as the framework does).
+func DecodeResolved(b []byte) ([]*Table, []byte, error) {
 	var f resolvedForm
 	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, nil, err

@@ -388,6 +388,9 @@ func (d *dialect) ReadLog(ctx context.Context, from, to cdc.Offset, emit func(cd
 	if err != nil {
 		return err
 	}
+	if err := d.flushedTo(ctx, upto); err != nil {
+		return err
+	}
 	for wait := 20 * time.Millisecond; ; wait = min(2*wait, 500*time.Millisecond) {
 		err := d.peek(ctx, upto+1, emit)
 		var pe *pgconn.PgError
@@ -396,6 +399,39 @@ func (d *dialect) ReadLog(ctx context.Context, from, to cdc.Offset, emit func(cd
 		}
 		select {
 		case <-time.After(wait):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// flushedTo waits until the WAL is flushed up to lsn. A peek reads the
+// WAL only as far as it is flushed when it starts, and a transaction whose
+// commit record was reserved before the high watermark (so that the
+// stream will not emit it again) may not be flushed yet: without the wait
+// the backfill would miss it. The insert position the high watermark is
+// counts every reserved record whole, so once the flush position reaches
+// it, every record before it is in the WAL.
+func (d *dialect) flushedTo(ctx context.Context, lsn pglogrepl.LSN) error {
+	pc, err := d.session(ctx)
+	if err != nil {
+		return err
+	}
+	for {
+		var s string
+		if err := pc.QueryRow(ctx, "SELECT pg_current_wal_flush_lsn()::text").Scan(&s); err != nil {
+			d.dropSession()
+			return fmt.Errorf("reading the WAL flush position: %w", err)
+		}
+		f, err := pglogrepl.ParseLSN(s)
+		if err != nil {
+			return err
+		}
+		if f >= lsn {
+			return nil
+		}
+		select {
+		case <-time.After(5 * time.Millisecond):
 		case <-ctx.Done():
 			return ctx.Err()
 		}

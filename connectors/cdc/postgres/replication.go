@@ -19,8 +19,8 @@ const statusEvery = 10 * time.Second
 // Stream follows the slot with logical replication from from. It answers
 // keepalives and confirms (flush position) only what Commit recorded: the
 // LSN of a completed checkpoint. A keepalive outside a transaction is a
-// heartbeat: the server has sent every transaction that commits before
-// its WAL position.
+// heartbeat: the server has sent every transaction whose commit record
+// starts before its WAL position.
 func (d *dialect) Stream(ctx context.Context, from cdc.Offset, emit func(cdc.Event) error) error {
 	start, err := parseLSN(from)
 	if err != nil {
@@ -87,9 +87,12 @@ func (d *dialect) Stream(ctx context.Context, from cdc.Offset, emit func(cdc.Eve
 				if ka.ReplyRequested {
 					nextStatus = time.Now()
 				}
-				if !dec.inTx && time.Since(lastBeat) >= heartbeat/2 {
+				// The keepalive's position is where decoding has read to:
+				// a transaction whose commit record starts there may still
+				// come, so the heartbeat is one byte before it.
+				if !dec.inTx && ka.ServerWALEnd > start && time.Since(lastBeat) >= heartbeat/2 {
 					lastBeat = time.Now()
-					if err := emit(cdc.Event{Table: -1, Tx: cdc.Offset(ka.ServerWALEnd.String()), End: true}); err != nil {
+					if err := emit(cdc.Event{Table: -1, Tx: cdc.Offset((ka.ServerWALEnd - 1).String()), End: true}); err != nil {
 						return err
 					}
 				}

@@ -1,7 +1,8 @@
 // Package jdbc runs SeaTunnel's own Jdbc e2e job files for PostgreSQL and
 // MySQL through the stactor binary, byte for byte unchanged (testdata, each
 // file's first line naming where it came from), the way SeaTunnel's
-// JdbcPostgresIT and JdbcMysqlIT run them: the same tables created and
+// JdbcPostgresIT, JdbcPostgresIdentifierIT, JdbcMysqlIT and
+// JdbcMysqlMultipleTablesIT run them: the same tables created and
 // filled first, the job run, then the sink table compared with the source
 // table value by value, the sink emptied before the next file.
 //
@@ -121,24 +122,8 @@ const nullText = "<NULL>"
 // make: user and database test, PostGIS, the source table with 1,000 rows
 // and the empty sink table.
 func pgSetUp(t *testing.T) *pgx.Conn {
-	pg := servers.Postgres(t)
-	for _, stmt := range []string{
-		"CREATE ROLE " + pgUser + " LOGIN SUPERUSER PASSWORD '" + pgPassword + "'",
-		"CREATE DATABASE " + pgDatabase + " OWNER " + pgUser,
-	} {
-		if err := pg.Exec(ctx(t), "postgres", stmt); err != nil {
-			t.Fatal(err)
-		}
-	}
-	conn, err := pgx.Connect(ctx(t), pg.DSN(pgDatabase))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	if _, err := conn.Exec(ctx(t), "CREATE EXTENSION IF NOT EXISTS postgis"); err != nil {
-		t.Skipf("PostGIS is not installed (Debian package postgresql-<version>-postgis-3; go tool task deps installs it): %v", err)
-	}
-	for _, stmt := range []string{pgSourceDDL, pgSinkDDL} {
+	conn := pgConnect(t)
+	for _, stmt := range []string{"DROP TABLE IF EXISTS pg_e2e_source_table", "DROP TABLE IF EXISTS pg_e2e_sink_table", pgSourceDDL, pgSinkDDL} {
 		if _, err := conn.Exec(ctx(t), stmt); err != nil {
 			t.Fatal(err)
 		}
@@ -153,9 +138,33 @@ func pgSetUp(t *testing.T) *pgx.Conn {
 	return conn
 }
 
+// pgConnect makes the IT container's user and database test with PostGIS
+// (once: the server is shared by the package's tests) and connects to it.
+func pgConnect(t *testing.T) *pgx.Conn {
+	pg := servers.Postgres(t)
+	for _, stmt := range []string{
+		"CREATE ROLE " + pgUser + " LOGIN SUPERUSER PASSWORD '" + pgPassword + "'",
+		"CREATE DATABASE " + pgDatabase + " OWNER " + pgUser,
+	} {
+		if err := pg.Exec(ctx(t), "postgres", stmt); err != nil && !strings.Contains(err.Error(), "already exists") {
+			t.Fatal(err)
+		}
+	}
+	conn, err := pgx.Connect(ctx(t), pg.DSN(pgDatabase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	if _, err := conn.Exec(ctx(t), "CREATE EXTENSION IF NOT EXISTS postgis"); err != nil {
+		t.Skipf("PostGIS is not installed (Debian package postgresql-<version>-postgis-3; go tool task deps installs it): %v", err)
+	}
+	return conn
+}
+
 // pgQuery reads a query's rows in the server's text form, ordered by the
 // first column (gid).
 func pgQuery(t *testing.T, conn *pgx.Conn, query string) ([][]string, []string) {
+	query = strings.TrimSuffix(strings.TrimSpace(query), ";")
 	rows, err := conn.Query(ctx(t), "SELECT * FROM ("+query+") q ORDER BY 1", pgx.QueryExecModeSimpleProtocol)
 	if err != nil {
 		t.Fatal(err)
@@ -204,31 +213,41 @@ func TestPostgresFiles(t *testing.T) {
 	}
 }
 
+// JdbcPostgresIdentifierIT: 10 rows into a sink table whose names are
+// upper case (field_ide = UPPERCASE), an inet column among them.
+func TestPostgresIdentifierFile(t *testing.T) {
+	netns.Require(t)
+	conn := pgConnect(t)
+	for _, stmt := range []string{"DROP TABLE IF EXISTS pg_ide_source_table", `DROP TABLE IF EXISTS "PG_IDE_SINK_TABLE"`, pgIdeSourceDDL, pgIdeSinkDDL} {
+		if _, err := conn.Exec(ctx(t), stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	batch := &pgx.Batch{}
+	for i := 1; i <= 10; i++ {
+		batch.Queue(fmt.Sprintf(pgIdeInsert, i))
+	}
+	if err := conn.SendBatch(ctx(t), batch).Close(); err != nil {
+		t.Fatal(err)
+	}
+	const file = "jdbc_postgres_ide_source_and_sink.conf"
+	runFile(t, file)
+	want, cols := pgQuery(t, conn, pgIdeSourceSQL)
+	got, _ := pgQuery(t, conn, pgIdeSinkSQL)
+	compare(t, file, want, got, cols)
+}
+
 // --- MySQL (JdbcMysqlIT) ---
 
 // mySetUp makes what JdbcMysqlIT's container and AbstractJdbcIT make: root
 // with the IT's password over TCP, database seatunnel, the source table
 // with the IT's 100 rows and the empty sink table.
 func mySetUp(t *testing.T) *sql.DB {
-	my := servers.MariaDB(t)
-	for _, stmt := range []string{
-		"CREATE USER IF NOT EXISTS '" + myUser + "'@'127.0.0.1'",
-		"ALTER USER '" + myUser + "'@'127.0.0.1' IDENTIFIED BY '" + myPassword + "'",
-		"GRANT ALL ON *.* TO '" + myUser + "'@'127.0.0.1' WITH GRANT OPTION",
-		"CREATE DATABASE " + myDatabase,
-	} {
-		if err := my.Exec(ctx(t), "test", stmt); err != nil {
+	db := myConnect(t)
+	for _, table := range []string{"source", "sink"} {
+		if _, err := db.ExecContext(ctx(t), "DROP TABLE IF EXISTS "+table); err != nil {
 			t.Fatal(err)
 		}
-	}
-	cfg := mysql.NewConfig()
-	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = myUser, myPassword, "tcp", "mysql-e2e:3306", myDatabase
-	db, err := sql.Open("mysql", cfg.FormatDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	for _, table := range []string{"source", "sink"} {
 		if _, err := db.ExecContext(ctx(t), fmt.Sprintf(myCreateSQL, table)); err != nil {
 			t.Fatal(err)
 		}
@@ -243,9 +262,38 @@ func mySetUp(t *testing.T) *sql.DB {
 	return db
 }
 
+// myConnect makes the IT's root account and database (again: the server
+// is shared by the package's tests) and connects to it as the files do.
+func myConnect(t *testing.T) *sql.DB {
+	my := servers.MariaDB(t)
+	for _, stmt := range []string{
+		"CREATE USER IF NOT EXISTS '" + myUser + "'@'127.0.0.1'",
+		"ALTER USER '" + myUser + "'@'127.0.0.1' IDENTIFIED BY '" + myPassword + "'",
+		"GRANT ALL ON *.* TO '" + myUser + "'@'127.0.0.1' WITH GRANT OPTION",
+		"CREATE DATABASE IF NOT EXISTS " + myDatabase,
+	} {
+		if err := my.Exec(ctx(t), "test", stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = myUser, myPassword, "tcp", "mysql-e2e:3306", myDatabase
+	db, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
 // myTestData is JdbcMysqlIT.initTestData: 99 rows of values and one of
 // nulls but for the two unique 30-digit columns.
-func myTestData(now time.Time) [][]any {
+func myTestData(now time.Time) [][]any { return myRows(now, true) }
+
+// myRows are the rows of JdbcMysqlIT.initTestData (nullRow) or, with the
+// hundredth row like the others, of JdbcMysqlMultipleTablesIT, in
+// myFields' order.
+func myRows(now time.Time, nullRow bool) [][]any {
 	const bigint, decimal = "2844674407371055000", "999999999999999999999999999899"
 	add := func(base string, i int) string { // base + i, base's last digits being 0s or 899
 		n := len(base)
@@ -255,7 +303,7 @@ func myTestData(now time.Time) [][]any {
 	}
 	var rows [][]any
 	for i := 0; i < 100; i++ {
-		if i == 99 {
+		if i == 99 && nullRow {
 			r := make([]any, len(myFields))
 			r[42], r[43] = add(bigint, i), add(decimal, i)
 			rows = append(rows, r)
@@ -284,14 +332,18 @@ func myTestData(now time.Time) [][]any {
 // myQuery reads the IT's comparison query (SELECT * … ORDER BY
 // c_bigint_30) as the server's text of each field of myFields.
 func myQuery(t *testing.T, db *sql.DB, table string) [][]string {
-	rows, err := db.QueryContext(ctx(t), "SELECT "+strings.Join(myFields, ", ")+" FROM "+table+" ORDER BY c_bigint_30")
+	return myQueryFields(t, db, table, myFields)
+}
+
+func myQueryFields(t *testing.T, db *sql.DB, table string, fields []string) [][]string {
+	rows, err := db.QueryContext(ctx(t), "SELECT "+strings.Join(fields, ", ")+" FROM "+table+" ORDER BY c_bigint_30")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
 	var out [][]string
 	for rows.Next() {
-		raw := make([]sql.RawBytes, len(myFields))
+		raw := make([]sql.RawBytes, len(fields))
 		ptrs := make([]any, len(raw))
 		for i := range raw {
 			ptrs[i] = &raw[i]
@@ -327,6 +379,67 @@ func TestMySQLFiles(t *testing.T) {
 			t.Cleanup(func() { db.Exec("TRUNCATE TABLE sink") })
 			runFile(t, file)
 			compare(t, file, myQuery(t, db, "source"), myQuery(t, db, "sink"), myFields)
+		})
+	}
+}
+
+// JdbcMysqlMultipleTablesIT: tables source.table1 and source.table2 with
+// its 100 rows each, empty sink.table1 and sink.table2; one file reads a
+// table_path, the other a table_list into ${table_name}.
+func TestMySQLMultipleTablesFiles(t *testing.T) {
+	netns.Require(t)
+	db := myConnect(t)
+	var fields []string
+	drop := -1
+	for i, f := range myFields {
+		if f == "c_time" {
+			drop = i
+			continue
+		}
+		fields = append(fields, f)
+	}
+	if strings.Join(fields, ",") != strings.Join(myMultiFields, ",") {
+		t.Fatalf("JdbcMysqlMultipleTablesIT's fields are not JdbcMysqlIT's without c_time: %v", myMultiFields)
+	}
+	insert := func(table string) {
+		q := "INSERT INTO " + table + " (" + strings.Join(fields, ", ") + ") VALUES (" +
+			strings.TrimSuffix(strings.Repeat("?, ", len(fields)), ", ") + ")"
+		for _, r := range myRows(time.Now(), false) {
+			r = append(append([]any(nil), r[:drop]...), r[drop+1:]...)
+			if _, err := db.ExecContext(ctx(t), q, r...); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, database := range []string{"source", "sink"} {
+		if _, err := db.ExecContext(ctx(t), "CREATE DATABASE IF NOT EXISTS "+database); err != nil {
+			t.Fatal(err)
+		}
+		for _, table := range []string{"table1", "table2"} {
+			if _, err := db.ExecContext(ctx(t), fmt.Sprintf(myMultiCreateSQL, database+"."+table)); err != nil {
+				t.Fatal(err)
+			}
+			if database == "source" {
+				insert(database + "." + table)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		file   string
+		tables []string
+	}{
+		{"jdbc_mysql_source_using_table_path.conf", []string{"table1"}},
+		{"jdbc_mysql_source_and_sink_with_multiple_tables.conf", []string{"table1", "table2"}},
+	} {
+		t.Run(strings.TrimSuffix(tc.file, ".conf"), func(t *testing.T) {
+			t.Cleanup(func() {
+				db.Exec("TRUNCATE TABLE sink.table1")
+				db.Exec("TRUNCATE TABLE sink.table2")
+			})
+			runFile(t, tc.file)
+			for _, table := range tc.tables {
+				compare(t, tc.file+" "+table, myQueryFields(t, db, "source."+table, fields), myQueryFields(t, db, "sink."+table, fields), fields)
+			}
 		})
 	}
 }
