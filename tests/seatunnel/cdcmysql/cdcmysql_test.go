@@ -66,8 +66,9 @@ const (
 		" f_json, f_year from %s.%s" // the IT casts f_year AS YEAR, which MariaDB lacks; the column is a year already
 )
 
-// MysqlCDCIT.upsertDeleteSourceTable's statements.
-var upsertDelete = []string{
+// MysqlCDCIT.upsertDeleteSourceTable's statements, for its table
+// mysql_cdc.mysql_cdc_e2e_source_table (upsertDelete names another).
+var upsertDeleteStmts = []string{
 	`INSERT INTO mysql_cdc.mysql_cdc_e2e_source_table ( id, f_binary, f_blob, f_long_varbinary, f_longblob, f_tinyblob, f_varbinary, f_smallint,
                                          f_smallint_unsigned, f_mediumint, f_mediumint_unsigned, f_int, f_int_unsigned, f_integer,
                                          f_integer_unsigned, f_bigint, f_bigint_unsigned, f_numeric, f_decimal, f_float, f_double,
@@ -98,6 +99,14 @@ VALUES ( 6, 0x616263740000000000000000000000000000000000000000000000000000000000
          12.345, '14:30:00', -128, 255, '{ "key": "value" }', 1999 )`,
 	"DELETE FROM mysql_cdc.mysql_cdc_e2e_source_table where id = 2",
 	"UPDATE mysql_cdc.mysql_cdc_e2e_source_table SET f_bigint = 10000 where id = 3",
+}
+
+// upsertDelete runs upsertDeleteSourceTable on database.table.
+func upsertDelete(t *testing.T, db *sql.DB, database, table string) {
+	t.Helper()
+	for _, s := range upsertDeleteStmts {
+		exec1(t, db, strings.Replace(s, "mysql_cdc.mysql_cdc_e2e_source_table", database+"."+table, 1))
+	}
 }
 
 func ctx(t *testing.T) context.Context {
@@ -177,15 +186,36 @@ func query(t *testing.T, db *sql.DB, q string) []string {
 	return out
 }
 
-// await waits (60 s, as the IT) until the sink table holds the source
-// table's rows, failing with the first difference.
-func await(t *testing.T, db *sql.DB, done <-chan struct{}, log string, stage string) {
+// pair is a source query and the sink query that must return its rows.
+type pair struct{ source, sink string }
+
+// sameTable compares the IT's source and sink tables (sinkSQL).
+func sameTable(db1, t1, db2, t2 string) pair {
+	return pair{fmt.Sprintf(sourceSQL, db1, t1), fmt.Sprintf(sinkSQL, db2, t2)}
+}
+
+// copied compares a source table with its copy in another database, both
+// read with sourceSQL (as the IT's multi-table tests do).
+func copied(table string) pair {
+	return pair{fmt.Sprintf(sourceSQL, "mysql_cdc", table), fmt.Sprintf(sourceSQL, "mysql_cdc2", table)}
+}
+
+// await waits (60 s, as the IT) until every pair agrees, failing with the
+// first difference.
+func await(t *testing.T, db *sql.DB, done <-chan struct{}, log string, stage string, pairs ...pair) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		want := query(t, db, fmt.Sprintf(sourceSQL, "mysql_cdc", "mysql_cdc_e2e_source_table"))
-		got := query(t, db, fmt.Sprintf(sinkSQL, "mysql_cdc", "mysql_cdc_e2e_sink_table"))
-		if strings.Join(got, "\n") == strings.Join(want, "\n") {
+		same := true
+		var got, want []string
+		for _, p := range pairs {
+			want, got = query(t, db, p.source), query(t, db, p.sink)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				same = false
+				break
+			}
+		}
+		if same {
 			return
 		}
 		select {
@@ -258,9 +288,10 @@ func TestMysqlCdcCheckDataE2e(t *testing.T) {
 	db := setUp(t)
 	exec1(t, db, "truncate table mysql_cdc.mysql_cdc_e2e_source_table", "truncate table mysql_cdc.mysql_cdc_e2e_sink_table")
 	done, log := runStreaming(t, "mysqlcdc_to_mysql.conf")
-	await(t, db, done, log, "snapshot")
-	exec1(t, db, upsertDelete...)
-	await(t, db, done, log, "stream")
+	main := sameTable("mysql_cdc", "mysql_cdc_e2e_source_table", "mysql_cdc", "mysql_cdc_e2e_sink_table")
+	await(t, db, done, log, "snapshot", main)
+	upsertDelete(t, db, "mysql_cdc", "mysql_cdc_e2e_source_table")
+	await(t, db, done, log, "stream", main)
 }
 
 // MysqlCDCIT.testMysqlCdcCheckDataWithDisableExactlyonce: the IT's rows
@@ -281,8 +312,52 @@ func TestMysqlCdcCheckDataWithDisableExactlyonce(t *testing.T) {
 		exec1(t, db, "USE mysql_cdc;\n"+s[i:i+j])
 	}
 	done, log := runStreaming(t, "mysqlcdc_to_mysql_with_disable_exactly_once.conf")
-	await(t, db, done, log, "snapshot")
+	main := sameTable("mysql_cdc", "mysql_cdc_e2e_source_table", "mysql_cdc", "mysql_cdc_e2e_sink_table")
+	await(t, db, done, log, "snapshot", main)
 	exec1(t, db, "DELETE FROM mysql_cdc.mysql_cdc_e2e_source_table")
-	exec1(t, db, upsertDelete...)
-	await(t, db, done, log, "stream")
+	upsertDelete(t, db, "mysql_cdc", "mysql_cdc_e2e_source_table")
+	await(t, db, done, log, "stream", main)
+}
+
+// MysqlCDCIT.testMysqlCdcCheckDataWithNoPrimaryKey: a table without a key
+// (one snapshot chunk, at least once) into a sink keyed by id.
+func TestMysqlCdcCheckDataWithNoPrimaryKey(t *testing.T) {
+	db := setUp(t)
+	exec1(t, db, "truncate table mysql_cdc.mysql_cdc_e2e_sink_table")
+	done, log := runStreaming(t, "mysqlcdc_to_mysql_with_no_primary_key.conf")
+	p := sameTable("mysql_cdc", "mysql_cdc_e2e_source_table_no_primary_key", "mysql_cdc", "mysql_cdc_e2e_sink_table")
+	await(t, db, done, log, "snapshot", p)
+	exec1(t, db, "DELETE FROM mysql_cdc.mysql_cdc_e2e_source_table_no_primary_key")
+	upsertDelete(t, db, "mysql_cdc", "mysql_cdc_e2e_source_table_no_primary_key")
+	await(t, db, done, log, "stream", p)
+}
+
+// MysqlCDCIT.testMysqlCdcMultiTableE2e: two tables (parallelism 3, a
+// server-id range) into their namesakes of another database.
+func TestMysqlCdcMultiTableE2e(t *testing.T) {
+	db := setUp(t)
+	tables := []string{"mysql_cdc_e2e_source_table", "mysql_cdc_e2e_source_table2"}
+	for _, tb := range tables {
+		exec1(t, db, "truncate table mysql_cdc."+tb, "truncate table mysql_cdc2."+tb)
+	}
+	done, log := runStreaming(t, "mysqlcdc_to_mysql_with_multi_table_mode_two_table.conf")
+	for _, tb := range tables {
+		upsertDelete(t, db, "mysql_cdc", tb)
+	}
+	await(t, db, done, log, "stream", copied(tables[0]), copied(tables[1]))
+}
+
+// MysqlCDCIT.testMysqlCdcMultiTableWithCustomPrimaryKey: tables keyed by
+// table-names-config's primaryKeys.
+func TestMysqlCdcMultiTableWithCustomPrimaryKey(t *testing.T) {
+	db := setUp(t)
+	tables := []string{"mysql_cdc_e2e_source_table_1_custom_primary_key", "mysql_cdc_e2e_source_table_2_custom_primary_key"}
+	for _, tb := range tables {
+		exec1(t, db, "truncate table mysql_cdc."+tb, "truncate table mysql_cdc2."+tb)
+	}
+	done, log := runStreaming(t, "mysqlcdc_to_mysql_with_custom_primary_key.conf")
+	for _, tb := range tables {
+		upsertDelete(t, db, "mysql_cdc", tb)
+	}
+	await(t, db, done, log, "stream", copied(tables[0]), copied(tables[1]))
 }
