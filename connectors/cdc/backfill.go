@@ -52,9 +52,18 @@ func (im *chunkImage) inChunk(b *row.Batch, i int) bool {
 	return k != nil && im.c.Contains(b.Schema.Fields[im.key].Type, k)
 }
 
-// add puts the rows read.
-func (im *chunkImage) add(b *row.Batch) {
-	im.read = append(im.read, b)
+// add keeps the rows read; they are indexed by key only when a change
+// touches the chunk.
+func (im *chunkImage) add(b *row.Batch) { im.read = append(im.read, b) }
+
+// index puts the rows read by key.
+func (im *chunkImage) index() {
+	for _, b := range im.read {
+		im.indexBatch(b)
+	}
+}
+
+func (im *chunkImage) indexBatch(b *row.Batch) {
 	for i := 0; i < b.Len(); i++ {
 		p := im.pkOf(b, i)
 		if _, ok := im.rows[p]; !ok {
@@ -71,8 +80,11 @@ func (im *chunkImage) apply(b *row.Batch) {
 		if !im.inChunk(b, i) {
 			continue
 		}
+		if !im.dirty {
+			im.dirty = true
+			im.index()
+		}
 		p := im.pkOf(b, i)
-		im.dirty = true
 		switch b.Kind(i) {
 		case row.Insert, row.UpdateAfter:
 			if _, ok := im.rows[p]; !ok {

@@ -69,6 +69,14 @@ func (r *reader) streamFunc(s streamSplit, f *streamFilter) connectors.FetchFunc
 	return func(ctx context.Context, send func(*row.Batch, streamPos) bool) error {
 		pos := streamPos{Pos: s.Pos, Skip: s.Skip}
 		cmp := r.d.CompareOffsets
+		if s.Skip == 0 {
+			if err := r.stopAt(s, s.Pos); err != nil {
+				if errors.Is(err, errStopped) {
+					return nil // started at or past the stop offset
+				}
+				return err
+			}
+		}
 		err := r.d.Stream(ctx, s.Pos, func(ev Event) error {
 			if n, err := cmp(ev.Tx, pos.Pos); err != nil || n <= 0 {
 				return err // emitted before

@@ -111,15 +111,16 @@ func (d *dialect) Stream(ctx context.Context, from cdc.Offset, emit func(cdc.Eve
 
 // status sends a standby status update with the committed LSN.
 func (d *dialect) status(ctx context.Context, rc *pgconn.PgConn, sent *uint64, force bool) error {
+	// Before any commit c is 0, InvalidXLogRecPtr: the server confirms
+	// nothing (the slot keeps its position) but still answers.
 	c := d.committed.Load()
-	if c == 0 {
-		return nil // nothing committed yet: the slot keeps its position
-	}
 	if !force && c == *sent {
 		return nil
 	}
 	*sent = c
-	err := pglogrepl.SendStandbyStatusUpdate(ctx, rc, pglogrepl.StandbyStatusUpdate{WALWritePosition: pglogrepl.LSN(c)})
+	// ReplyRequested: the server answers with a keepalive, the heartbeat
+	// of an idle stream.
+	err := pglogrepl.SendStandbyStatusUpdate(ctx, rc, pglogrepl.StandbyStatusUpdate{WALWritePosition: pglogrepl.LSN(c), ReplyRequested: true})
 	if err != nil {
 		return fmt.Errorf("confirming %s to slot %q: %w", pglogrepl.LSN(c), d.r.Slot, err)
 	}
