@@ -15,7 +15,11 @@ var blockSize int64 = 64 << 20
 // splitsOf cuts a file into splits: one for parquet, compressed and small
 // files, else blocks that start at record starts (after the header lines).
 func (sc *sourceConfig) splitsOf(f fileInfo) ([]*split, error) {
-	if sc.format == formatParquet || sc.format == formatBinary || sc.gzip || sc.archive != "" || f.size <= blockSize {
+	switch sc.format {
+	case formatParquet, formatBinary, formatXML, formatExcel:
+		return []*split{{path: f.path, end: -1}}, nil
+	}
+	if sc.gzip || sc.archive != "" || f.size <= blockSize {
 		return []*split{{path: f.path, end: -1}}, nil
 	}
 	bounds, err := sc.blockBounds(f)

@@ -12,22 +12,42 @@ import (
 	"github.com/stactor/stactor/config"
 )
 
-// The file formats stactor reads and writes (SeaTunnel's FileFormat has
-// more: orc, excel, xml, binary...; asking for one is a config error).
+// The file formats of SeaTunnel's FileFormat. orc is in the list so that
+// asking for it gets the reason it is refused (refuseFormat), not "expected
+// one of".
 const (
 	formatText    = "text"
 	formatCSV     = "csv"
 	formatJSON    = "json"
 	formatParquet = "parquet"
-	// formatBinary reads files as they are, in chunks (SeaTunnel's
-	// BinaryReadStrategy); read only.
+	formatXML     = "xml"
+	formatExcel   = "excel"
+	// formatBinary copies files: the source reads them as they are, in
+	// chunks (SeaTunnel's BinaryReadStrategy), and the sink writes the
+	// chunks back under the same relative paths (BinaryWriteStrategy).
 	formatBinary = "binary"
+	formatORC    = "orc"
 )
 
-var formats = []string{formatText, formatCSV, formatJSON, formatParquet}
+var formats = []string{formatText, formatCSV, formatJSON, formatParquet, formatXML, formatExcel, formatBinary, formatORC}
 
 // sourceFormats are the formats the source reads.
-var sourceFormats = append(append([]string(nil), formats...), formatBinary)
+var sourceFormats = formats
+
+// errNoORC is why orc is refused.
+const errNoORC = "orc is not supported: there is no maintained pure-Go ORC library with a permissive licence (github.com/scritchley/orc, the only complete one, is unmaintained and not served by the Go module proxy); convert the files to parquet"
+
+// errNoLZO is why the lzo codec is refused.
+const errNoLZO = "lzo is not supported: there is no pure-Go LZO codec with a permissive licence (the Go ports of LZO are GPL or wrap the C library); use gzip, or none"
+
+// refuseFormat is the config error for a format stactor does not read or
+// write, "" if it does.
+func refuseFormat(format string) string {
+	if format == formatORC {
+		return errNoORC
+	}
+	return ""
+}
 
 // suffix is SeaTunnel's FileFormat suffix of a format's files.
 func suffix(format string) string {
@@ -38,6 +58,12 @@ func suffix(format string) string {
 		return ".csv"
 	case formatJSON:
 		return ".json"
+	case formatXML:
+		return ".xml"
+	case formatExcel:
+		return ".xlsx"
+	case formatBinary:
+		return ""
 	}
 	return ".parquet"
 }
@@ -75,6 +101,9 @@ var sourceOptions = []config.Option{
 	{Key: "parse_partition_from_path", Type: config.TypeBool, Default: true, Doc: "add the k=v folders under path as string fields"},
 	{Key: "null_format", Type: config.TypeString, Doc: "the text that stands for null in text and csv files"},
 	{Key: "quote_char", Type: config.TypeString, Default: "\"", Doc: "the quote character of csv files"},
+	{Key: "xml_row_tag", Type: config.TypeString, Doc: "xml: the tag of the elements that are rows, anywhere in the document (required for xml)"},
+	{Key: "xml_use_attr_format", Type: config.TypeBool, Doc: "xml: fields are the row element's attributes (true) or its child elements (false) (required for xml)"},
+	{Key: "sheet_name", Type: config.TypeString, Doc: "excel: the sheet to read, the first by default"},
 }
 
 // sinkOptions are LocalFile's sink options (FileBaseSinkOptions).
@@ -105,6 +134,11 @@ var sinkOptions = []config.Option{
 	{Key: "enable_header_write", Type: config.TypeBool, Default: false, Doc: "write the field names as the first line of csv and text files"},
 	{Key: "csv_string_quote_mode", Type: config.TypeEnum, Enum: []string{"ALL", "MINIMAL", "NONE"}, Default: "MINIMAL", Doc: "which csv strings are quoted"},
 	{Key: "data_save_mode", Type: config.TypeEnum, Enum: []string{"APPEND_DATA", "DROP_DATA", "ERROR_WHEN_DATA_EXISTS"}, Default: "APPEND_DATA", Doc: "before the job: keep the files, delete them all (DROP_DATA), or fail if there are any"},
+	{Key: "xml_root_tag", Type: config.TypeString, Default: "RECORDS", Doc: "xml: the tag of the root element"},
+	{Key: "xml_row_tag", Type: config.TypeString, Default: "RECORD", Doc: "xml: the tag of each row's element"},
+	{Key: "xml_use_attr_format", Type: config.TypeBool, Doc: "xml: write fields as attributes (true) or child elements (false) (required for xml)"},
+	{Key: "sheet_name", Type: config.TypeString, Doc: "excel: the name of the sheet written (Sheet1 by default)"},
+	{Key: "max_rows_in_memory", Type: config.TypeInt, Doc: "excel: ignored; rows are streamed to a temporary file as they come"},
 	{Key: "schema_save_mode", Type: config.TypeEnum, Enum: []string{"CREATE_SCHEMA_WHEN_NOT_EXIST", "RECREATE_SCHEMA", "ERROR_WHEN_SCHEMA_NOT_EXIST", "IGNORE"}, Default: "CREATE_SCHEMA_WHEN_NOT_EXIST", Doc: "before the job: create the path if missing, delete and create it (RECREATE_SCHEMA), fail if missing, or nothing"},
 }
 

@@ -55,6 +55,12 @@ type sourceConfig struct {
 	quote      byte
 	skipHeader int64
 	values     textValues
+
+	// xml: the row elements' tag and whether fields are attributes
+	xmlRowTag string
+	xmlAttr   bool
+	// excel: the sheet read, "" for the first
+	sheet string
 }
 
 func createSource(cfg *config.PluginConfig, _ []byte, job connectors.JobContext) (connectors.Source, error) {
@@ -68,22 +74,33 @@ func localPath(p string) string {
 
 func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 	sc := &sourceConfig{root: localPath(cfg.String("path")), format: cfg.String("file_format_type")}
-	textual := sc.format != formatParquet && sc.format != formatBinary
+	if why := refuseFormat(sc.format); why != "" {
+		return nil, cfg.Errorf("file_format_type", "%s", why)
+	}
+	// textual formats are read as a byte stream: gzip applies to them.
+	textual := sc.format != formatParquet && sc.format != formatBinary && sc.format != formatExcel
 	switch c := cfg.String("compress_codec"); c {
 	case "gzip", "gz":
 		sc.gzip = textual
 	case "lzo":
-		return nil, cfg.Errorf("compress_codec", "lzo is not supported (none or gzip)")
+		return nil, cfg.Errorf("compress_codec", "%s", errNoLZO)
 	}
 	switch c := cfg.String("archive_compress_codec"); c {
 	case "gz":
 		sc.gzip = textual
 	case "zip", "tar", "tar_gz":
-		if !textual {
-			return nil, cfg.Errorf("archive_compress_codec", "%s archives of parquet files are not supported (text, csv and json)", c)
+		if !textual && sc.format != formatExcel {
+			return nil, cfg.Errorf("archive_compress_codec", "%s archives of %s files are not supported (text, csv, json, xml and excel)", c, sc.format)
 		}
 		sc.archive = c
 	}
+	if sc.format == formatXML {
+		if !cfg.Has("xml_row_tag") || !cfg.Has("xml_use_attr_format") || cfg.String("xml_row_tag") == "" {
+			return nil, cfg.Errorf("xml_row_tag", "xml files need xml_row_tag and xml_use_attr_format (SeaTunnel's XmlReadStrategy requires both)")
+		}
+		sc.xmlRowTag, sc.xmlAttr = cfg.String("xml_row_tag"), cfg.Bool("xml_use_attr_format")
+	}
+	sc.sheet = cfg.String("sheet_name")
 	var err error
 	if sc.latin1, sc.charset, err = encodingOf(cfg); err != nil {
 		return nil, err
@@ -103,7 +120,7 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 			return nil, cfg.Errorf("field_delimiter", "must not be empty")
 		}
 	}
-	if sc.format == formatText {
+	if sc.format == formatText || sc.format == formatXML || sc.format == formatExcel {
 		lit, re, err := textDelimiter(sc.delim)
 		if err != nil {
 			return nil, cfg.Errorf("field_delimiter", "%q is not a regular expression (SeaTunnel splits text records with String.split): %v", sc.delim, err)
@@ -137,12 +154,32 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 		}
 	}
 
+	if sc.format == formatExcel {
+		for _, f := range sc.files {
+			if strings.HasSuffix(strings.ToLower(f.path), ".xls") {
+				return nil, cfg.Errorf("path", "%s %s", f.path, errNoXLS)
+			}
+		}
+	}
+
 	table := defaultTable
 	switch {
 	case sc.format == formatBinary:
 		// SeaTunnel's BinaryReadStrategy: a fixed layout, whatever schema
 		// says.
 		sc.data = binaryFields
+	case sc.format == formatParquet && cfg.Has("schema") && cfg.Raw("schema").Get("fields") == nil && cfg.Raw("schema").Get("columns") == nil:
+		// schema { table = "..." } only names the table of a parquet
+		// file's own schema (SeaTunnel's multi-table parquet e2e).
+		if len(sc.files) == 0 {
+			return nil, cfg.Errorf("path", "no parquet file under %s to read the schema from", sc.root)
+		}
+		if sc.data, err = parquetSchemaOf(sc.files[0].path); err != nil {
+			return nil, cfg.Errorf("path", "%v", err)
+		}
+		if t := cfg.Raw("schema").Get("table"); t != nil {
+			table = t.String()
+		}
 	case cfg.Has("schema"):
 		s, err := config.ParseSchema(cfg.Raw("schema"), defaultTable, cfg.Where)
 		if err != nil {
@@ -161,8 +198,8 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 		if sc.data, err = parquetSchemaOf(sc.files[0].path); err != nil {
 			return nil, cfg.Errorf("path", "%v", err)
 		}
-	case sc.format == formatJSON:
-		return nil, cfg.Errorf("schema", "is required for json files")
+	case sc.format == formatJSON || sc.format == formatXML || sc.format == formatExcel:
+		return nil, cfg.Errorf("schema", "is required for %s files", sc.format)
 	default:
 		if cfg.Has("read_columns") {
 			return nil, cfg.Errorf("read_columns", "needs a schema: text and csv files without one are read as a single content field")

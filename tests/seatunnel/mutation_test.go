@@ -111,13 +111,16 @@ func TestMutantsFail(t *testing.T) {
 			}
 			ran++
 			name := strings.TrimSuffix(filepath.Base(file), ".conf") + "/" + m.name
-			args := s.args
+			args, spec, dir := s.args, s, filepath.Dir(file)
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				work := t.TempDir()
 				path := filepath.Join(work, "mutant.conf")
 				if err := os.WriteFile(path, []byte(mutant), 0o644); err != nil {
 					t.Fatal(err)
+				}
+				if len(spec.container) > 0 {
+					path = prepareContainer(t, spec, path, dir, work, testdata)
 				}
 				cmdArgs := []string{"run", path}
 				for _, a := range args {
