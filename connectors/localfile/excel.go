@@ -196,8 +196,8 @@ func excelDate(serial float64, date1904 bool) (int64, int32, error) {
 	if serial < 0 || math.IsNaN(serial) || serial > 2958465.99999999 {
 		return 0, 0, fmt.Errorf("%v is not a valid Excel date", serial)
 	}
-	days := math.Floor(serial)
-	ms := int64(math.Round((serial - days) * 86400000))
+	total := int64(math.Round(serial * 86400000))
+	days, ms := total/86400000, total%86400000
 	var epoch int64 // days since 1970-01-01 of day 0
 	if date1904 {
 		epoch = row.DaysFromCivil(1904, 1, 1)
@@ -207,7 +207,7 @@ func excelDate(serial float64, date1904 bool) (int64, int32, error) {
 			days-- // after Excel's 1900-02-29
 		}
 	}
-	sec := (epoch+int64(days))*86400 + ms/1000
+	sec := (epoch+days)*86400 + ms/1000
 	return sec, int32(ms%1000) * 1e6, nil
 }
 

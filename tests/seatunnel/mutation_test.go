@@ -45,6 +45,10 @@ var mutations = []mutation{
 		}
 		return m[1] + v + "7"
 	}},
+	// a table the job does not make (Assert's table-names)
+	{"table-names", regexp.MustCompile(`(table-names\s*=\s*\[\s*")([^"]+)"`), func(m []string) string {
+		return m[1] + m[2] + `~changed"`
+	}},
 	// a field that holds values asserted to be null
 	{"null", regexp.MustCompile(`(rule_type\s*=\s*)"?NOT_NULL"?`), func(m []string) string {
 		return m[1] + "NULL"
