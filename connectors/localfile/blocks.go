@@ -19,7 +19,7 @@ func (sc *sourceConfig) splitsOf(f fileInfo) ([]*split, error) {
 	case formatParquet, formatBinary, formatXML, formatExcel:
 		return []*split{{path: f.path, end: -1}}, nil
 	}
-	if sc.gzip || sc.archive != "" || f.size <= blockSize {
+	if sc.gzip || sc.lzo || sc.archive != "" || f.size <= blockSize {
 		return []*split{{path: f.path, end: -1}}, nil
 	}
 	bounds, err := sc.blockBounds(f)
@@ -42,7 +42,7 @@ func (sc *sourceConfig) headerEnd(path string) (int64, error) {
 	if sc.skipHeader == 0 || sc.format == formatJSON {
 		return 0, nil
 	}
-	rr, err := openRecords(path, false, 0, 0, sc.sep(), sc.quoteByte())
+	rr, err := openRecords(path, "", 0, 0, sc.sep(), sc.quoteByte())
 	if err != nil {
 		return 0, err
 	}

@@ -120,6 +120,19 @@ func TestXMLErrors(t *testing.T) {
 		file_format_type = xml`, s); err == nil || !strings.Contains(err.Error(), "xml_use_attr_format") {
 		t.Fatalf("sink without xml_use_attr_format: %v", err)
 	}
+	// A control character would make a file no parser reads.
+	str := row.MustSchema("t", row.Field{Name: "s", Type: row.String, Nullable: true})
+	k := newTestSink(t, `path = `+q(t.TempDir())+`
+		file_format_type = xml
+		xml_use_attr_format = false`, str)
+	w, err := k.CreateWriter(context.Background(), task(0, 0), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Write(batchOf(t, str, []any{"a\x00b"})); err == nil || !strings.Contains(err.Error(), "field s: the character U+0000 cannot be written to an xml file") {
+		t.Fatalf("control character: %v", err)
+	}
 	bad := row.MustSchema("t", row.Field{Name: "1a", Type: row.Int, Nullable: true})
 	if _, err := createSinkErr(t, `path = `+q(dir)+`
 		file_format_type = xml
@@ -226,8 +239,7 @@ func TestRefusedFormats(t *testing.T) {
 	}{
 		{`file_format_type = orc`, "no maintained pure-Go ORC library", false},
 		{`file_format_type = orc`, "no maintained pure-Go ORC library", true},
-		{"file_format_type = text\ncompress_codec = lzo", "no pure-Go LZO codec", false},
-		{"file_format_type = text\ncompress_codec = lzo", "no pure-Go LZO codec", true},
+		{"file_format_type = parquet\ncompress_codec = lzo", "lzo is not supported for parquet", true},
 		{"file_format_type = excel\nschema { fields { a = int } }", "a.xls is an .xls file", false},
 	} {
 		var err error

@@ -2,7 +2,6 @@ package localfile
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
 	"io"
 	"math"
@@ -77,7 +76,7 @@ func openDocument(cfg *sourceConfig, s *split, part partitions) (*docSplit, erro
 	return d, nil
 }
 
-// readWhole reads a file, or a file inside an archive, uncompressing gzip.
+// readWhole reads a file, or a file inside an archive, uncompressed.
 func readWhole(cfg *sourceConfig, path string) ([]byte, error) {
 	var in io.Reader
 	var closer io.Closer
@@ -95,13 +94,13 @@ func readWhole(cfg *sourceConfig, path string) ([]byte, error) {
 		in, closer = f, f
 	}
 	defer closer.Close()
-	if cfg.gzip {
-		gz, err := gzip.NewReader(in)
+	if c := cfg.codec(); c != "" {
+		r, dc, err := decompress(c, in, path)
 		if err != nil {
-			return nil, fmt.Errorf("%s: not gzip: %w", path, err)
+			return nil, err
 		}
-		defer gz.Close()
-		in = gz
+		defer dc.Close()
+		in = r
 	}
 	var buf bytes.Buffer
 	if _, err := io.Copy(&buf, in); err != nil {

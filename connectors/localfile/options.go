@@ -37,9 +37,6 @@ var sourceFormats = formats
 // errNoORC is why orc is refused.
 const errNoORC = "orc is not supported: there is no maintained pure-Go ORC library with a permissive licence (github.com/scritchley/orc, the only complete one, is unmaintained and not served by the Go module proxy); convert the files to parquet"
 
-// errNoLZO is why the lzo codec is refused.
-const errNoLZO = "lzo is not supported: there is no pure-Go LZO codec with a permissive licence (the Go ports of LZO are GPL or wrap the C library); use gzip, or none"
-
 // refuseFormat is the config error for a format stactor does not read or
 // write, "" if it does.
 func refuseFormat(format string) string {
@@ -92,7 +89,7 @@ var sourceOptions = []config.Option{
 	{Key: "skip_header_row_number", Type: config.TypeInt, Default: int64(0), Doc: "lines (excel: rows) to skip at the start of each text, csv or excel file"},
 	{Key: "file_filter_pattern", Type: config.TypeString, Doc: "a regular expression a file's name (or full path) must match"},
 	{Key: "filename_extension", Type: config.TypeString, Doc: "read only files with this extension"},
-	{Key: "compress_codec", Type: config.TypeEnum, Enum: []string{"none", "gzip", "gz", "lzo"}, Default: "none", Doc: "compression of text, csv, json and xml files (lzo is refused)"},
+	{Key: "compress_codec", Type: config.TypeEnum, Enum: []string{"none", "gzip", "gz", "lzo"}, Default: "none", Doc: "compression of text, csv, json and xml files: gzip, or lzo (lzop files)"},
 	{Key: "archive_compress_codec", Type: config.TypeEnum, Enum: []string{"none", "gz", "zip", "tar", "tar_gz"}, Default: "none", Doc: "archive format of the files: none, gz, zip, tar or tar_gz (every file inside is read)"},
 	optEncoding,
 	optDateFormat,
@@ -126,7 +123,7 @@ var sinkOptions = []config.Option{
 	{Key: "batch_size", Type: config.TypeInt, Default: int64(1000000), Doc: "rows per file before a new file is started"},
 	{Key: "single_file_mode", Type: config.TypeBool, Default: false, Doc: "one file per checkpoint and writer, never rolled"},
 	{Key: "create_empty_file_when_no_data", Type: config.TypeBool, Default: false, Doc: "write an empty file for a checkpoint without rows"},
-	{Key: "compress_codec", Type: config.TypeEnum, Enum: []string{"none", "gzip", "snappy", "zstd", "lz4", "brotli", "lzo", "zlib"}, Default: "none", Doc: "compression: gzip for text, csv, json and xml, snappy, gzip, zstd, lz4 or brotli for parquet (lzo and zlib are refused)"},
+	{Key: "compress_codec", Type: config.TypeEnum, Enum: []string{"none", "gzip", "snappy", "zstd", "lz4", "brotli", "lzo", "zlib"}, Default: "none", Doc: "compression: gzip or lzo (lzop) for text, csv, json and xml, snappy, gzip, zstd, lz4 or brotli for parquet"},
 	optEncoding,
 	optDateFormat,
 	optDatetimeFormat,

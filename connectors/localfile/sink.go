@@ -58,6 +58,7 @@ type sinkConfig struct {
 
 	// text formats
 	gzip     bool
+	lzo      bool
 	latin1   bool
 	charset  encoding.Encoding // another charset than UTF-8 and Latin-1; nil if none
 	header   bool
@@ -192,9 +193,6 @@ func newSinkConfig(cfg *config.PluginConfig, inputs []*row.Schema) (*sinkConfig,
 	}
 
 	codec := cfg.String("compress_codec")
-	if codec == "lzo" {
-		return nil, cfg.Errorf("compress_codec", "%s", errNoLZO)
-	}
 	sc.nestedDelim = "\u0001"
 	if d := cfg.String("field_delimiter"); cfg.Has("field_delimiter") && d != "" {
 		sc.nestedDelim = d
@@ -261,12 +259,18 @@ func newSinkConfig(cfg *config.PluginConfig, inputs []*row.Schema) (*sinkConfig,
 		case "none":
 		case "gzip":
 			sc.gzip = true
+		case "lzo":
+			sc.lzo = true
 		default:
-			return nil, cfg.Errorf("compress_codec", "%s is not supported for %s files (none or gzip)", codec, sc.format)
+			return nil, cfg.Errorf("compress_codec", "%s is not supported for %s files (none, gzip or lzo)", codec, sc.format)
 		}
 		sc.ext = suffix(sc.format)
-		if sc.gzip {
+		switch {
+		case sc.gzip:
 			sc.ext += ".gz"
+		case sc.lzo:
+			// SeaTunnel's order: the codec's extension before the format's
+			sc.ext = ".lzo" + sc.ext
 		}
 		if sc.latin1, sc.charset, err = encodingOf(cfg); err != nil {
 			return nil, err

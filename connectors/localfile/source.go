@@ -46,6 +46,7 @@ type sourceConfig struct {
 	content  bool // text or csv without schema: the whole line is `content`
 
 	gzip       bool
+	lzo        bool   // lzop files (compress_codec lzo)
 	archive    string // zip, tar or tar_gz: the files are archives of the files read
 	latin1     bool
 	charset    encoding.Encoding // another charset than UTF-8 and Latin-1; nil if none
@@ -83,7 +84,10 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 	case "gzip", "gz":
 		sc.gzip = textual
 	case "lzo":
-		return nil, cfg.Errorf("compress_codec", "%s", errNoLZO)
+		if !textual {
+			return nil, cfg.Errorf("compress_codec", "lzo applies to text, csv, json and xml files, not %s", sc.format)
+		}
+		sc.lzo = true
 	}
 	switch c := cfg.String("archive_compress_codec"); c {
 	case "gz":
@@ -93,12 +97,6 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 			return nil, cfg.Errorf("archive_compress_codec", "%s archives of %s files are not supported (text, csv, json, xml and excel)", c, sc.format)
 		}
 		sc.archive = c
-	}
-	if sc.format == formatXML {
-		if !cfg.Has("xml_row_tag") || !cfg.Has("xml_use_attr_format") || cfg.String("xml_row_tag") == "" {
-			return nil, cfg.Errorf("xml_row_tag", "xml files need xml_row_tag and xml_use_attr_format (SeaTunnel's XmlReadStrategy requires both)")
-		}
-		sc.xmlRowTag, sc.xmlAttr = cfg.String("xml_row_tag"), cfg.Bool("xml_use_attr_format")
 	}
 	sc.sheet = cfg.String("sheet_name")
 	var err error
@@ -154,6 +152,12 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 		}
 	}
 
+	if sc.format == formatXML {
+		if !cfg.Has("xml_row_tag") || !cfg.Has("xml_use_attr_format") || cfg.String("xml_row_tag") == "" {
+			return nil, cfg.Errorf("xml_row_tag", "xml files need xml_row_tag and xml_use_attr_format (SeaTunnel's XmlReadStrategy requires both)")
+		}
+		sc.xmlRowTag, sc.xmlAttr = cfg.String("xml_row_tag"), cfg.Bool("xml_use_attr_format")
+	}
 	if sc.format == formatExcel {
 		for _, f := range sc.files {
 			if strings.HasSuffix(strings.ToLower(f.path), ".xls") {
@@ -181,7 +185,13 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 			table = t.String()
 		}
 	case cfg.Has("schema"):
-		s, err := config.ParseSchema(cfg.Raw("schema"), defaultTable, cfg.Where)
+		// CatalogTableUtil.buildWithConfig: without schema.table the table
+		// is named by plugin_output (result_table_name), if any.
+		named := defaultTable
+		if out := strings.TrimSpace(cfg.String("plugin_output")); out != "" {
+			named = out
+		}
+		s, err := config.ParseSchema(cfg.Raw("schema"), named, cfg.Where)
 		if err != nil {
 			return nil, err
 		}
@@ -294,6 +304,17 @@ func (sc *sourceConfig) dataFields() []row.Field {
 		out[j] = sc.data[i]
 	}
 	return out
+}
+
+// codec is the compression of the files' streams: "gzip", "lzo" or "".
+func (sc *sourceConfig) codec() string {
+	switch {
+	case sc.gzip:
+		return "gzip"
+	case sc.lzo:
+		return "lzo"
+	}
+	return ""
 }
 
 func (sc *sourceConfig) String() string {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/stactor/stactor/connectors"
+	"github.com/stactor/stactor/connectors/localfile/lzop"
 	"github.com/stactor/stactor/row"
 )
 
@@ -74,7 +75,7 @@ type outFile struct {
 	partDir string
 	name    string // final name with ${transactionId} still to fill
 	f       *os.File
-	gz      *gzip.Writer
+	gz      io.WriteCloser // the compressor (gzip, lzop), if any
 	bw      *bufio.Writer
 	pq      *parquetOut
 	xl      *excelOut
@@ -175,8 +176,12 @@ func (w *writer) fileFor(partDir string) (*outFile, error) {
 			return nil, err
 		}
 	default:
-		if w.cfg.gzip {
+		switch {
+		case w.cfg.gzip:
 			f.gz = gzip.NewWriter(f.f)
+			out = f.gz
+		case w.cfg.lzo:
+			f.gz = lzop.NewWriter(f.f)
 			out = f.gz
 		}
 		f.bw = bufio.NewWriterSize(out, 256<<10)
@@ -329,7 +334,10 @@ func (w *writer) writeRows(f *outFile, b *row.Batch, from, to int, idx []int) er
 		}
 		line := w.line[:0]
 		if f.xml != nil {
-			line = f.xml.appendRow(line, cols, i)
+			var err error
+			if line, err = f.xml.appendRow(line, cols, i); err != nil {
+				return fmt.Errorf("%s: row %d: %w", f.path, i, err)
+			}
 		} else if w.cfg.format == formatJSON {
 			line = append(line, '{')
 			for k, c := range cols {

@@ -123,8 +123,16 @@ func (x *xmlOut) footer() []byte {
 	return []byte("</" + x.cfg.xmlRootTag + ">")
 }
 
-// appendRow renders row i of the sink's columns as one element.
-func (x *xmlOut) appendRow(b []byte, cols []*row.Column, i int) []byte {
+// appendRow renders row i of the sink's columns as one element. A value
+// with a character XML 1.0 cannot hold (U+0000 and the other C0 controls
+// but tab, newline and carriage return) is an error: dom4j writes it as it
+// is, making a file no xml parser reads.
+func (x *xmlOut) appendRow(b []byte, cols []*row.Column, i int) ([]byte, error) {
+	for k, c := range cols {
+		if r, bad := badXMLChar(x.text(c.Type, c.Value(i))); bad {
+			return b, fmt.Errorf("field %s: the character %U cannot be written to an xml file", x.cfg.fields[k].Name, r)
+		}
+	}
 	b = append(b, '\t', '<')
 	b = append(b, x.cfg.xmlRowTag...)
 	if x.cfg.xmlAttr {
@@ -135,7 +143,7 @@ func (x *xmlOut) appendRow(b []byte, cols []*row.Column, i int) []byte {
 			b = appendXMLEscaped(b, x.text(c.Type, c.Value(i)), true)
 			b = append(b, '"')
 		}
-		return append(b, "/>"...)
+		return append(b, "/>"...), nil
 	}
 	b = append(b, '>')
 	for k, c := range cols {
@@ -155,7 +163,19 @@ func (x *xmlOut) appendRow(b []byte, cols []*row.Column, i int) []byte {
 	}
 	b = append(b, "\n\t</"...)
 	b = append(b, x.cfg.xmlRowTag...)
-	return append(b, '>')
+	return append(b, '>'), nil
+}
+
+// badXMLChar finds a character outside XML 1.0's Char production.
+func badXMLChar(s string) (rune, bool) {
+	for _, r := range s {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r':
+		case r < 0x20, r >= 0xd800 && r < 0xe000, r == 0xfffe, r == 0xffff:
+			return r, true
+		}
+	}
+	return 0, false
 }
 
 // text is XmlWriter.convertToXmlString: toString of scalars, JSON of maps

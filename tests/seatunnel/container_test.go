@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stactor/stactor/connectors/localfile/lzop"
 )
 
 // SeaTunnel's LocalFile ITs run their job files in a container, with the
@@ -17,6 +19,14 @@ import (
 // container prefixes are moved into it, in the job text the binary gets
 // (the file in testdata stays as SeaTunnel has it), so runs never touch
 // the machine's own /seatunnel or /tmp and can run side by side.
+
+// input is a file the IT copies into its container: testdata files as
+// they are (input), zipped (input-zip) or lzop-compressed (input-lzo).
+type input struct {
+	kind  string
+	dest  string
+	files []string
+}
 
 // containerRoot is the folder of a run's container paths.
 func containerRoot(work string) string { return filepath.Join(work, "container") }
@@ -30,8 +40,8 @@ func inContainer(s spec, text, work string) string {
 }
 
 // prepareContainer copies the file's inputs into the run's container, runs
-// the files it comes after there, and returns the path of the job text
-// to run, with its container paths mapped.
+// the files it comes after there (found in dir), and returns the path of
+// the job text to run, with its container paths mapped.
 func prepareContainer(t *testing.T, s spec, file, dir, work, testdata string) string {
 	t.Helper()
 	setupInputs(t, s, work, testdata)
@@ -49,37 +59,42 @@ func prepareContainer(t *testing.T, s spec, file, dir, work, testdata string) st
 func setupInputs(t *testing.T, s spec, work, testdata string) {
 	t.Helper()
 	for _, in := range s.inputs {
-		dest := inContainer(s, in[0], work)
+		dest := inContainer(s, in.dest, work)
 		if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		var data []byte
-		if len(in) == 2 && !strings.HasSuffix(in[0], ".zip") {
-			b, err := os.ReadFile(filepath.Join(testdata, in[1]))
+		var contents [][]byte
+		for _, name := range in.files {
+			b, err := os.ReadFile(filepath.Join(testdata, name))
 			if err != nil {
 				t.Fatal(err)
 			}
-			data = b
-		} else {
-			var buf bytes.Buffer
+			contents = append(contents, b)
+		}
+		var buf bytes.Buffer
+		switch in.kind {
+		case "input":
+			buf.Write(contents[0])
+		case "input-lzo":
+			zw := lzop.NewWriter(&buf)
+			zw.Write(contents[0])
+			if err := zw.Close(); err != nil {
+				t.Fatal(err)
+			}
+		case "input-zip":
 			zw := zip.NewWriter(&buf)
-			for _, name := range in[1:] {
-				b, err := os.ReadFile(filepath.Join(testdata, name))
-				if err != nil {
-					t.Fatal(err)
-				}
+			for k, name := range in.files {
 				w, err := zw.Create(filepath.Base(name))
 				if err != nil {
 					t.Fatal(err)
 				}
-				w.Write(b)
+				w.Write(contents[k])
 			}
 			if err := zw.Close(); err != nil {
 				t.Fatal(err)
 			}
-			data = buf.Bytes()
 		}
-		if err := os.WriteFile(dest, data, 0o644); err != nil {
+		if err := os.WriteFile(dest, buf.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

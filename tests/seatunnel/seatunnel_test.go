@@ -41,6 +41,8 @@
 //	                       the container), as the IT's copyFileIntoContainers
 //	# input-zip: <path> <file>...  the same, as a zip of the files (the
 //	                       IT's convertToZipFile)
+//	# input-lzo: <file> <path>  the same, lzop-compressed (the IT's
+//	                       convertToLzoFile, aircompressor's LzopCodec)
 //	# after: <file.conf>   run that file first, in the same container (the
 //	                       IT runs both in one container, in that order)
 //
@@ -94,11 +96,11 @@ type spec struct {
 	expectFail       []string
 	writes           []string
 	container        []string
-	inputs           [][]string // dest, then the testdata files (several: a zip)
+	inputs           []input
 	after            []string
 }
 
-var directive = regexp.MustCompile(`^#\s*(source|known-issue|skip|needs|args|expect-stdout|expect-rows|expect-row-count|expect-fail|writes|container|input|input-zip|after):(.*)$`)
+var directive = regexp.MustCompile(`^#\s*(source|known-issue|skip|needs|args|expect-stdout|expect-rows|expect-row-count|expect-fail|writes|container|input|input-zip|input-lzo|after):(.*)$`)
 
 func readSpec(t *testing.T, file string) spec {
 	t.Helper()
@@ -137,18 +139,18 @@ func readSpec(t *testing.T, file string) spec {
 			s.writes = append(s.writes, val)
 		case "container":
 			s.container = append(s.container, val)
-		case "input":
+		case "input", "input-lzo":
 			f := strings.Fields(val)
 			if len(f) != 2 {
-				t.Fatalf("%s: input wants <file> <path>, got %q", file, val)
+				t.Fatalf("%s: %s wants <file> <path>, got %q", file, m[1], val)
 			}
-			s.inputs = append(s.inputs, []string{f[1], f[0]})
+			s.inputs = append(s.inputs, input{kind: m[1], dest: f[1], files: f[:1]})
 		case "input-zip":
 			f := strings.Fields(val)
 			if len(f) < 2 {
 				t.Fatalf("%s: input-zip wants <path> <file>..., got %q", file, val)
 			}
-			s.inputs = append(s.inputs, f)
+			s.inputs = append(s.inputs, input{kind: m[1], dest: f[0], files: f[1:]})
 		case "after":
 			s.after = append(s.after, val)
 		case "expect-fail":
