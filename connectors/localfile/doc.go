@@ -1,9 +1,9 @@
 // Package localfile is SeaTunnel's LocalFile connector: a source that reads
-// text, csv, json, parquet, xml, excel (xlsx) and binary files under a
-// path, and a sink that writes them with exactly-once delivery; gzip and
-// lzo (lzop files, package lzop) compress text, csv, json and xml. orc
-// and .xls are refused with the reason (no maintained pure-Go library
-// with a permissive licence; README.md). Option names, defaults and value
+// text, csv, json, parquet, xml, excel (xlsx, and xls on read) and binary
+// files under a path, and a sink that writes them with exactly-once
+// delivery; gzip and lzo (lzop files, package lzop) compress text, csv,
+// json and xml. orc is refused with the reason (no maintained pure-Go
+// library with a permissive licence; README.md). Option names, defaults and value
 // renderings follow SeaTunnel's connector-file and format modules (each
 // function names the Java class it follows).
 //

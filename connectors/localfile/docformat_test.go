@@ -227,11 +227,10 @@ func TestExcelDateSerials(t *testing.T) {
 	}
 }
 
-// TestRefusedFormats: orc, lzo and .xls files are refused at plan time
+// TestRefusedFormats: orc, and lzo for parquet, are refused at plan time
 // with the reason.
 func TestRefusedFormats(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "a.xls"), "not really")
 	s := row.MustSchema("t", row.Field{Name: "a", Type: row.Int, Nullable: true})
 	for _, c := range []struct {
 		body, want string
@@ -240,7 +239,6 @@ func TestRefusedFormats(t *testing.T) {
 		{`file_format_type = orc`, "no maintained pure-Go ORC library", false},
 		{`file_format_type = orc`, "no maintained pure-Go ORC library", true},
 		{"file_format_type = parquet\ncompress_codec = lzo", "lzo is not supported for parquet", true},
-		{"file_format_type = excel\nschema { fields { a = int } }", "a.xls is an .xls file", false},
 	} {
 		var err error
 		if c.sink {
@@ -326,5 +324,60 @@ func TestBinaryCopy(t *testing.T) {
 	other := row.MustSchema("t", row.Field{Name: "a", Type: row.Int, Nullable: true})
 	if _, err := createSinkErr(t, `path = `+q(out)+"\nfile_format_type = binary", other); err == nil || !strings.Contains(err.Error(), "binary writes only the rows of a binary source") {
 		t.Fatalf("binary of another schema: %v", err)
+	}
+}
+
+// TestXLSReadsAsXLSX reads SeaTunnel's e2e workbook in both formats
+// (the same sheet saved as .xls and .xlsx by Excel): every value of every
+// field, dates, numbers, booleans and strings, must agree.
+func TestXLSReadsAsXLSX(t *testing.T) {
+	schema := `skip_header_row_number = 1
+		field_delimiter = ";"
+		schema { fields {
+			c_map = "map<string, string>", c_array = "array<int>", c_string = string, c_boolean = boolean
+			c_tinyint = tinyint, c_smallint = smallint, c_int = int, c_bigint = bigint, c_float = float
+			c_double = double, c_bytes = bytes, c_date = date, c_decimal = "decimal(38, 18)", c_timestamp = timestamp
+			c_row = { c_map = "map<string, string>", c_array = "array<int>", c_string = string, c_boolean = boolean
+				c_tinyint = tinyint, c_smallint = smallint, c_int = int, c_bigint = bigint, c_float = float
+				c_double = double, c_bytes = bytes, c_date = date, c_decimal = "decimal(38, 18)", c_timestamp = timestamp }
+		} }`
+	read := func(name string) [][]any {
+		src := newTestSource(t, `path = "testdata/`+name+`"
+			file_format_type = excel
+			`+schema)
+		return readAll(t, src, 1)
+	}
+	xls, xlsx := read("e2e.xls"), read("e2e.xlsx")
+	if len(xlsx) != 5 {
+		t.Fatalf("%d rows in e2e.xlsx", len(xlsx))
+	}
+	names := []string{"c_map", "c_array", "c_string", "c_boolean", "c_tinyint", "c_smallint", "c_int", "c_bigint", "c_float",
+		"c_double", "c_bytes", "c_date", "c_decimal", "c_timestamp", "c_row"}
+	compareRows(t, names, xls, xlsx)
+	for _, r := range xlsx {
+		for j, v := range r {
+			if v == nil {
+				t.Errorf("field %s is null: %v", names[j], r)
+			}
+		}
+	}
+}
+
+// TestXLSErrors: a file that is not a workbook is an error naming it.
+func TestXLSErrors(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.xls"), "not an ole2 file")
+	src := newTestSource(t, `path = `+q(dir)+`
+		file_format_type = excel
+		schema { fields { a = int } }`)
+	if _, err := readAllErr(t, src, 1); err == nil || !strings.Contains(err.Error(), "a.xls: not a valid .xls (BIFF8) workbook") {
+		t.Fatalf("bad xls: %v", err)
+	}
+	src = newTestSource(t, `path = "testdata/e2e.xls"
+		file_format_type = excel
+		sheet_name = nope
+		schema { fields { a = int } }`)
+	if _, err := readAllErr(t, src, 1); err == nil || !strings.Contains(err.Error(), `no sheet "nope"`) {
+		t.Fatalf("missing sheet: %v", err)
 	}
 }

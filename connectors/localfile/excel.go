@@ -14,12 +14,8 @@ import (
 	"github.com/stactor/stactor/row"
 )
 
-// Excel files: xlsx read and written with excelize (BSD-3-Clause). The
-// legacy binary .xls format (BIFF8) is refused with errNoXLS: no maintained
-// pure-Go reader with a permissive licence exists.
-
-// errNoXLS is why an .xls file is refused.
-const errNoXLS = "is an .xls file (Excel 97-2003), which stactor does not read: there is no maintained pure-Go reader of that format with a permissive licence; save it as .xlsx"
+// Excel files: xlsx read and written with excelize (BSD-3-Clause); the
+// legacy .xls (BIFF8) read by xls.go.
 
 // parseExcel reads the records of an xlsx file as SeaTunnel's
 // ExcelReadStrategy does: the sheet sheet_name (the first by default), the
@@ -34,7 +30,11 @@ func parseExcel(cfg *sourceConfig, path string, data []byte) ([]docRecord, error
 	lower := strings.ToLower(name)
 	switch {
 	case strings.HasSuffix(lower, ".xls"):
-		return nil, fmt.Errorf("%s %s", path, errNoXLS)
+		rows, err := parseXLSSheet(data, cfg.sheet)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return sheetRecords(cfg, path, rows)
 	case !strings.HasSuffix(lower, ".xlsx"):
 		// SeaTunnel: "Only support read excel file".
 		return nil, fmt.Errorf("%s: not an excel file (SeaTunnel reads *.xlsx and *.xls)", path)
@@ -63,9 +63,6 @@ func parseExcel(cfg *sourceConfig, path string, data []byte) ([]docRecord, error
 	if err != nil {
 		return nil, fmt.Errorf("%s: sheet %q: %w", path, sheet, err)
 	}
-	if cfg.skipHeader > int64(len(raw)) {
-		return nil, fmt.Errorf("%s: skip_header_row_number %d is more than the sheet's %d rows", path, cfg.skipHeader, len(raw))
-	}
 	dateStyle := map[int]bool{}
 	isDate := func(axis string) bool {
 		id, err := f.GetCellStyle(sheet, axis)
@@ -85,28 +82,23 @@ func parseExcel(cfg *sourceConfig, path string, data []byte) ([]docRecord, error
 		}
 		return d
 	}
-	var recs []docRecord
-	for r := int(cfg.skipHeader); r < len(raw); r++ {
-		cells := raw[r]
+	rows := make([][]docCell, len(raw))
+	for r, cells := range raw {
 		if len(cells) == 0 {
 			continue // no such row (POI's getRow is null)
 		}
-		rec := make(docRecord, len(cfg.data))
-		for j := range cfg.data {
-			if j >= len(cells) {
-				break
-			}
+		rows[r] = make([]docCell, len(cells))
+		for j, v := range cells {
 			axis, _ := excelize.CoordinatesToCellName(j+1, r+1)
 			typ, err := f.GetCellType(sheet, axis)
 			if err != nil {
 				return nil, fmt.Errorf("%s: cell %s: %w", path, axis, err)
 			}
-			v := cells[j]
 			switch typ {
 			case excelize.CellTypeSharedString, excelize.CellTypeInlineString, excelize.CellTypeFormula:
-				rec[j] = docCell{kind: cellString, s: v}
+				rows[r][j] = docCell{kind: cellString, s: v}
 			case excelize.CellTypeBool:
-				rec[j] = docCell{kind: cellBool, b: v == "1" || strings.EqualFold(v, "true")}
+				rows[r][j] = docCell{kind: cellBool, b: v == "1" || strings.EqualFold(v, "true")}
 			case excelize.CellTypeError:
 				// POI's ERROR cells read as null.
 			case excelize.CellTypeDate:
@@ -117,14 +109,14 @@ func parseExcel(cfg *sourceConfig, path string, data []byte) ([]docRecord, error
 					}
 				}
 				sec, nano := row.TimestampOf(t)
-				rec[j] = docCell{kind: cellDate, sec: sec, nano: nano}
+				rows[r][j] = docCell{kind: cellDate, sec: sec, nano: nano}
 			default:
 				if v == "" {
 					continue // a blank cell: null
 				}
 				n, err := strconv.ParseFloat(v, 64)
 				if err != nil {
-					rec[j] = docCell{kind: cellString, s: v}
+					rows[r][j] = docCell{kind: cellString, s: v}
 					continue
 				}
 				if isDate(axis) {
@@ -132,12 +124,30 @@ func parseExcel(cfg *sourceConfig, path string, data []byte) ([]docRecord, error
 					if err != nil {
 						return nil, fmt.Errorf("%s: cell %s: %w", path, axis, err)
 					}
-					rec[j] = docCell{kind: cellDate, sec: sec, nano: nano}
+					rows[r][j] = docCell{kind: cellDate, sec: sec, nano: nano}
 				} else {
-					rec[j] = docCell{kind: cellNumber, f: n}
+					rows[r][j] = docCell{kind: cellNumber, f: n}
 				}
 			}
 		}
+	}
+	return sheetRecords(cfg, path, rows)
+}
+
+// sheetRecords are the records of a sheet's rows (nil: no such row) as
+// ExcelReadStrategy takes them: the rows after skip_header_row_number,
+// cell j of a row being field j of the schema.
+func sheetRecords(cfg *sourceConfig, path string, rows [][]docCell) ([]docRecord, error) {
+	if cfg.skipHeader > int64(len(rows)) {
+		return nil, fmt.Errorf("%s: skip_header_row_number %d is more than the sheet's %d rows", path, cfg.skipHeader, len(rows))
+	}
+	var recs []docRecord
+	for r := int(cfg.skipHeader); r < len(rows); r++ {
+		if rows[r] == nil {
+			continue
+		}
+		rec := make(docRecord, len(cfg.data))
+		copy(rec, rows[r])
 		recs = append(recs, rec)
 	}
 	return recs, nil

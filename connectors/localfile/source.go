@@ -158,13 +158,6 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 		}
 		sc.xmlRowTag, sc.xmlAttr = cfg.String("xml_row_tag"), cfg.Bool("xml_use_attr_format")
 	}
-	if sc.format == formatExcel {
-		for _, f := range sc.files {
-			if strings.HasSuffix(strings.ToLower(f.path), ".xls") {
-				return nil, cfg.Errorf("path", "%s %s", f.path, errNoXLS)
-			}
-		}
-	}
 
 	table := defaultTable
 	switch {
