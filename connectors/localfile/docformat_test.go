@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"io"
+	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/richardlehane/mscfb"
 	"github.com/shopspring/decimal"
 	"github.com/stactor/stactor/connectors"
 	"github.com/stactor/stactor/row"
@@ -379,5 +382,66 @@ func TestXLSErrors(t *testing.T) {
 		schema { fields { a = int } }`)
 	if _, err := readAllErr(t, src, 1); err == nil || !strings.Contains(err.Error(), `no sheet "nope"`) {
 		t.Fatalf("missing sheet: %v", err)
+	}
+}
+
+// TestXLSCorrupt: damaged workbooks are errors or other values, never a
+// panic.
+func TestXLSCorrupt(t *testing.T) {
+	orig, err := os.ReadFile("testdata/e2e.xls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := newTestSource(t, `path = "testdata/e2e.xls"
+		file_format_type = excel
+		schema { fields { a = string, b = string, c = string } }`).cfg
+	r := mrand.New(mrand.NewPCG(5, 6))
+	for i := range 3000 {
+		bad := append([]byte(nil), orig...)
+		for k := 0; k < 1+i%4; k++ {
+			bad[r.IntN(len(bad))] = byte(r.IntN(256))
+		}
+		if i%10 == 0 {
+			bad = bad[:r.IntN(len(bad))]
+		}
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Fatalf("mutant %d panics: %v", i, p)
+				}
+			}()
+			parseExcel(cfg, "bad.xls", bad)
+		}()
+	}
+	// The same inside the Workbook stream, past the compound file.
+	cf, err := mscfb.New(bytes.NewReader(orig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stream []byte
+	for e, err := cf.Next(); err == nil; e, err = cf.Next() {
+		if e.Name == "Workbook" {
+			stream, _ = io.ReadAll(e)
+		}
+	}
+	if _, err := parseXLSStream(stream, ""); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5000 {
+		bad := append([]byte(nil), stream...)
+		for k := 0; k < 1+i%4; k++ {
+			bad[r.IntN(len(bad))] = byte(r.IntN(256))
+		}
+		if i%10 == 0 {
+			bad = bad[:r.IntN(len(bad))]
+		}
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Fatalf("stream mutant %d panics: %v", i, p)
+				}
+			}()
+			parseXLSStream(bad, "")
+		}()
 	}
 }

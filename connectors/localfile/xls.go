@@ -243,8 +243,11 @@ func parseXLSBook(stream []byte) (*xlsBook, error) {
 				return nil, fmt.Errorf("%w: bad BOUNDSHEET record", errBadXLS)
 			}
 			r.i = 6
-			cch, _ := r.bytes(1)
-			name, ok := r.str(int(cch[0]), false)
+			cch, ok := r.bytes(1)
+			var name string
+			if ok {
+				name, ok = r.str(int(cch[0]), false)
+			}
 			if !ok {
 				return nil, fmt.Errorf("%w: bad sheet name", errBadXLS)
 			}
@@ -316,6 +319,11 @@ func parseXLSSheet(data []byte, sheet string) ([][]docCell, error) {
 	if stream == nil {
 		return nil, fmt.Errorf("%w: no Workbook stream", errBadXLS)
 	}
+	return parseXLSStream(stream, sheet)
+}
+
+// parseXLSStream reads a sheet's cells from a Workbook stream.
+func parseXLSStream(stream []byte, sheet string) ([][]docCell, error) {
 	book, err := parseXLSBook(stream)
 	if err != nil {
 		return nil, err
