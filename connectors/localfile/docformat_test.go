@@ -323,6 +323,17 @@ func TestBinaryCopy(t *testing.T) {
 		t.Fatalf("replayed chunk: %v", err)
 	}
 
+	// Without transactions the chunks go straight into place.
+	direct := t.TempDir()
+	k = newTestSink(t, `path = `+q(direct)+"\nfile_format_type = binary\nis_enable_transaction = false", src.cfg.schema)
+	writeAndCommit(t, k, task(0, 0), 1, batchOf(t, src.cfg.schema, rows...))
+	for name, b := range want {
+		got, err := os.ReadFile(filepath.Join(direct, name))
+		if err != nil || !bytes.Equal(got, b) {
+			t.Errorf("direct %s: %d bytes (%v), want %d the same", name, len(got), err, len(b))
+		}
+	}
+
 	// Only the binary source's rows can be written.
 	other := row.MustSchema("t", row.Field{Name: "a", Type: row.Int, Nullable: true})
 	if _, err := createSinkErr(t, `path = `+q(out)+"\nfile_format_type = binary", other); err == nil || !strings.Contains(err.Error(), "binary writes only the rows of a binary source") {

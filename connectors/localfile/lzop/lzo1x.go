@@ -62,7 +62,11 @@ func Decompress(src []byte, want int) ([]byte, error) {
 		if dist <= 0 || start < 0 || len(out)+n > want {
 			return false
 		}
-		for i := 0; i < n; i++ { // overlapping copies repeat bytes
+		if dist >= n {
+			out = append(out, out[start:start+n]...)
+			return true
+		}
+		for i := 0; i < n; i++ { // an overlapping copy repeats bytes
 			out = append(out, out[start+i])
 		}
 		return true

@@ -188,3 +188,26 @@ func FuzzDecompress(f *testing.F) {
 		Decompress(src, n)
 	})
 }
+
+// BenchmarkCompress and BenchmarkDecompress measure the codec on csv-like
+// text, one lzop block at a time (go test -bench . ./connectors/localfile/lzop).
+func BenchmarkCompress(b *testing.B) {
+	in := samples()["text"][:BlockSize]
+	b.SetBytes(int64(len(in)))
+	var out []byte
+	for b.Loop() {
+		out = Compress(out[:0], in)
+	}
+	b.ReportMetric(float64(len(out))/float64(len(in)), "ratio")
+}
+
+func BenchmarkDecompress(b *testing.B) {
+	in := samples()["text"][:BlockSize]
+	c := Compress(nil, in)
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		if _, err := Decompress(c, len(in)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
