@@ -169,10 +169,15 @@ func confirmed(t *testing.T, pg *dbtest.Postgres, slot string) string {
 // what Commit says, and fails with the table's name when it changes.
 func TestStream(t *testing.T) {
 	pg := servers.Postgres(t)
-	exec(t, pg, "DROP TABLE IF EXISTS st", "CREATE TABLE st (id int PRIMARY KEY, v text, n numeric(10,2), ts timestamptz, b bytea)",
+	exec(t, pg, "DROP TABLE IF EXISTS st, st2, st_other", "CREATE TABLE st (id int PRIMARY KEY, v text, n numeric(10,2), ts timestamptz, b bytea)",
 		"ALTER TABLE st REPLICA IDENTITY FULL",
+		"CREATE TABLE st2 (k text PRIMARY KEY, d date)", "ALTER TABLE st2 REPLICA IDENTITY FULL",
+		"CREATE TABLE st_other (id int PRIMARY KEY)",
 		"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = 'st_slot'")
-	d, _ := newTestDialect(t, body(pg, "st_slot", "postgres.public.st", "heartbeat.interval.ms = 200"))
+	d, tables := newTestDialect(t, body(pg, "st_slot", "postgres.public.st2,postgres.public.st", "heartbeat.interval.ms = 200"))
+	if len(tables) != 2 || tables[0].ID != "postgres.public.st2" || tables[1].ID != "postgres.public.st" {
+		t.Fatalf("tables %v", tables)
+	}
 	ctx := testCtx(t)
 	if err := d.Prepare(ctx, true); err != nil {
 		t.Fatal(err)
@@ -187,15 +192,29 @@ func TestStream(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- d.Stream(sctx, start, c.add) }()
 	exec(t, pg, "INSERT INTO st VALUES (1, 'a', 1.50, '2024-01-02 03:04:05.123456+00', '\\x0102')",
-		"UPDATE st SET v = 'b' WHERE id = 1", "DELETE FROM st WHERE id = 1")
+		"INSERT INTO st_other VALUES (1)",
+		"BEGIN; INSERT INTO st2 VALUES ('x', '2024-02-29'); UPDATE st SET v = 'b' WHERE id = 1; COMMIT",
+		"DELETE FROM st WHERE id = 1")
 	want := []string{
 		"+I [1 a 1.5 2024-01-02 03:04:05.123456 +0000 UTC [1 2]]",
+		"+I [x 2024-02-29 00:00:00 +0000 UTC]",
 		"-U [1 a 1.5 2024-01-02 03:04:05.123456 +0000 UTC [1 2]]",
 		"+U [1 b 1.5 2024-01-02 03:04:05.123456 +0000 UTC [1 2]]",
 		"-D [1 b 1.5 2024-01-02 03:04:05.123456 +0000 UTC [1 2]]",
 	}
 	waitFor(t, "the changes", func() bool { return len(c.rows()) >= len(want) })
 	got := c.rows()
+	var order []int
+	c.mu.Lock()
+	for _, ev := range c.events {
+		if ev.Rows != nil && ev.Rows.Len() > 0 {
+			order = append(order, ev.Table)
+		}
+	}
+	c.mu.Unlock()
+	if fmt.Sprint(order) != "[1 0 1 1]" {
+		t.Fatalf("events of tables %v, want [1 0 1 1] (st, st2, st in one transaction, st)", order)
+	}
 	if len(got) != len(want) {
 		t.Fatalf("rows %q, want %q", got, want)
 	}
@@ -282,4 +301,48 @@ func TestChunks(t *testing.T) {
 	if total != 28 || chunks != 3 {
 		t.Fatalf("%d rows in %d chunks, want 28 in 3", total, chunks)
 	}
+}
+
+// TestUnchangedToast: an UPDATE that leaves a TOASTed value alone sends
+// it as unchanged; the after-image takes it from the old row.
+func TestUnchangedToast(t *testing.T) {
+	pg := servers.Postgres(t)
+	exec(t, pg, "DROP TABLE IF EXISTS toasty", "CREATE TABLE toasty (id int PRIMARY KEY, big text, n int)",
+		"ALTER TABLE toasty REPLICA IDENTITY FULL", "ALTER TABLE toasty ALTER COLUMN big SET STORAGE EXTERNAL",
+		"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = 'toast_slot'")
+	d, _ := newTestDialect(t, body(pg, "toast_slot", "postgres.public.toasty"))
+	ctx := testCtx(t)
+	if err := d.Prepare(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	start, err := d.StartOffset(ctx, cdc.StartupLatest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var c collect
+	go func() { _ = d.Stream(sctx, start, c.add) }()
+	exec(t, pg, "INSERT INTO toasty SELECT 1, string_agg(md5(g::text), ''), 0 FROM generate_series(1, 500) g",
+		"UPDATE toasty SET n = 1 WHERE id = 1")
+	waitFor(t, "the update", func() bool { return len(c.rows()) >= 3 })
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var bigs []string
+	for _, ev := range c.events {
+		for i := 0; ev.Rows != nil && i < ev.Rows.Len(); i++ {
+			bigs = append(bigs, ev.Rows.Cols[1].Strs[i])
+		}
+	}
+	if len(bigs) != 3 || len(bigs[0]) != 16000 || bigs[1] != bigs[0] || bigs[2] != bigs[0] {
+		t.Fatalf("big values of %d rows: lengths %v, want three equal of 16000", len(bigs), lens(bigs))
+	}
+}
+
+func lens(xs []string) []int {
+	out := make([]int, len(xs))
+	for i, x := range xs {
+		out[i] = len(x)
+	}
+	return out
 }
