@@ -74,7 +74,7 @@ func TestFileChangedUnderReaderIsAnError(t *testing.T) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "data.csv")
 		writeFile(t, path, "1,a\n2,b\n")
-		_, err := openRecordsIn(path, "", false, 100, 0, "\n", '"')
+		_, err := openRecordsIn(path, "", "", 100, 0, "\n", '"')
 		if err == nil || !strings.Contains(err.Error(), "shorter than the 100 already read") {
 			t.Fatalf("error %v", err)
 		}
