@@ -1,7 +1,6 @@
 package localfile
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -38,20 +37,7 @@ func TestFileChangedUnderReaderIsAnError(t *testing.T) {
 			}
 			writeFile(t, path, b.String())
 			src := newTestSource(t, "path = "+q(dir)+"\nfile_format_type = csv\nschema { fields { id = bigint, s = string } }")
-			splits := splitsFor(t, src, 1)[0]
-			rc := &readerCtx{}
-			rd, err := src.CreateReader(rc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := rd.(*reader)
-			r.sleep = func(time.Duration) {}
-			if err := r.Open(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			r.AddSplits(splits)
-			r.HandleNoMoreSplits()
+			r, rc := openReader(t, src, splitsFor(t, src, 1)[0])
 			out := &collector{size: 100}
 			if err := r.PollNext(out); err != nil { // opened, a first batch read
 				t.Fatal(err)
@@ -60,6 +46,7 @@ func TestFileChangedUnderReaderIsAnError(t *testing.T) {
 			if err := c.change(path); err != nil {
 				t.Fatal(err)
 			}
+			var err error
 			for i := 0; i < 1_000_000 && rc.ended == 0; i++ {
 				if err = r.PollNext(out); err != nil {
 					break

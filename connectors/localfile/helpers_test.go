@@ -154,19 +154,7 @@ func splitsFor(t testing.TB, s connectors.Source, p int) map[int][]connectors.Sp
 // readSplits reads splits with one reader until it ends.
 func readSplits(t testing.TB, s *source, splits []connectors.Split, batch int) ([][]any, error) {
 	t.Helper()
-	rc := &readerCtx{}
-	rd, err := s.CreateReader(rc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := rd.(*reader)
-	r.sleep = func(time.Duration) {}
-	if err := r.Open(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	r.AddSplits(splits)
-	r.HandleNoMoreSplits()
+	r, rc := openReader(t, s, splits)
 	out := &collector{size: batch}
 	for i := 0; i < 1_000_000 && rc.ended == 0; i++ {
 		if err := r.PollNext(out); err != nil {
@@ -177,6 +165,26 @@ func readSplits(t testing.TB, s *source, splits []connectors.Split, batch int) (
 		t.Fatalf("reader did not end exactly once (%d)", rc.ended)
 	}
 	return out.rows(), nil
+}
+
+// openReader opens a reader of s with splits and no more to come; it is
+// closed when the test ends.
+func openReader(t testing.TB, s *source, splits []connectors.Split) (*reader, *readerCtx) {
+	t.Helper()
+	rc := &readerCtx{}
+	rd, err := s.CreateReader(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rd.(*reader)
+	r.sleep = func(time.Duration) {}
+	if err := r.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	r.AddSplits(splits)
+	r.HandleNoMoreSplits()
+	return r, rc
 }
 
 // readAll reads a source with p readers and returns all rows, in reader
