@@ -3,6 +3,8 @@
 // $STACTOR_HOME/checkpoints.
 //
 //	<root>/<job>/job.pb                                    the JobSpec
+//	<root>/<job>/pipeline-<p>.completed                    highest completed checkpoint id (LastCompleted)
+//	<root>/<job>/run.lock                                  flock'ed by the process running the job (LockJob)
 //	<root>/<job>/pipeline-<p>/attempt                      last attempt handed out
 //	<root>/<job>/pipeline-<p>/term                         highest leader term that started one
 //	<root>/<job>/pipeline-<p>/ids                          checkpoint ids reserved up to

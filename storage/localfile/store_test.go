@@ -85,6 +85,7 @@ func TestLayout(t *testing.T) {
 		"nightly/pipeline-1/lock",
 		"nightly/pipeline-1/state/1/0-task-2-0.pb",
 		"nightly/pipeline-1/term",
+		"nightly/pipeline-1.completed",
 	}
 	if !slices.Equal(files, want) {
 		t.Fatalf("files:\n%s\nwant:\n%s", strings.Join(files, "\n"), strings.Join(want, "\n"))
