@@ -17,6 +17,7 @@ import (
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/state"
+	"github.com/stactor/stactor/storage/localfile"
 )
 
 type runFlags struct {
@@ -107,7 +108,8 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 		}
 		jobID = f.restore
 	}
-	if jobID == "" {
+	generated := jobID == ""
+	if generated {
 		jobID = strconv.FormatInt(time.Now().UnixNano()/1000, 10)
 	}
 	// This process is the job's client (DESIGN §2): it reads the file and
@@ -154,19 +156,31 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 	if err != nil {
 		return err
 	}
-	_, loadErr := store.LoadJob(jobID)
-	if f.restore != "" && loadErr != nil {
-		return &exitError{2, fmt.Errorf("--restore %s: no such job in %s: %w", f.restore, s.v.GetString("home"), loadErr)}
-	}
-	if f.restore == "" && loadErr == nil {
-		// Running it afresh would write again what it committed.
-		return &exitError{2, fmt.Errorf("--job-id %s: the job exists in %s; continue it with stactor run --restore %s, or give another id", jobID, s.v.GetString("home"), jobID)}
-	}
-	// One process runs a job at a time: a second run, a restore of a job
-	// that still runs, or two restores at once are refused here.
-	unlock, err := s.lockJob(jobID)
-	if err != nil {
-		return &exitError{2, err}
+	var unlock func()
+	for tries := 0; ; tries++ {
+		_, loadErr := store.LoadJob(jobID)
+		if generated && tries < 1000 && loadErr == nil {
+			jobID = nextID(jobID) // runs started in the same microsecond
+			continue
+		}
+		if f.restore != "" && loadErr != nil {
+			return &exitError{2, fmt.Errorf("--restore %s: no such job in %s: %w", f.restore, s.v.GetString("home"), loadErr)}
+		}
+		if f.restore == "" && loadErr == nil {
+			// Running it afresh would write again what it committed.
+			return &exitError{2, fmt.Errorf("--job-id %s: the job exists in %s; continue it with stactor run --restore %s, or give another id", jobID, s.v.GetString("home"), jobID)}
+		}
+		// One process runs a job at a time: a second run, a restore of a
+		// job that still runs, or two restores at once are refused here.
+		unlock, err = s.lockJob(jobID)
+		if generated && tries < 1000 && errors.Is(err, localfile.ErrJobRunning) {
+			jobID = nextID(jobID)
+			continue
+		}
+		if err != nil {
+			return &exitError{2, err}
+		}
+		break
 	}
 	defer unlock()
 	if f.restore == "" {
@@ -236,6 +250,12 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 	default:
 		return &exitError{1, fmt.Errorf("job %s %s: %s", jobID, strings.ToLower(final.State), final.Error)}
 	}
+}
+
+// nextID is the generated job id after id.
+func nextID(id string) string {
+	n, _ := strconv.ParseInt(id, 10, 64)
+	return strconv.FormatInt(n+1, 10)
 }
 
 // resolveTimeout is the job.resolve-timeout setting.
