@@ -1,6 +1,7 @@
 package tap
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -111,22 +112,34 @@ func Listen(ctx context.Context, nc *nats.Conn, o ListenOptions, fn func(Event) 
 				}
 				ev.Ack = &a
 			} else {
-				var msg Message
-				if json.Unmarshal(m.Data, &msg) != nil {
+				msg, err := DecodeMessage(m.Data)
+				if err != nil {
 					continue
 				}
 				// Another listener may tap other vertices of the job.
 				if !acked[msg.Vertex] && !(Vertex{ID: msg.Vertex, Name: msg.Name}).Matches(o.Vertex) {
 					continue
 				}
-				ev.Msg = &msg
-				ev.Missed = account(streams, &msg)
+				ev.Msg = msg
+				ev.Missed = account(streams, msg)
 			}
 			if !fn(ev) {
 				return nil
 			}
 		}
 	}
+}
+
+// DecodeMessage reads a Message; its numbers stay json.Number, so a
+// bigint keeps every digit.
+func DecodeMessage(data []byte) (*Message, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	m := &Message{}
+	if err := d.Decode(m); err != nil {
+		return nil, fmt.Errorf("tap message: %w", err)
+	}
+	return m, nil
 }
 
 // account updates m's stream and says how many rows its listener missed

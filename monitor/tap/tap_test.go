@@ -2,6 +2,7 @@ package tap
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"testing"
 	"time"
@@ -147,7 +148,7 @@ func TestFlagFollowsListener(t *testing.T) {
 	c.mu.Lock()
 	m := c.msgs[0]
 	c.mu.Unlock()
-	if m.Table != "fake" || m.Fields[0] != "id" || m.Types[1] != "STRING" && m.Types[1] != "string" || m.Rows[3].Kind != "INSERT" || m.Rows[3].Values[0] != float64(3) || m.Seq != 1 || m.Sent != 10 {
+	if m.Table != "fake" || m.Fields[0] != "id" || m.Types[1] != "STRING" && m.Types[1] != "string" || m.Rows[3].Kind != "INSERT" || m.Rows[3].Values[0] != json.Number("3") || m.Seq != 1 || m.Sent != 10 {
 		t.Fatalf("message = %+v", m)
 	}
 	c.stop(t)
