@@ -21,6 +21,14 @@
 // when it is restored) the sinks apply their save modes
 // (connectors.SaveModeHandler) in that goroutine too. Only then does it
 // answer the submitter: an error there refuses the job.
+//
+// Metrics (metrics.go): the JobMaster keeps each subtask's last two
+// TaskMetrics reports and builds messages.JobMetrics from them (per job,
+// pipeline, vertex and subtask: counts, rates, busy / idle /
+// back-pressured time per second, queues, the last checkpoint). That one
+// message answers GetJobMetrics (the HTTP API, /metrics) and, with
+// Options.Metrics, goes out every MetricsInterval on
+// <prefix>.metrics.<job> for stactor top (publish.go, monitor/metrics).
 package jobmaster
 
 import (

@@ -139,7 +139,7 @@ same member of the cluster.`,
 				CheckTTL:      s.v.GetDuration("consul-check-ttl"), SessionTTL: s.v.GetDuration("consul-session-ttl"),
 				LockDelay: s.v.GetDuration("consul-lock-delay"),
 				Engine: engine.Config{Task: opts, Checkpoint: cpc, Log: log, ResolveTimeout: resolveTimeout(s), RemoteTLS: s.remoteTLS(),
-					MetricsInterval: s.v.GetDuration("metrics.interval"),
+					MetricsInterval:   s.v.GetDuration("metrics.interval"),
 					NoProgressTimeout: s.v.GetDuration("watchdog.no-progress-timeout"), CancelTimeout: s.v.GetDuration("task.cancel-timeout")}}
 			if !s.v.GetBool("dynamic-slot") {
 				cfg.FixedSlots = s.v.GetInt("slot-num")
