@@ -81,7 +81,7 @@ func startLocalMonitor(s *settings, url, jobID string) (*localMonitor, error) {
 	dir := filepath.Join(s.v.GetString("home"), "run")
 	if err := os.MkdirAll(dir, 0o755); err == nil {
 		m.file = filepath.Join(dir, jobID+".nats")
-		if err := os.WriteFile(m.file, []byte(m.url+"\n"), 0o644); err != nil {
+		if err := os.WriteFile(m.file, []byte(m.url+"\n"+s.prefix()+"\n"), 0o644); err != nil {
 			m.file = ""
 		}
 	}
@@ -123,44 +123,54 @@ func monitorFlags(cmd *cobra.Command) {
 
 // monitorConn connects tap or top: to --nats, or to the server of a local
 // run of job (any local run's when job is empty and only one runs), or to
-// nats.url.
-func monitorConn(cmd *cobra.Command, s *settings, job string) (*nats.Conn, string, error) {
+// nats.url. It returns the connection, its URL and the subject prefix: a
+// local run's own unless --cluster is given.
+func monitorConn(cmd *cobra.Command, s *settings, job string) (*nats.Conn, string, string, error) {
 	url, _ := cmd.Flags().GetString("nats")
+	prefix := s.prefix()
 	if url == "" {
-		url = localRunURL(s, job)
+		var runPrefix string
+		url, runPrefix = localRun(s, job)
+		if runPrefix != "" && !cmd.Flags().Changed("cluster") {
+			prefix = runPrefix
+		}
 	}
 	if url == "" {
 		url = s.natsURL()
 	}
 	opts, err := s.natsAuth().Options()
 	if err != nil {
-		return nil, "", &exitError{2, err}
+		return nil, "", "", &exitError{2, err}
 	}
 	nc, err := nats.Connect(url, append(opts, nats.Name("stactor-"+cmd.Name()), nats.MaxReconnects(-1))...)
 	if err != nil {
-		return nil, "", fmt.Errorf("connecting to NATS at %s: %w (give the cluster's or the local run's server with --nats)", url, err)
+		return nil, "", "", fmt.Errorf("connecting to NATS at %s: %w (give the cluster's or the local run's server with --nats)", url, err)
 	}
-	return nc, url, nil
+	return nc, url, prefix, nil
 }
 
-// localRunURL is the NATS URL a local run of job wrote, or, for job "",
-// the only local run's; "" when there is none.
-func localRunURL(s *settings, job string) string {
+// localRun is the NATS URL and subject prefix a local run of job wrote,
+// or, for job "", the only local run's; empty when there is none.
+func localRun(s *settings, job string) (url, prefix string) {
 	dir := filepath.Join(s.v.GetString("home"), "run")
-	if job != "" {
-		b, err := os.ReadFile(filepath.Join(dir, job+".nats"))
-		if err != nil {
-			return ""
+	file := filepath.Join(dir, job+".nats")
+	if job == "" {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.nats"))
+		if len(files) != 1 {
+			return "", ""
 		}
-		return strings.TrimSpace(string(b))
+		file = files[0]
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.nats"))
-	if len(files) != 1 {
-		return ""
-	}
-	b, err := os.ReadFile(files[0])
+	b, err := os.ReadFile(file)
 	if err != nil {
-		return ""
+		return "", ""
 	}
-	return strings.TrimSpace(string(b))
+	lines := strings.Fields(string(b))
+	if len(lines) == 0 {
+		return "", ""
+	}
+	if len(lines) > 1 {
+		prefix = lines[1]
+	}
+	return lines[0], prefix
 }

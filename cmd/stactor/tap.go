@@ -55,7 +55,7 @@ For a cluster job, give the cluster's NATS server (--nats, or nats.url) and
 			if err != nil {
 				return &exitError{2, err}
 			}
-			nc, url, err := monitorConn(cmd, s, job)
+			nc, url, prefix, err := monitorConn(cmd, s, job)
 			if err != nil {
 				return err
 			}
@@ -67,7 +67,7 @@ For a cluster job, give the cluster's NATS server (--nats, or nats.url) and
 			if vertex != "" {
 				what = "vertex " + vertex
 			}
-			fmt.Fprintf(errw, "stactor tap: job %s, %s, on %s (%s); Ctrl-C stops\n", job, what, url, s.prefix())
+			fmt.Fprintf(errw, "stactor tap: job %s, %s, on %s (%s); Ctrl-C stops\n", job, what, url, prefix)
 			var printed, missed int64
 			acked := false
 			warn := time.AfterFunc(3*time.Second, func() {
@@ -75,7 +75,7 @@ For a cluster job, give the cluster's NATS server (--nats, or nats.url) and
 			})
 			defer warn.Stop()
 			limit := -1
-			err = tap.Listen(ctx, nc, tap.ListenOptions{Prefix: s.prefix(), Job: job, Vertex: vertex, Sample: sample}, func(ev tap.Event) bool {
+			err = tap.Listen(ctx, nc, tap.ListenOptions{Prefix: prefix, Job: job, Vertex: vertex, Sample: sample}, func(ev tap.Event) bool {
 				if ev.Ack != nil {
 					if !acked {
 						warn.Stop()

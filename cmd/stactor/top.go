@@ -38,14 +38,14 @@ prints a frame every second; --once prints one frame and exits.`,
 			_ = s.v.BindPFlag("cluster", cmd.Flags().Lookup("cluster"))
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			nc, url, err := monitorConn(cmd, s, job)
+			nc, url, prefix, err := monitorConn(cmd, s, job)
 			if err != nil {
 				return err
 			}
 			defer nc.Close()
 			md := &top.Model{}
 			got := make(chan struct{}, 1)
-			sub, err := metrics.Subscribe(nc, s.prefix(), job, func(m *messages.JobMetrics) {
+			sub, err := metrics.Subscribe(nc, prefix, job, func(m *messages.JobMetrics) {
 				md.Update(m, time.Now())
 				select {
 				case got <- struct{}{}:
@@ -56,7 +56,7 @@ prints a frame every second; --once prints one frame and exits.`,
 				return err
 			}
 			defer sub.Unsubscribe() //nolint:errcheck // ends with the command
-			source := url + " " + s.prefix()
+			source := url + " " + prefix
 			if once {
 				// Snapshots come every metrics.interval: wait for the first,
 				// then a little for the other jobs'.

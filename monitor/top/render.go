@@ -63,7 +63,7 @@ func jobLines(j *messages.JobMetrics, now time.Time, subtasks bool) []string {
 				last = fmt.Sprintf("#%d %s", p.LastCheckpointId, p.LastCheckpointType)
 				ago = age(now, p.LastCheckpointUnixMs)
 				dur = (time.Duration(p.LastCheckpointDurationMs) * time.Millisecond).String()
-				size = sizeText(p.LastCheckpointSizeBytes)
+				size = SizeText(p.LastCheckpointSizeBytes)
 				ch = strconv.FormatInt(p.LastCheckpointChannelBatches, 10)
 			}
 			fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", p.Pipeline, p.State, p.Attempt, p.CheckpointsCompleted, last, ago, dur, size, ch)
@@ -143,7 +143,8 @@ func age(now time.Time, unixMs int64) string {
 	return d.Truncate(time.Second).String()
 }
 
-func sizeText(n int64) string {
+// SizeText is a size in bytes as top (and stactor checkpoints) show it.
+func SizeText(n int64) string {
 	switch {
 	case n >= 1<<30:
 		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))

@@ -29,7 +29,7 @@ func job(t *testing.T, rows int) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "job.conf")
 	conf := fmt.Sprintf(`env { job.mode = "BATCH", parallelism = 2, read_limit.rows_per_second = 1500, checkpoint.interval = 1000 }
-source { FakeSource { plugin_output = "fake", row.num = %d, schema = { fields { id = bigint, name = string, score = double } } } }
+source { FakeSource { plugin_output = "fake", row.num = %d, double.max = 1000, schema = { fields { id = bigint, name = string, score = double } } } }
 transform { Sql { plugin_input = "fake", plugin_output = "doubled", query = "SELECT id, name, score, score * 2 AS s2 FROM fake" } }
 sink { Console { plugin_input = "doubled" } }
 `, rows/2)
