@@ -75,4 +75,3 @@ the cluster's checkpoint storage on NATS JetStream is read instead.`,
 	cmd.Flags().String("cluster", "stactor", "cluster name (with --nats)")
 	return cmd
 }
-

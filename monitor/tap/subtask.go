@@ -69,8 +69,9 @@ func (s *Subtask) Point(id int) *Point {
 }
 
 // Close unsubscribes, turns every point off and waits for the tap
-// goroutine (at most one publish) to end. Batches still queued are not
-// published.
+// goroutine to end: at most one publish of rows, and a last message of
+// counters from each point that published. Batches still queued are
+// counted as dropped, not published.
 func (s *Subtask) Close() {
 	s.mu.Lock()
 	if s.closed {
@@ -197,6 +198,18 @@ func (s *Subtask) run() {
 				p.reportDrops(now)
 			}
 		case <-s.done:
+			// What is still queued is dropped; a last message with the
+			// final counters tells a listener that lost the tail of a
+			// stream how much.
+			for len(s.queue) > 0 {
+				it := <-s.queue
+				it.p.dropped.Add(int64(it.b.Len()))
+			}
+			for _, p := range s.points {
+				if p.seq > 0 {
+					p.send(nil, nil, time.Now())
+				}
+			}
 			return
 		}
 	}
