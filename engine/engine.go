@@ -67,7 +67,13 @@ type Config struct {
 	// LocalSlots, when > 0, is the slot count of Start's local worker
 	// (slot-num with dynamic-slot off); 0 is as many as the jobs need.
 	LocalSlots int
-	Log        zerolog.Logger
+	// Metrics, when set, gets every job's metrics snapshots (DESIGN §9:
+	// <prefix>.metrics.<job>, monitor/metrics) every MetricsInterval (0:
+	// jobmaster.DefaultMetricsInterval). Task.Taps is its companion for
+	// the taps.
+	Metrics         jobmaster.MetricsPublisher
+	MetricsInterval time.Duration
+	Log             zerolog.Logger
 }
 
 // DefaultConfig is the engine's defaults with logging off; Store must be
@@ -164,7 +170,8 @@ func SpawnMaster(sys *actor.ActorSystem, cfg Config, rm resource.Options, reg co
 		return nil, fmt.Errorf("starting the resource manager: %w", err)
 	}
 	c, err := sys.Root.SpawnNamed(actor.PropsFromProducer(coordinator.New(r, cfg.Store, jobmaster.Options{Checkpoint: cfg.Checkpoint,
-		NoProgressTimeout: cfg.NoProgressTimeout, CancelTimeout: cfg.CancelTimeout, Term: cfg.Term, ResolveTimeout: cfg.ResolveTimeout}, reg, cfg.Log)), "coordinator")
+		NoProgressTimeout: cfg.NoProgressTimeout, CancelTimeout: cfg.CancelTimeout, Term: cfg.Term, ResolveTimeout: cfg.ResolveTimeout,
+		Metrics: cfg.Metrics, MetricsInterval: cfg.MetricsInterval}, reg, cfg.Log)), "coordinator")
 	if err != nil {
 		return nil, fmt.Errorf("starting the coordinator: %w", err)
 	}

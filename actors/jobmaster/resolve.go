@@ -209,5 +209,7 @@ func (j *JobMaster) reply(ctx actor.Context, cause string, warnings ...string) {
 func (j *JobMaster) endNow(ctx actor.Context) {
 	j.end = time.Now()
 	j.ended = true
-	ctx.Send(ctx.Parent(), &Ended{Status: j.status(), Metrics: j.jobMetrics()})
+	m := j.jobMetrics()
+	j.publish(m)
+	ctx.Send(ctx.Parent(), &Ended{Status: j.status(), Metrics: m})
 }

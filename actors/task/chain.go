@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/stactor/stactor/connectors"
+	"github.com/stactor/stactor/monitor/tap"
 	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/row"
 )
@@ -22,6 +23,7 @@ type op struct {
 	writer     connectors.Writer
 	next       []*op      // fused downstream operators
 	outs       []*outEdge // channels leaving from this vertex
+	tap        *tap.Point // nil without taps (taps.go)
 
 	// cumulative counts (messages.VertexCounts)
 	rowsIn, rowsOut, bytesIn int64
@@ -101,6 +103,9 @@ func (o *operators) push(p *op, b *row.Batch) error {
 		}
 		b = out
 	case plan.SinkVertex:
+		if p.tap != nil && p.tap.On() {
+			p.tap.Offer(b) // a sink's tap shows what it writes
+		}
 		if err := p.writer.Write(b); err != nil {
 			return fmt.Errorf("%s: %w", p.v.Name, err)
 		}
@@ -116,6 +121,9 @@ func (o *operators) push(p *op, b *row.Batch) error {
 
 // emit hands p's output to its fused successors and its channels.
 func (o *operators) emit(p *op, b *row.Batch) error {
+	if p.tap != nil && p.tap.On() {
+		p.tap.Offer(b)
+	}
 	for _, n := range p.next {
 		if err := o.push(n, b); err != nil {
 			return err

@@ -2,6 +2,7 @@ package task
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -262,9 +263,11 @@ func (t *Task) process(ctx actor.Context, msg any) error {
 	switch m := msg.(type) {
 	case *messages.Batch:
 		ch := t.ins[chanKey{m.Edge, m.From}]
+		start := time.Now()
 		if err := t.ops.push(t.ops.ops[t.chain.Head.ID], m.Rows); err != nil {
 			return err
 		}
+		t.metrics.busy(start)
 		ch.processed = m.Seq
 		if w := t.opts.CreditWindow; ch.processed+w-ch.granted >= (w+1)/2 {
 			ch.granted = ch.processed + w

@@ -17,5 +17,13 @@
 // flight stays bounded by the credit windows and a slow sink slows the
 // source instead of growing memory. The time spent so blocked is the
 // subtask's backpressure, reported with its per-vertex row counts in
-// TaskMetrics (metrics.go).
+// TaskMetrics (metrics.go), beside its busy time (polls that returned
+// rows, input batches through the chain) and its queue depths; the
+// JobMaster turns two reports into rates and Flink's busy / idle /
+// back-pressured time per second (DESIGN §9).
+//
+// Taps (taps.go, package monitor/tap): with Options.Taps set, each
+// operator has a tap point, and the batch path reads its flag once per
+// batch (in emit, and before a sink's write); only while someone listens
+// is the batch handed, without waiting, to the tap's own goroutine.
 package task

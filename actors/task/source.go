@@ -126,8 +126,12 @@ func (t *Task) poll(ctx actor.Context) error {
 		return nil // credits resume polling
 	}
 	s.polled = 0
+	start := time.Now()
 	if err := s.reader.PollNext(s); err != nil {
 		return fmt.Errorf("%s: %w", t.chain.Head.Name, err)
+	}
+	if s.polled > 0 { // a poll that found nothing waited: idle, not busy
+		t.metrics.busy(start)
 	}
 	if s.err != nil {
 		return s.err

@@ -33,6 +33,8 @@ import (
 	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/engine"
 	"github.com/stactor/stactor/messages"
+	"github.com/stactor/stactor/monitor/metrics"
+	"github.com/stactor/stactor/monitor/tap"
 	"github.com/stactor/stactor/resources"
 	"github.com/stactor/stactor/storage"
 	"github.com/stactor/stactor/storage/jetstream"
@@ -71,6 +73,8 @@ type Config struct {
 	DataDir string
 	// Version is the version the HTTP API reports.
 	Version string
+	// Taps tune the subtasks' taps (tap.* settings; zero: defaults).
+	Taps tap.Options
 	// FixedSlots > 0 turns dynamic slots off (slot-num).
 	FixedSlots int
 	Resources  resource.Options
@@ -139,6 +143,9 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	cfg.Engine.Task.NATS = nc
 	cfg.Engine.Task.Prefix = "stactor." + cfg.Cluster
+	// Taps and metrics snapshots share the node's connection (DESIGN §9).
+	cfg.Engine.Task.Taps = tap.NewHub(nc, cfg.Engine.Task.Prefix, cfg.Taps, n.log)
+	cfg.Engine.Metrics = metrics.NewPublisher(nc, cfg.Engine.Task.Prefix, n.log)
 	cfg.Engine.Remote = cfg.Bind
 	n.cfg = cfg
 	sys, err := engine.NewSystem(cfg.Engine)

@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 
+	"github.com/stactor/stactor/monitor/top"
 	"github.com/stactor/stactor/storage"
 	"github.com/stactor/stactor/storage/jetstream"
 )
@@ -61,7 +62,7 @@ the cluster's checkpoint storage on NATS JetStream is read instead.`,
 			fmt.Fprintln(w, "ID\tPIPELINE\tATTEMPT\tTYPE\tCOMPLETED\tSIZE\tDURATION\tCHANNEL BATCHES")
 			for _, cp := range cps {
 				fmt.Fprintf(w, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%d\n", cp.Id, cp.Pipeline, cp.Attempt, cp.Type,
-					time.UnixMilli(cp.CompleteUnixMs).Format(time.DateTime+".000"), bytesText(cp.SizeBytes),
+					time.UnixMilli(cp.CompleteUnixMs).Format(time.DateTime+".000"), top.SizeText(cp.SizeBytes),
 					time.Duration(cp.CompleteUnixMs-cp.TriggerUnixMs)*time.Millisecond, cp.ChannelBatches)
 			}
 			if len(cps) == 0 {
@@ -73,16 +74,4 @@ the cluster's checkpoint storage on NATS JetStream is read instead.`,
 	cmd.Flags().String("nats", "", "read a cluster's checkpoints from NATS JetStream at this URL")
 	cmd.Flags().String("cluster", "stactor", "cluster name (with --nats)")
 	return cmd
-}
-
-func bytesText(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -117,6 +117,10 @@ same member of the cluster.`,
 			if err != nil {
 				return &exitError{2, err}
 			}
+			tapOpts, err := s.tapOptions()
+			if err != nil {
+				return &exitError{2, err}
+			}
 			var roles []string
 			for _, r := range strings.Split(s.v.GetString("roles"), ",") {
 				if r = strings.TrimSpace(r); r != "" {
@@ -127,7 +131,7 @@ same member of the cluster.`,
 				Bind: s.v.GetString("bind"), Consul: s.consulSettings().Address, ConsulAuth: s.consulSettings(), NATS: s.natsURL(), NATSAuth: s.natsAuth(), Tags: tags,
 				CPU: s.v.GetFloat64("cpu"), MemoryMB: s.v.GetInt64("memory"),
 				HTTP: s.httpAddress(), DataDir: s.v.GetString("data-dir"), Version: version,
-				HTTPAuth: auth, Secrets: sealer,
+				HTTPAuth: auth, Secrets: sealer, Taps: tapOpts,
 				HTTPTLS: node.HTTPTLS{Cert: s.v.GetString("http.tls.cert"), Key: s.v.GetString("http.tls.key"), ClientCA: s.v.GetString("http.tls.client-ca")},
 				Resources: resource.Options{Strategy: strategy, Wait: wait,
 					Slot: resources.Profile{CPU: s.v.GetFloat64("slot.cpu"), MemoryMB: s.v.GetInt64("slot.memory")}},
@@ -135,6 +139,7 @@ same member of the cluster.`,
 				CheckTTL:      s.v.GetDuration("consul-check-ttl"), SessionTTL: s.v.GetDuration("consul-session-ttl"),
 				LockDelay: s.v.GetDuration("consul-lock-delay"),
 				Engine: engine.Config{Task: opts, Checkpoint: cpc, Log: log, ResolveTimeout: resolveTimeout(s), RemoteTLS: s.remoteTLS(),
+					MetricsInterval:   s.v.GetDuration("metrics.interval"),
 					NoProgressTimeout: s.v.GetDuration("watchdog.no-progress-timeout"), CancelTimeout: s.v.GetDuration("task.cancel-timeout")}}
 			if !s.v.GetBool("dynamic-slot") {
 				cfg.FixedSlots = s.v.GetInt("slot-num")

@@ -29,6 +29,7 @@ type runFlags struct {
 	master  string
 	check   bool
 	restore string
+	nats    string
 }
 
 func newRunCmd(s *settings) *cobra.Command {
@@ -70,6 +71,9 @@ variables it was resolved with; --restore ID -c FILE re-resolves FILE.`,
 	cmd.Flags().StringVarP(&f.master, "master", "m", "", "accepted for SeaTunnel compatibility: local")
 	cmd.Flags().BoolVar(&f.check, "check", false, "check the job file and print its plan, without running it")
 	cmd.Flags().StringVarP(&f.restore, "restore", "r", "", "continue job ID from its latest savepoint or checkpoint")
+	cmd.Flags().StringVar(&f.nats, "nats", "", "NATS URL for the job's taps and metrics (stactor tap, stactor top); default: serve one on loopback; none: no taps or metrics")
+	cmd.Flags().String("cluster", "stactor", "subject prefix stactor.NAME of the taps and metrics")
+	cmd.PreRun = func(cmd *cobra.Command, _ []string) { _ = s.v.BindPFlag("cluster", cmd.Flags().Lookup("cluster")) }
 	return cmd
 }
 
@@ -166,9 +170,23 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 	if err != nil {
 		return &exitError{2, err}
 	}
-	eng, err := engine.Start(engine.Config{Task: opts, Checkpoint: cpc, Store: store, Log: log, ResolveTimeout: resolveTimeout(s),
+	tapOpts, err := s.tapOptions()
+	if err != nil {
+		return &exitError{2, err}
+	}
+	mon, err := startLocalMonitor(s, f.nats, jobID)
+	if err != nil {
+		return err
+	}
+	defer mon.close()
+	if mon != nil {
+		fmt.Fprintf(os.Stderr, "stactor: taps and metrics of job %s on %s (stactor tap %s; stactor top)\n", jobID, mon.url, jobID)
+	}
+	ecfg := engine.Config{Task: opts, Checkpoint: cpc, Store: store, Log: log, ResolveTimeout: resolveTimeout(s),
 		NoProgressTimeout: s.v.GetDuration("watchdog.no-progress-timeout"), CancelTimeout: s.v.GetDuration("task.cancel-timeout"),
-		LocalTags: tags, LocalSlots: slots})
+		LocalTags: tags, LocalSlots: slots}
+	mon.wire(&ecfg, s, tapOpts, log)
+	eng, err := engine.Start(ecfg)
 	if err != nil {
 		return err
 	}
