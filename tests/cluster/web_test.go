@@ -30,8 +30,7 @@ func chromium() string {
 // as a user watches one: the jobs table lists it RUNNING and its read
 // count rises between two of the page's polls; a click on it opens its
 // detail, whose DAG has a box per vertex with its counts and a
-// backpressure bar, and whose checkpoint table fills; a click on a
-// checkpoint opens its per-vertex diagnosis. The page is saved as a PNG
+// backpressure bar, and whose checkpoint table fills. The page is saved as a PNG
 // (STACTOR_WEB_SCREENSHOT names the file, else it goes in the test's temp
 // dir; the path is logged) so that it can be looked at.
 func TestWebPageInBrowser(t *testing.T) {
