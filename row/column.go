@@ -369,3 +369,35 @@ func anySize(v any) int {
 	}
 	return 8
 }
+
+// approxSamples is how many values ApproxByteSize reads of a
+// variable-length column.
+const approxSamples = 8
+
+// ApproxByteSize is ByteSize with variable-length values estimated from
+// approxSamples of them spread over the column.
+func (c *Column) ApproxByteSize() int {
+	switch c.Type.Storage() {
+	case StoreString, StoreBytes, StoreAny:
+	default:
+		return c.ByteSize()
+	}
+	n := c.Len()
+	if n <= approxSamples {
+		return c.ByteSize()
+	}
+	step := n / approxSamples
+	sum := 0
+	for k := 0; k < approxSamples; k++ {
+		i := k * step
+		switch c.Type.Storage() {
+		case StoreString:
+			sum += len(c.Strs[i]) + 4
+		case StoreBytes:
+			sum += len(c.Bins[i]) + 4
+		default:
+			sum += anySize(c.Anys[i])
+		}
+	}
+	return len(c.Nulls) + sum*n/approxSamples
+}
