@@ -401,3 +401,39 @@ func (c *Column) ApproxByteSize() int {
 	}
 	return len(c.Nulls) + sum*n/approxSamples
 }
+
+// GrowInts appends n values to an int-stored column and returns them, to
+// be filled in place: a generator or parser writes a whole run of values
+// without an append per value. They are not null.
+func (c *Column) GrowInts(n int) []int64 {
+	c.Ints = growBy(c.Ints, n)
+	c.growNulls(n)
+	return c.Ints[len(c.Ints)-n:]
+}
+
+// GrowFloats is GrowInts for a float or double column.
+func (c *Column) GrowFloats(n int) []float64 {
+	c.Floats = growBy(c.Floats, n)
+	c.growNulls(n)
+	return c.Floats[len(c.Floats)-n:]
+}
+
+// GrowStrings is GrowInts for a string column.
+func (c *Column) GrowStrings(n int) []string {
+	c.Strs = growBy(c.Strs, n)
+	c.growNulls(n)
+	return c.Strs[len(c.Strs)-n:]
+}
+
+func (c *Column) growNulls(n int) {
+	if c.Nulls != nil {
+		c.Nulls = append(c.Nulls, make([]bool, n)...)
+	}
+}
+
+func growBy[T any](s []T, n int) []T {
+	if len(s)+n <= cap(s) {
+		return s[:len(s)+n]
+	}
+	return append(s, make([]T, n)...)
+}

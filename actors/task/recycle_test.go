@@ -199,3 +199,15 @@ sink {
 		}
 	}
 }
+
+// BenchmarkWorkload1 is one batch of 4096 rows of workload 1 through a
+// subtask's fused chain, without the actor system (see
+// TestWorkload1AllocatesNothingPerBatch).
+func BenchmarkWorkload1(b *testing.B) {
+	tk := fusedTask(b, workload1(1<<31-1))
+	b.ReportAllocs()
+	b.SetBytes(4096) // "MB/s" reads as millions of rows per second
+	for b.Loop() {
+		pollOnce(b, tk)
+	}
+}
