@@ -133,10 +133,19 @@ type chain struct {
 
 func (c *chain) BatchSize() int { return batchRows }
 
+// Emit hands batches on by reference as the subtask does (actors/task):
+// an operator that borrows its input has it released after the call, so
+// recycled batches come back to the pool.
 func (c *chain) Emit(b *row.Batch) {
 	c.read += int64(b.Len())
 	for _, t := range c.transforms {
+		if _, ok := t.(connectors.BatchBorrower); !ok {
+			b.Retain() // the transform may keep it
+		}
 		out, err := t.Process(b)
+		if out != b {
+			b.Release()
+		}
 		if err != nil {
 			c.err = err
 			return
@@ -148,6 +157,9 @@ func (c *chain) Emit(b *row.Batch) {
 	}
 	if err := c.writer.Write(b); err != nil {
 		c.err = err
+	}
+	if _, ok := c.writer.(connectors.BatchBorrower); ok {
+		b.Release()
 	}
 }
 
@@ -330,9 +342,11 @@ func BenchmarkSqlEval(b *testing.B) {
 			cpu0 := cpuTime()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := t.Process(in); err != nil {
+				out, err := t.Process(in)
+				if err != nil {
 					b.Fatal(err)
 				}
+				out.Release() // as the subtask does: its vectors are recycled
 			}
 			reportRows(b, int64(b.N)*batchRows, cpu0)
 		})

@@ -262,7 +262,7 @@ func (t *Task) onCheckpointDone(m *messages.CheckpointDone) error {
 // subtask i mod parallelism of the edge's target, input state before
 // output state (DESIGN §5 step 7 and rescaling).
 func (t *Task) replay(states []*messages.SubtaskState) error {
-	dec := row.NewDecoder()
+	dec := row.NewDecoder().Recycle() // push hands each batch on, then releases it
 	for _, output := range []bool{false, true} {
 		for _, st := range states {
 			for _, cs := range st.Channels {
