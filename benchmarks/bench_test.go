@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stactor/stactor/benchmarks/internal/ceiling"
 	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/connectors"
 	_ "github.com/stactor/stactor/connectors/all"
@@ -79,6 +80,25 @@ func BenchmarkBatchDecode(b *testing.B) {
 		if err != nil || len(rest) != 0 || out.Len() != batchRows {
 			b.Fatalf("decode: %v, %d bytes left", err, len(rest))
 		}
+	}
+	reportRows(b, int64(b.N)*batchRows, cpu0)
+}
+
+// BenchmarkBatchDecodeRecycled decodes into recycled vectors and releases
+// each batch, as a batch from another node goes through a subtask.
+func BenchmarkBatchDecodeRecycled(b *testing.B) {
+	buf := row.AppendBatch(nil, makeBatch(batchRows))
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	d := row.NewDecoder().Recycle()
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		out, rest, err := d.Decode(buf)
+		if err != nil || len(rest) != 0 || out.Len() != batchRows {
+			b.Fatalf("decode: %v, %d bytes left", err, len(rest))
+		}
+		out.Release()
 	}
 	reportRows(b, int64(b.N)*batchRows, cpu0)
 }
@@ -394,6 +414,24 @@ sink { LocalFile { plugin_input = "out", path = %q, file_format_type = "json" } 
 		b.StopTimer()
 		reportRows(b, int64(b.N)*rows, cpu0)
 	})
+}
+
+// BenchmarkCeiling is workload 1 as a bare Go loop (benchmarks/internal/
+// ceiling) on 1 and 2 goroutines, in the same units as BenchmarkJob: run
+// them together to compare stactor with its ceiling in one run.
+func BenchmarkCeiling(b *testing.B) {
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workload1-p%d", workers), func(b *testing.B) {
+			rows := max(int64(b.N)*batchRows, int64(workers))
+			cpu0 := cpuTime()
+			b.ResetTimer()
+			if _, kept := ceiling.Run(rows, workers); kept == 0 {
+				b.Fatal("the loop kept no rows")
+			}
+			b.StopTimer()
+			reportRows(b, rows, cpu0)
+		})
+	}
 }
 
 var csvOnce struct {
