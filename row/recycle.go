@@ -262,27 +262,15 @@ func putColumn(c *Column) {
 	case StoreFloat:
 		c.Floats = c.Floats[:0]
 	case StoreString:
-		if !poisonReleased {
-			clear(c.Strs)
-		}
-		c.Strs = c.Strs[:0]
+		c.Strs = emptied(c.Strs)
 	case StoreBool:
 		c.Bools = c.Bools[:0]
 	case StoreBytes:
-		if !poisonReleased {
-			clear(c.Bins)
-		}
-		c.Bins = c.Bins[:0]
+		c.Bins = emptied(c.Bins)
 	case StoreDecimal:
-		if !poisonReleased {
-			clear(c.Decs)
-		}
-		c.Decs = c.Decs[:0]
+		c.Decs = emptied(c.Decs)
 	case StoreAny:
-		if !poisonReleased {
-			clear(c.Anys)
-		}
-		c.Anys = c.Anys[:0]
+		c.Anys = emptied(c.Anys)
 	case StoreTimestamp:
 		c.Secs, c.Nanos = c.Secs[:0], c.Nanos[:0]
 	}
@@ -294,6 +282,15 @@ func putColumn(c *Column) {
 		pool.cols[s] = append(pool.cols[s], c)
 	}
 	pool.Unlock()
+}
+
+// emptied is s cleared of the pointers it holds (poisoned values hold
+// none) and truncated.
+func emptied[T any](s []T) []T {
+	if !poisonReleased {
+		clear(s)
+	}
+	return s[:0]
 }
 
 // poison overwrites c's values with ones no test expects (race builds).

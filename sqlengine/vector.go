@@ -70,30 +70,14 @@ func newVec(t *row.Type, n int) *row.Column {
 // null column's are null).
 func recycledVec(t *row.Type, n int) *row.Column {
 	c := row.NewRecycledColumn(t, n)
-	switch t.Storage() {
-	case row.StoreNone:
+	if t.Storage() == row.StoreNone {
 		c.Nulls = grow(c.Nulls, n)
 		for i := range c.Nulls {
 			c.Nulls[i] = true
 		}
-	case row.StoreInt:
-		c.Ints = grow(c.Ints, n)
-	case row.StoreFloat:
-		c.Floats = grow(c.Floats, n)
-	case row.StoreString:
-		c.Strs = grow(c.Strs, n)
-	case row.StoreBool:
-		c.Bools = grow(c.Bools, n)
-	case row.StoreBytes:
-		c.Bins = grow(c.Bins, n)
-	case row.StoreDecimal:
-		c.Decs = grow(c.Decs, n)
-	case row.StoreAny:
-		c.Anys = grow(c.Anys, n)
-	case row.StoreTimestamp:
-		c.Secs = grow(c.Secs, n)
-		c.Nanos = grow(c.Nanos, n)
+		return c
 	}
+	sizeVec(c, n)
 	return c
 }
 
@@ -107,13 +91,21 @@ func (s *slot) get(t *row.Type, n int) *row.Column {
 	c := &s.col
 	c.Type = t
 	c.Nulls = nil
-	switch t.Storage() {
-	case row.StoreNone:
+	if t.Storage() == row.StoreNone {
 		s.nulls = grow(s.nulls, n)
 		for i := range s.nulls {
 			s.nulls[i] = true
 		}
 		c.Nulls = s.nulls
+		return c
+	}
+	sizeVec(c, n)
+	return c
+}
+
+// sizeVec gives c's value vector n values, reusing its room.
+func sizeVec(c *row.Column, n int) {
+	switch c.Type.Storage() {
 	case row.StoreInt:
 		c.Ints = grow(c.Ints, n)
 	case row.StoreFloat:
@@ -132,7 +124,6 @@ func (s *slot) get(t *row.Type, n int) *row.Column {
 		c.Secs = grow(c.Secs, n)
 		c.Nanos = grow(c.Nanos, n)
 	}
-	return c
 }
 
 // nullsOf gives c (a column from get) a null vector of n false flags.
