@@ -2570,6 +2570,60 @@ func (x *SplitRequest) GetSubtask() int32 {
 	return 0
 }
 
+// SourceEvent carries a reader's own message to its enumerator
+// (connectors.SourceEventSender), in order with its split requests.
+type SourceEvent struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Subtask       int32                  `protobuf:"varint,1,opt,name=subtask,proto3" json:"subtask,omitempty"`
+	Data          []byte                 `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SourceEvent) Reset() {
+	*x = SourceEvent{}
+	mi := &file_messages_stactor_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SourceEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SourceEvent) ProtoMessage() {}
+
+func (x *SourceEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SourceEvent.ProtoReflect.Descriptor instead.
+func (*SourceEvent) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *SourceEvent) GetSubtask() int32 {
+	if x != nil {
+		return x.Subtask
+	}
+	return 0
+}
+
+func (x *SourceEvent) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
 type AddSplits struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Vertex        int32                  `protobuf:"varint,1,opt,name=vertex,proto3" json:"vertex,omitempty"`
@@ -2580,7 +2634,7 @@ type AddSplits struct {
 
 func (x *AddSplits) Reset() {
 	*x = AddSplits{}
-	mi := &file_messages_stactor_proto_msgTypes[39]
+	mi := &file_messages_stactor_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2592,7 +2646,7 @@ func (x *AddSplits) String() string {
 func (*AddSplits) ProtoMessage() {}
 
 func (x *AddSplits) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[39]
+	mi := &file_messages_stactor_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2605,7 +2659,7 @@ func (x *AddSplits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddSplits.ProtoReflect.Descriptor instead.
 func (*AddSplits) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{39}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *AddSplits) GetVertex() int32 {
@@ -2631,7 +2685,7 @@ type NoMoreSplits struct {
 
 func (x *NoMoreSplits) Reset() {
 	*x = NoMoreSplits{}
-	mi := &file_messages_stactor_proto_msgTypes[40]
+	mi := &file_messages_stactor_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2643,7 +2697,7 @@ func (x *NoMoreSplits) String() string {
 func (*NoMoreSplits) ProtoMessage() {}
 
 func (x *NoMoreSplits) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[40]
+	mi := &file_messages_stactor_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2656,7 +2710,7 @@ func (x *NoMoreSplits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NoMoreSplits.ProtoReflect.Descriptor instead.
 func (*NoMoreSplits) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{40}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *NoMoreSplits) GetVertex() int32 {
@@ -2679,7 +2733,7 @@ type CheckpointTrigger struct {
 
 func (x *CheckpointTrigger) Reset() {
 	*x = CheckpointTrigger{}
-	mi := &file_messages_stactor_proto_msgTypes[41]
+	mi := &file_messages_stactor_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2691,7 +2745,7 @@ func (x *CheckpointTrigger) String() string {
 func (*CheckpointTrigger) ProtoMessage() {}
 
 func (x *CheckpointTrigger) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[41]
+	mi := &file_messages_stactor_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2704,7 +2758,7 @@ func (x *CheckpointTrigger) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointTrigger.ProtoReflect.Descriptor instead.
 func (*CheckpointTrigger) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{41}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *CheckpointTrigger) GetId() int64 {
@@ -2735,7 +2789,7 @@ type Barrier struct {
 
 func (x *Barrier) Reset() {
 	*x = Barrier{}
-	mi := &file_messages_stactor_proto_msgTypes[42]
+	mi := &file_messages_stactor_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2747,7 +2801,7 @@ func (x *Barrier) String() string {
 func (*Barrier) ProtoMessage() {}
 
 func (x *Barrier) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[42]
+	mi := &file_messages_stactor_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2760,7 +2814,7 @@ func (x *Barrier) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Barrier.ProtoReflect.Descriptor instead.
 func (*Barrier) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{42}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *Barrier) GetId() int64 {
@@ -2813,7 +2867,7 @@ type CheckpointAck struct {
 
 func (x *CheckpointAck) Reset() {
 	*x = CheckpointAck{}
-	mi := &file_messages_stactor_proto_msgTypes[43]
+	mi := &file_messages_stactor_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2825,7 +2879,7 @@ func (x *CheckpointAck) String() string {
 func (*CheckpointAck) ProtoMessage() {}
 
 func (x *CheckpointAck) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[43]
+	mi := &file_messages_stactor_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2838,7 +2892,7 @@ func (x *CheckpointAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointAck.ProtoReflect.Descriptor instead.
 func (*CheckpointAck) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{43}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *CheckpointAck) GetId() int64 {
@@ -2930,7 +2984,7 @@ type CheckpointDone struct {
 
 func (x *CheckpointDone) Reset() {
 	*x = CheckpointDone{}
-	mi := &file_messages_stactor_proto_msgTypes[44]
+	mi := &file_messages_stactor_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2942,7 +2996,7 @@ func (x *CheckpointDone) String() string {
 func (*CheckpointDone) ProtoMessage() {}
 
 func (x *CheckpointDone) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[44]
+	mi := &file_messages_stactor_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2955,7 +3009,7 @@ func (x *CheckpointDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointDone.ProtoReflect.Descriptor instead.
 func (*CheckpointDone) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{44}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *CheckpointDone) GetId() int64 {
@@ -2983,7 +3037,7 @@ type TaskStateRef struct {
 
 func (x *TaskStateRef) Reset() {
 	*x = TaskStateRef{}
-	mi := &file_messages_stactor_proto_msgTypes[45]
+	mi := &file_messages_stactor_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2995,7 +3049,7 @@ func (x *TaskStateRef) String() string {
 func (*TaskStateRef) ProtoMessage() {}
 
 func (x *TaskStateRef) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[45]
+	mi := &file_messages_stactor_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3008,7 +3062,7 @@ func (x *TaskStateRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStateRef.ProtoReflect.Descriptor instead.
 func (*TaskStateRef) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{45}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *TaskStateRef) GetChain() int32 {
@@ -3042,7 +3096,7 @@ type EnumeratorState struct {
 
 func (x *EnumeratorState) Reset() {
 	*x = EnumeratorState{}
-	mi := &file_messages_stactor_proto_msgTypes[46]
+	mi := &file_messages_stactor_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3054,7 +3108,7 @@ func (x *EnumeratorState) String() string {
 func (*EnumeratorState) ProtoMessage() {}
 
 func (x *EnumeratorState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[46]
+	mi := &file_messages_stactor_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3067,7 +3121,7 @@ func (x *EnumeratorState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnumeratorState.ProtoReflect.Descriptor instead.
 func (*EnumeratorState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{46}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *EnumeratorState) GetVertex() int32 {
@@ -3103,7 +3157,7 @@ type PendingCommit struct {
 
 func (x *PendingCommit) Reset() {
 	*x = PendingCommit{}
-	mi := &file_messages_stactor_proto_msgTypes[47]
+	mi := &file_messages_stactor_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3115,7 +3169,7 @@ func (x *PendingCommit) String() string {
 func (*PendingCommit) ProtoMessage() {}
 
 func (x *PendingCommit) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[47]
+	mi := &file_messages_stactor_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3128,7 +3182,7 @@ func (x *PendingCommit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingCommit.ProtoReflect.Descriptor instead.
 func (*PendingCommit) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{47}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *PendingCommit) GetCheckpointId() int64 {
@@ -3195,7 +3249,7 @@ type CommitOnNode struct {
 
 func (x *CommitOnNode) Reset() {
 	*x = CommitOnNode{}
-	mi := &file_messages_stactor_proto_msgTypes[48]
+	mi := &file_messages_stactor_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3207,7 +3261,7 @@ func (x *CommitOnNode) String() string {
 func (*CommitOnNode) ProtoMessage() {}
 
 func (x *CommitOnNode) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[48]
+	mi := &file_messages_stactor_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3220,7 +3274,7 @@ func (x *CommitOnNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitOnNode.ProtoReflect.Descriptor instead.
 func (*CommitOnNode) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{48}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *CommitOnNode) GetJob() *JobSpec {
@@ -3303,7 +3357,7 @@ type CommitOnNodeReply struct {
 
 func (x *CommitOnNodeReply) Reset() {
 	*x = CommitOnNodeReply{}
-	mi := &file_messages_stactor_proto_msgTypes[49]
+	mi := &file_messages_stactor_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3315,7 +3369,7 @@ func (x *CommitOnNodeReply) String() string {
 func (*CommitOnNodeReply) ProtoMessage() {}
 
 func (x *CommitOnNodeReply) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[49]
+	mi := &file_messages_stactor_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3328,7 +3382,7 @@ func (x *CommitOnNodeReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitOnNodeReply.ProtoReflect.Descriptor instead.
 func (*CommitOnNodeReply) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{49}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *CommitOnNodeReply) GetError() string {
@@ -3371,7 +3425,7 @@ type CompletedCheckpoint struct {
 
 func (x *CompletedCheckpoint) Reset() {
 	*x = CompletedCheckpoint{}
-	mi := &file_messages_stactor_proto_msgTypes[50]
+	mi := &file_messages_stactor_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3383,7 +3437,7 @@ func (x *CompletedCheckpoint) String() string {
 func (*CompletedCheckpoint) ProtoMessage() {}
 
 func (x *CompletedCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[50]
+	mi := &file_messages_stactor_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3396,7 +3450,7 @@ func (x *CompletedCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompletedCheckpoint.ProtoReflect.Descriptor instead.
 func (*CompletedCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{50}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *CompletedCheckpoint) GetJobId() string {
@@ -3523,7 +3577,7 @@ type VertexState struct {
 
 func (x *VertexState) Reset() {
 	*x = VertexState{}
-	mi := &file_messages_stactor_proto_msgTypes[51]
+	mi := &file_messages_stactor_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3535,7 +3589,7 @@ func (x *VertexState) String() string {
 func (*VertexState) ProtoMessage() {}
 
 func (x *VertexState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[51]
+	mi := &file_messages_stactor_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3548,7 +3602,7 @@ func (x *VertexState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexState.ProtoReflect.Descriptor instead.
 func (*VertexState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{51}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *VertexState) GetVertex() int32 {
@@ -3587,7 +3641,7 @@ type ChannelState struct {
 
 func (x *ChannelState) Reset() {
 	*x = ChannelState{}
-	mi := &file_messages_stactor_proto_msgTypes[52]
+	mi := &file_messages_stactor_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3599,7 +3653,7 @@ func (x *ChannelState) String() string {
 func (*ChannelState) ProtoMessage() {}
 
 func (x *ChannelState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[52]
+	mi := &file_messages_stactor_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3612,7 +3666,7 @@ func (x *ChannelState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChannelState.ProtoReflect.Descriptor instead.
 func (*ChannelState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{52}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *ChannelState) GetEdge() int32 {
@@ -3656,7 +3710,7 @@ type SubtaskState struct {
 
 func (x *SubtaskState) Reset() {
 	*x = SubtaskState{}
-	mi := &file_messages_stactor_proto_msgTypes[53]
+	mi := &file_messages_stactor_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3668,7 +3722,7 @@ func (x *SubtaskState) String() string {
 func (*SubtaskState) ProtoMessage() {}
 
 func (x *SubtaskState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[53]
+	mi := &file_messages_stactor_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3681,7 +3735,7 @@ func (x *SubtaskState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubtaskState.ProtoReflect.Descriptor instead.
 func (*SubtaskState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{53}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *SubtaskState) GetChain() int32 {
@@ -3914,7 +3968,10 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\asubtask\x18\x01 \x01(\x05R\asubtask\x12-\n" +
 	"\x06reader\x18\x02 \x01(\v2\x15.stactor.messages.PidR\x06reader\"(\n" +
 	"\fSplitRequest\x12\x18\n" +
-	"\asubtask\x18\x01 \x01(\x05R\asubtask\"T\n" +
+	"\asubtask\x18\x01 \x01(\x05R\asubtask\";\n" +
+	"\vSourceEvent\x12\x18\n" +
+	"\asubtask\x18\x01 \x01(\x05R\asubtask\x12\x12\n" +
+	"\x04data\x18\x02 \x01(\fR\x04data\"T\n" +
 	"\tAddSplits\x12\x16\n" +
 	"\x06vertex\x18\x01 \x01(\x05R\x06vertex\x12/\n" +
 	"\x06splits\x18\x02 \x03(\v2\x17.stactor.messages.SplitR\x06splits\"&\n" +
@@ -4026,7 +4083,7 @@ func file_messages_stactor_proto_rawDescGZIP() []byte {
 	return file_messages_stactor_proto_rawDescData
 }
 
-var file_messages_stactor_proto_msgTypes = make([]protoimpl.MessageInfo, 57)
+var file_messages_stactor_proto_msgTypes = make([]protoimpl.MessageInfo, 58)
 var file_messages_stactor_proto_goTypes = []any{
 	(*Pid)(nil),                 // 0: stactor.messages.Pid
 	(*SubmitJob)(nil),           // 1: stactor.messages.SubmitJob
@@ -4067,33 +4124,34 @@ var file_messages_stactor_proto_goTypes = []any{
 	(*Split)(nil),               // 36: stactor.messages.Split
 	(*RegisterReader)(nil),      // 37: stactor.messages.RegisterReader
 	(*SplitRequest)(nil),        // 38: stactor.messages.SplitRequest
-	(*AddSplits)(nil),           // 39: stactor.messages.AddSplits
-	(*NoMoreSplits)(nil),        // 40: stactor.messages.NoMoreSplits
-	(*CheckpointTrigger)(nil),   // 41: stactor.messages.CheckpointTrigger
-	(*Barrier)(nil),             // 42: stactor.messages.Barrier
-	(*CheckpointAck)(nil),       // 43: stactor.messages.CheckpointAck
-	(*CheckpointDone)(nil),      // 44: stactor.messages.CheckpointDone
-	(*TaskStateRef)(nil),        // 45: stactor.messages.TaskStateRef
-	(*EnumeratorState)(nil),     // 46: stactor.messages.EnumeratorState
-	(*PendingCommit)(nil),       // 47: stactor.messages.PendingCommit
-	(*CommitOnNode)(nil),        // 48: stactor.messages.CommitOnNode
-	(*CommitOnNodeReply)(nil),   // 49: stactor.messages.CommitOnNodeReply
-	(*CompletedCheckpoint)(nil), // 50: stactor.messages.CompletedCheckpoint
-	(*VertexState)(nil),         // 51: stactor.messages.VertexState
-	(*ChannelState)(nil),        // 52: stactor.messages.ChannelState
-	(*SubtaskState)(nil),        // 53: stactor.messages.SubtaskState
-	nil,                         // 54: stactor.messages.SubmitJob.VarsEntry
-	nil,                         // 55: stactor.messages.JobSpec.VarsEntry
-	nil,                         // 56: stactor.messages.CompletedCheckpoint.ParallelismEntry
+	(*SourceEvent)(nil),         // 39: stactor.messages.SourceEvent
+	(*AddSplits)(nil),           // 40: stactor.messages.AddSplits
+	(*NoMoreSplits)(nil),        // 41: stactor.messages.NoMoreSplits
+	(*CheckpointTrigger)(nil),   // 42: stactor.messages.CheckpointTrigger
+	(*Barrier)(nil),             // 43: stactor.messages.Barrier
+	(*CheckpointAck)(nil),       // 44: stactor.messages.CheckpointAck
+	(*CheckpointDone)(nil),      // 45: stactor.messages.CheckpointDone
+	(*TaskStateRef)(nil),        // 46: stactor.messages.TaskStateRef
+	(*EnumeratorState)(nil),     // 47: stactor.messages.EnumeratorState
+	(*PendingCommit)(nil),       // 48: stactor.messages.PendingCommit
+	(*CommitOnNode)(nil),        // 49: stactor.messages.CommitOnNode
+	(*CommitOnNodeReply)(nil),   // 50: stactor.messages.CommitOnNodeReply
+	(*CompletedCheckpoint)(nil), // 51: stactor.messages.CompletedCheckpoint
+	(*VertexState)(nil),         // 52: stactor.messages.VertexState
+	(*ChannelState)(nil),        // 53: stactor.messages.ChannelState
+	(*SubtaskState)(nil),        // 54: stactor.messages.SubtaskState
+	nil,                         // 55: stactor.messages.SubmitJob.VarsEntry
+	nil,                         // 56: stactor.messages.JobSpec.VarsEntry
+	nil,                         // 57: stactor.messages.CompletedCheckpoint.ParallelismEntry
 }
 var file_messages_stactor_proto_depIdxs = []int32{
-	54, // 0: stactor.messages.SubmitJob.vars:type_name -> stactor.messages.SubmitJob.VarsEntry
+	55, // 0: stactor.messages.SubmitJob.vars:type_name -> stactor.messages.SubmitJob.VarsEntry
 	15, // 1: stactor.messages.SubmitJob.tree:type_name -> stactor.messages.Hocon
 	17, // 2: stactor.messages.SubmitJob.resolved:type_name -> stactor.messages.ResolvedJob
 	9,  // 3: stactor.messages.JobList.jobs:type_name -> stactor.messages.JobStatus
 	8,  // 4: stactor.messages.JobStatus.pipelines:type_name -> stactor.messages.PipelineStatus
 	12, // 5: stactor.messages.JobMetrics.vertices:type_name -> stactor.messages.VertexMetrics
-	55, // 6: stactor.messages.JobSpec.vars:type_name -> stactor.messages.JobSpec.VarsEntry
+	56, // 6: stactor.messages.JobSpec.vars:type_name -> stactor.messages.JobSpec.VarsEntry
 	15, // 7: stactor.messages.JobSpec.tree:type_name -> stactor.messages.Hocon
 	17, // 8: stactor.messages.JobSpec.resolved:type_name -> stactor.messages.ResolvedJob
 	16, // 9: stactor.messages.Hocon.fields:type_name -> stactor.messages.HoconField
@@ -4104,7 +4162,7 @@ var file_messages_stactor_proto_depIdxs = []int32{
 	13, // 14: stactor.messages.DeployTask.loc:type_name -> stactor.messages.TaskLocation
 	14, // 15: stactor.messages.DeployTask.job:type_name -> stactor.messages.JobSpec
 	0,  // 16: stactor.messages.DeployTask.job_master:type_name -> stactor.messages.Pid
-	50, // 17: stactor.messages.DeployTask.restore:type_name -> stactor.messages.CompletedCheckpoint
+	51, // 17: stactor.messages.DeployTask.restore:type_name -> stactor.messages.CompletedCheckpoint
 	13, // 18: stactor.messages.DeployTaskReply.loc:type_name -> stactor.messages.TaskLocation
 	0,  // 19: stactor.messages.DeployTaskReply.task:type_name -> stactor.messages.Pid
 	0,  // 20: stactor.messages.TaskPid.pid:type_name -> stactor.messages.Pid
@@ -4126,14 +4184,14 @@ var file_messages_stactor_proto_depIdxs = []int32{
 	28, // 36: stactor.messages.CheckpointAck.commits:type_name -> stactor.messages.CommitInfo
 	0,  // 37: stactor.messages.PendingCommit.worker:type_name -> stactor.messages.Pid
 	14, // 38: stactor.messages.CommitOnNode.job:type_name -> stactor.messages.JobSpec
-	47, // 39: stactor.messages.CommitOnNode.infos:type_name -> stactor.messages.PendingCommit
-	45, // 40: stactor.messages.CompletedCheckpoint.tasks:type_name -> stactor.messages.TaskStateRef
-	46, // 41: stactor.messages.CompletedCheckpoint.enumerators:type_name -> stactor.messages.EnumeratorState
-	47, // 42: stactor.messages.CompletedCheckpoint.pending:type_name -> stactor.messages.PendingCommit
-	56, // 43: stactor.messages.CompletedCheckpoint.parallelism:type_name -> stactor.messages.CompletedCheckpoint.ParallelismEntry
+	48, // 39: stactor.messages.CommitOnNode.infos:type_name -> stactor.messages.PendingCommit
+	46, // 40: stactor.messages.CompletedCheckpoint.tasks:type_name -> stactor.messages.TaskStateRef
+	47, // 41: stactor.messages.CompletedCheckpoint.enumerators:type_name -> stactor.messages.EnumeratorState
+	48, // 42: stactor.messages.CompletedCheckpoint.pending:type_name -> stactor.messages.PendingCommit
+	57, // 43: stactor.messages.CompletedCheckpoint.parallelism:type_name -> stactor.messages.CompletedCheckpoint.ParallelismEntry
 	36, // 44: stactor.messages.VertexState.splits:type_name -> stactor.messages.Split
-	51, // 45: stactor.messages.SubtaskState.vertices:type_name -> stactor.messages.VertexState
-	52, // 46: stactor.messages.SubtaskState.channels:type_name -> stactor.messages.ChannelState
+	52, // 45: stactor.messages.SubtaskState.vertices:type_name -> stactor.messages.VertexState
+	53, // 46: stactor.messages.SubtaskState.channels:type_name -> stactor.messages.ChannelState
 	47, // [47:47] is the sub-list for method output_type
 	47, // [47:47] is the sub-list for method input_type
 	47, // [47:47] is the sub-list for extension type_name
@@ -4152,7 +4210,7 @@ func file_messages_stactor_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_stactor_proto_rawDesc), len(file_messages_stactor_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   57,
+			NumMessages:   58,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

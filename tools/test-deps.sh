@@ -3,8 +3,9 @@
 # where they are missing: PostgreSQL and MariaDB servers (the database
 # tests start private ones of their own in temp dirs; the machine's own
 # servers are never used), PostGIS (SeaTunnel's PostgreSQL e2e job files
-# read geometry columns), kcat (an independent Kafka client that checks
-# what the Kafka connector wrote) and protoc (only for `go tool task
+# read geometry columns), lzop (an independent check of LocalFile's lzo
+# files), Chromium (the web page's browser test), kcat (an independent
+# Kafka client that checks what the Kafka connector wrote) and protoc (only for `go tool task
 # proto`). Needs apt-get and root; elsewhere it says what is missing and
 # the tests that need it skip with the same message.
 set -euo pipefail
@@ -28,6 +29,8 @@ missing=()
 have_pg || missing+=(postgresql)
 have mariadbd || [ -x /usr/sbin/mariadbd ] || missing+=(mariadb-server)
 have kcat || missing+=(kcat)
+have lzop || missing+=(lzop)
+have chromium || have chromium-browser || missing+=(chromium)
 if ! have_postgis && have apt-cache; then
   v=$(pg_major)
   [ -n "$v" ] && missing+=("postgresql-$v-postgis-3")

@@ -44,7 +44,7 @@ var sinkOptions = append(append([]config.Option{}, connectionOptions...), []conf
 	{Key: "query", Type: config.TypeString, Doc: "a statement to write each row with, its ? in field order"},
 	{Key: "database", Type: config.TypeString, Doc: "the database to write (with table, instead of query)"},
 	{Key: "table", Type: config.TypeString, Doc: "the table to write; may hold ${table_name}, ${schema_name}, ${database_name}"},
-	{Key: "primary_keys", Type: config.TypeStrings, Doc: "the key of upserts and deletes (the input's primary key by default)"},
+	{Key: "primary_keys", Type: config.TypeStrings, Doc: "the key of upserts and deletes (the input's primary key by default; ${primary_key} stands for it)"},
 	{Key: "generate_sink_sql", Type: config.TypeBool, Default: false, Doc: "build the statements from database and table"},
 	{Key: "enable_upsert", Type: config.TypeBool, Default: true, Doc: "upsert by primary_keys (ON CONFLICT / ON DUPLICATE KEY)"},
 	{Key: "support_upsert_by_query_primary_key_exist", Type: config.TypeBool, Default: false, Doc: "accepted: both databases have upserts"},

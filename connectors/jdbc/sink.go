@@ -162,7 +162,14 @@ func sinkTableOf(cfg *config.PluginConfig, conn *connOptions, in *row.Schema, id
 	for _, f := range in.Fields {
 		t.Columns = append(t.Columns, caseOf(f.Name, ide))
 	}
-	keys := cfg.Strings("primary_keys")
+	var keys []string
+	for _, k := range cfg.Strings("primary_keys") {
+		if k == "${primary_key}" { // SeaTunnel's placeholder: the input's key
+			keys = append(keys, in.PrimaryKey...)
+			continue
+		}
+		keys = append(keys, k)
+	}
 	if len(keys) == 0 {
 		keys = in.PrimaryKey
 	}

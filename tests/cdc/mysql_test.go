@@ -1,0 +1,275 @@
+package cdc
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stactor/stactor/internal/dbtest"
+)
+
+// mysqlSource is the table MySQL-CDC captures: numbers, text, decimals,
+// datetimes and booleans, with rows made by their id so a writer can
+// change any of them.
+const mysqlSource = `CREATE TABLE src (
+  id BIGINT PRIMARY KEY,
+  name VARCHAR(64) NOT NULL,
+  n INT,
+  amount DECIMAL(12,2),
+  ts DATETIME(6),
+  flag TINYINT(1)
+)`
+
+// Both sides as canonical text, ordered by id.
+const (
+	myCanonCDC = "SELECT CAST(id AS CHAR), name, IFNULL(CAST(n AS CHAR), 'NULL'), IFNULL(CAST(amount AS CHAR), 'NULL')," +
+		" IFNULL(DATE_FORMAT(ts, '%Y-%m-%d %H:%i:%s.%f'), 'NULL'), IFNULL(CAST(flag AS CHAR), 'NULL') FROM src ORDER BY id"
+	pgCanonCDC = `SELECT id::text, name, COALESCE(n::text, 'NULL'), COALESCE(amount::text, 'NULL'),
+  COALESCE(to_char(ts, 'YYYY-MM-DD HH24:MI:SS.US'), 'NULL'), COALESCE(flag::int::text, 'NULL') FROM public.%s d ORDER BY d.id`
+)
+
+func scanText(rows interface {
+	Next() bool
+	Scan(...any) error
+	Err() error
+}) ([]string, error) {
+	var out []string
+	vals := make([]string, 6)
+	ptrs := make([]any, 6)
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		out = append(out, strings.Join(vals, "|"))
+	}
+	return out, rows.Err()
+}
+
+func mysqlRows(ctx context.Context, db *sql.DB) ([]string, error) {
+	rows, err := db.QueryContext(ctx, myCanonCDC)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	return scanText(rows)
+}
+
+func pgRows(ctx context.Context, pg *dbtest.Postgres, table string) ([]string, error) {
+	conn, err := pgx.Connect(ctx, pg.DSN("postgres"))
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(ctx, fmt.Sprintf(pgCanonCDC, table))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	return scanText(rows)
+}
+
+// myWriter changes the source table at random until stopped: inserts of
+// new ids, updates and deletes of any id (also in chunks the snapshot has
+// not read yet), a few statements per transaction.
+type myWriter struct {
+	db     *sql.DB
+	next   int64 // the next id to insert
+	stop   chan struct{}
+	done   chan struct{}
+	err    error
+	counts map[string]int
+}
+
+func startWriter(db *sql.DB, firstNew int64, perSecond int) *myWriter {
+	w := &myWriter{db: db, next: firstNew, stop: make(chan struct{}), done: make(chan struct{}), counts: map[string]int{}}
+	go func() {
+		defer close(w.done)
+		rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+		tick := time.NewTicker(time.Second / time.Duration(perSecond))
+		defer tick.Stop()
+		for {
+			select {
+			case <-w.stop:
+				return
+			case <-tick.C:
+			}
+			if err := w.tx(rng); err != nil {
+				w.err = err
+				return
+			}
+		}
+	}()
+	return w
+}
+
+func (w *myWriter) tx(rng *rand.Rand) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tx, err := w.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	for k := 1 + rng.Intn(4); k > 0; k-- {
+		id := rng.Int63n(w.next)
+		var stmt string
+		var args []any
+		switch p := rng.Intn(100); {
+		case p < 25:
+			stmt, args = "INSERT INTO src VALUES (?, ?, ?, ?, ?, ?)", []any{w.next, fmt.Sprintf("new-%d", w.next), rng.Intn(1000), "12.34", "2024-05-06 07:08:09.123456", rng.Intn(2)}
+			w.next++
+			w.counts["insert"]++
+		case p < 75:
+			stmt, args = "UPDATE src SET n = ?, name = CONCAT('u', id, '-', ?), amount = amount + 1 WHERE id = ?", []any{rng.Intn(1000), rng.Intn(100), id}
+			w.counts["update"]++
+		default:
+			stmt, args = "DELETE FROM src WHERE id = ?", []any{id}
+			w.counts["delete"]++
+		}
+		if _, err := tx.ExecContext(ctx, stmt, args...); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("%s: %w", stmt, err)
+		}
+	}
+	return tx.Commit()
+}
+
+func (w *myWriter) halt() error {
+	close(w.stop)
+	<-w.done
+	return w.err
+}
+
+// TestMySQLCDCToPostgresKilled: MySQL-CDC (MariaDB) → Jdbc upsert sink
+// (PostgreSQL) while a writer inserts, updates and deletes, the binary
+// SIGKILLed during the snapshot and the stream and restored; after the
+// writer stops, the target catches up to equal the source. With
+// exactly_once the sink is exactly-once too (XA); without, the upsert
+// sink absorbs what the source repeats.
+func TestMySQLCDCToPostgresKilled(t *testing.T) {
+	for _, exactly := range []bool{true, false} {
+		t.Run(fmt.Sprintf("exactly_once=%v", exactly), func(t *testing.T) { runMySQLCapture(t, exactly) })
+	}
+}
+
+func runMySQLCapture(t *testing.T, exactly bool) {
+	my, pg := servers.MariaDB(t), servers.Postgres(t)
+	rows := envInt("STACTOR_CDC_ROWS", 20000)
+	kills := envInt("STACTOR_CDC_KILLS", 3)
+	ctx := testCtx(t)
+	srcDB, dst := fmt.Sprintf("cdc_e2e_%v", exactly), fmt.Sprintf("dst_%v", exactly)
+	if err := my.Exec(ctx, "", "CREATE DATABASE "+srcDB); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("mysql", my.DSN(srcDB))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, s := range []string{mysqlSource,
+		"CREATE TABLE seq (i BIGINT PRIMARY KEY)",
+		"INSERT INTO seq VALUES (0),(1),(2),(3),(4),(5),(6),(7),(8),(9)",
+		fmt.Sprintf(`INSERT INTO src SELECT a.i + 10*b.i + 100*c.i + 1000*d.i + 10000*e.i + 100000*f.i,
+  CONCAT('name-', a.i + 10*b.i + 100*c.i + 1000*d.i + 10000*e.i + 100000*f.i), a.i * 7, (a.i + b.i) / 4, '2023-01-02 03:04:05.000001', a.i %% 2
+FROM seq a, seq b, seq c, seq d, seq e, seq f WHERE a.i + 10*b.i + 100*c.i + 1000*d.i + 10000*e.i + 100000*f.i < %d`, rows),
+	} {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	dir := t.TempDir()
+	job := filepath.Join(dir, "mysql-cdc.conf")
+	writeFile(t, job, fmt.Sprintf(`
+env {
+  job.mode = "STREAMING"
+  checkpoint.interval = 500
+  job.retry.times = 3
+  read_limit.rows_per_second = %d
+}
+source {
+  MySQL-CDC {
+    base-url = %q
+    username = %q
+    password = ""
+    table-names = ["%s.src"]
+    server-id = "5400-5403"
+    snapshot.split.size = 2000
+    exactly_once = %v
+    heartbeat.interval.ms = 500
+    parallelism = 2
+  }
+}
+sink {
+  Jdbc {
+    url = %q
+    driver = "org.postgresql.Driver"
+    user = %q
+    database = postgres
+    table = "public.%s"
+    generate_sink_sql = true
+    primary_keys = ["id"]
+    is_exactly_once = %v
+    xa_data_source_class_name = "org.postgresql.xa.PGXADataSource"
+  }
+}
+`, max(rows/4, 2000), my.JDBCURL(""), dbtest.User, srcDB, exactly, pg.JDBCURL("postgres"), dbtest.User, dst, exactly))
+	w := startWriter(db, int64(rows), 100)
+	var out lockedBuffer
+	var once sync.Once
+	halt := func() {
+		once.Do(func() {
+			if err := w.halt(); err != nil {
+				t.Fatalf("writer: %v", err)
+			}
+		})
+	}
+	defer halt()
+	last := killLoop(t, filepath.Join(dir, "home"), job, "mysql-cdc-"+srcDB, kills, 3*time.Second, &out, nil)
+	time.Sleep(time.Second) // the writer goes on into the last run's stream
+	halt()
+	t.Logf("writer: %v; %d kills", w.counts, kills)
+	caught := time.Now()
+	want, err := mysqlRows(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		got, err := pgRows(ctx, pg, dst)
+		if err == nil && strings.Join(got, "\n") == strings.Join(want, "\n") {
+			break
+		}
+		select {
+		case <-last.exited:
+			t.Fatalf("the last run ended (%v)\n%s", last.err, tail(out.String()))
+		default:
+		}
+		if time.Now().After(deadline) {
+			if err != nil {
+				t.Fatalf("target: %v\n%s", err, tail(out.String()))
+			}
+			t.Fatalf("the target did not catch up with the source: %s %s\n%s", diff(got, want), firstMismatch(got, want), tail(out.String()))
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Logf("target equals the source: %d rows, caught up %v after the writer stopped", len(want), time.Since(caught).Round(100*time.Millisecond))
+}
+
+// firstMismatch shows the first rows, in order, where two lists part.
+func firstMismatch(got, want []string) string {
+	for i := 0; i < len(got) && i < len(want); i++ {
+		if got[i] != want[i] {
+			return fmt.Sprintf("(in order, row %d: target %q, source %q)", i, got[i], want[i])
+		}
+	}
+	return ""
+}
