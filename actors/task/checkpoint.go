@@ -17,13 +17,29 @@ import (
 // batches arriving before a channel's marker are recorded as that channel's
 // input state, and nothing is processed.
 type capture struct {
-	id       int64
-	typ      string
-	state    *messages.SubtaskState
-	waiting  map[chanKey]bool
+	id      int64
+	typ     string
+	state   *messages.SubtaskState
+	waiting map[chanKey]bool
+	// recorded batches hold a reference each (row.Batch.Retain) until
+	// the capture is written or aborted: they must stay valid, unrecycled,
+	// until then, whatever the operators did with them meanwhile.
 	recorded map[chanKey][]*row.Batch
 	// the counters at the snapshot
 	readRows, writeRows int64
+}
+
+// release gives up the references of the recorded batches; c may be nil.
+func (c *capture) release() {
+	if c == nil {
+		return
+	}
+	for k, bs := range c.recorded {
+		for _, b := range bs {
+			b.Release()
+		}
+		delete(c.recorded, k)
+	}
 }
 
 // checkpointing is the subtask's checkpoint bookkeeping.
@@ -63,7 +79,8 @@ func (t *Task) startCapture(ctx actor.Context, id int64, typ string) error {
 		return nil
 	}
 	t.cp.last = id
-	t.cp.cur = nil // a newer barrier aborts an older capture
+	t.cp.cur.release() // a newer barrier aborts an older capture
+	t.cp.cur = nil
 	c := &capture{id: id, typ: typ, waiting: map[chanKey]bool{}, recorded: map[chanKey][]*row.Batch{},
 		state:    &messages.SubtaskState{Chain: t.loc.Chain, Subtask: t.loc.Subtask},
 		readRows: t.metrics.readRows, writeRows: t.metrics.writeRows}
@@ -116,6 +133,7 @@ func (t *Task) startCapture(ctx actor.Context, id int64, typ string) error {
 	for _, m := range t.pending {
 		if b, ok := m.(*messages.Batch); ok {
 			k := chanKey{b.Edge, b.From}
+			b.Rows.Retain()
 			c.recorded[k] = append(c.recorded[k], b.Rows)
 		}
 	}
@@ -164,6 +182,7 @@ func (t *Task) recordIfCapturing(m *messages.Batch) {
 	if c := t.cp.cur; c != nil {
 		k := chanKey{m.Edge, m.From}
 		if c.waiting[k] {
+			m.Rows.Retain()
 			c.recorded[k] = append(c.recorded[k], m.Rows)
 		}
 	}
@@ -174,6 +193,7 @@ func (t *Task) recordIfCapturing(m *messages.Batch) {
 func (t *Task) finishCapture(ctx actor.Context) error {
 	c := t.cp.cur
 	t.cp.cur = nil
+	defer c.release() // encoded below: the recorded batches are done with
 	var batches int64
 	for k, bs := range c.recorded {
 		if len(bs) == 0 {
@@ -217,6 +237,7 @@ func (t *Task) finishCapture(ctx actor.Context) error {
 func (t *Task) onCheckpointDone(m *messages.CheckpointDone) error {
 	if m.Aborted {
 		if c := t.cp.cur; c != nil && c.id == m.Id {
+			c.release()
 			t.cp.cur = nil
 		}
 		return nil
@@ -241,7 +262,7 @@ func (t *Task) onCheckpointDone(m *messages.CheckpointDone) error {
 // subtask i mod parallelism of the edge's target, input state before
 // output state (DESIGN §5 step 7 and rescaling).
 func (t *Task) replay(states []*messages.SubtaskState) error {
-	dec := row.NewDecoder()
+	dec := row.NewDecoder().Recycle() // push hands each batch on, then releases it
 	for _, output := range []bool{false, true} {
 		for _, st := range states {
 			for _, cs := range st.Channels {

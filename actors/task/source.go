@@ -95,9 +95,17 @@ func (s *sourceRun) Emit(b *row.Batch) {
 	s.polled += b.Len()
 	s.rows += n
 	s.t.metrics.readRows += n
-	sz := int64(b.ByteSize())
+	// Bytes are counted exactly only where a limit needs them; the
+	// metric is estimated per column.
+	var sz int64
+	if s.bytesPerSec > 0 {
+		sz = int64(b.ByteSize())
+	} else {
+		sz = int64(b.ApproxByteSize())
+	}
 	s.bytes += sz
 	s.t.metrics.readBytes += sz
+	// The reader handed b over with its reference; push passes it on.
 	if err := s.t.ops.push(s.t.ops.ops[s.t.chain.Head.ID], b); err != nil {
 		s.err = err
 	}

@@ -96,6 +96,10 @@ type writer struct {
 }
 
 var _ connectors.Writer = (*writer)(nil)
+var _ connectors.BatchBorrower = (*writer)(nil)
+
+// BorrowsBatches: Write prints or counts a batch and keeps nothing of it.
+func (w *writer) BorrowsBatches() {}
 
 // Write prints the batch as one write to the output, or row by row with
 // log.print.delay.ms between rows. The delay blocks the subtask, which is

@@ -49,9 +49,13 @@ func (p *Point) Offer(b *row.Batch) {
 		return
 	}
 	p.seen.Add(n)
+	// The batch path recycles batches once their readers are done
+	// (package row): the tap is one more reader until it has published.
+	b.Retain()
 	select {
 	case p.s.queue <- item{p, b}:
 	default:
+		b.Release()
 		p.dropped.Add(n)
 	}
 }

@@ -193,6 +193,7 @@ func (s *Subtask) run() {
 		select {
 		case it := <-s.queue:
 			it.p.publish(it.b, time.Now())
+			it.b.Release()
 		case now := <-tick.C:
 			for _, p := range s.points {
 				p.reportDrops(now)
@@ -204,6 +205,7 @@ func (s *Subtask) run() {
 			for len(s.queue) > 0 {
 				it := <-s.queue
 				it.p.dropped.Add(int64(it.b.Len()))
+				it.b.Release()
 			}
 			for _, p := range s.points {
 				if p.seq > 0 {
