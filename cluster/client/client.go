@@ -147,21 +147,22 @@ func (c *Client) Request(ctx context.Context, msg any, timeout time.Duration) (a
 }
 
 // Submit submits a job and waits until the leader has resolved it
-// (bounded by ctx); it returns the warnings resolving it found, or why the
-// job was refused.
-func (c *Client) Submit(ctx context.Context, m *messages.SubmitJob) ([]string, error) {
+// (bounded by ctx); it returns the reply — the warnings resolving it found
+// and each pipeline's delivery guarantee — or why the job was refused
+// (with the reply's warnings, when there is one).
+func (c *Client) Submit(ctx context.Context, m *messages.SubmitJob) (*messages.SubmitJobReply, error) {
 	res, err := c.Request(ctx, m, engine.SubmitTimeout(0))
 	if err != nil {
-		return nil, err
+		return &messages.SubmitJobReply{}, err
 	}
 	r, ok := res.(*messages.SubmitJobReply)
 	if !ok {
-		return nil, fmt.Errorf("the leader answered %T to a submit", res)
+		return &messages.SubmitJobReply{}, fmt.Errorf("the leader answered %T to a submit", res)
 	}
 	if r.Error != "" {
-		return r.Warnings, fmt.Errorf("%s", r.Error)
+		return r, fmt.Errorf("%s", r.Error)
 	}
-	return r.Warnings, nil
+	return r, nil
 }
 
 // Status asks the leader for a job's status. The leader answers from the

@@ -30,6 +30,10 @@ var jobIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
 type submitted struct {
 	JobID   string `json:"jobId"`
 	JobName string `json:"jobName"`
+	// Warnings and Guarantees (per pipeline: what the job as written
+	// guarantees and which connector limits it) are stactor's additions.
+	Warnings   []string `json:"warnings,omitempty"`
+	Guarantees []string `json:"guarantees,omitempty"`
 }
 
 // submitJob runs the job file in the body. Query parameters: jobId
@@ -113,7 +117,7 @@ func (h *Handler) submitJob(w http.ResponseWriter, r *http.Request) {
 	if st, err := h.coord.Status(ctx, id); err == nil && st.Name != "" {
 		name = st.Name
 	}
-	writeJSON(w, http.StatusOK, submitted{JobID: id, JobName: name})
+	writeJSON(w, http.StatusOK, submitted{JobID: id, JobName: name, Warnings: reply.Warnings, Guarantees: reply.Guarantees})
 }
 
 // parseVars reads variable=name=value parameters.

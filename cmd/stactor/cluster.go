@@ -286,14 +286,15 @@ func newSubmitCmd(s *settings, restore bool) *cobra.Command {
 			}
 			defer c.Close()
 			ctx, cancel := context.WithTimeout(context.Background(), engine.SubmitTimeout(0))
-			warnings, err := c.Submit(ctx, &messages.SubmitJob{JobId: id, File: f.file, Tree: tree, Vars: vars, Name: f.name, Restore: restore})
+			reply, err := c.Submit(ctx, &messages.SubmitJob{JobId: id, File: f.file, Tree: tree, Vars: vars, Name: f.name, Restore: restore})
 			cancel()
-			for _, w := range warnings {
+			for _, w := range reply.Warnings {
 				fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
 			}
 			if err != nil {
 				return &exitError{2, err}
 			}
+			printGuarantees(cmd.ErrOrStderr(), reply.Guarantees)
 			fmt.Fprintf(cmd.ErrOrStderr(), "job %s submitted\n", id)
 			if async {
 				fmt.Fprintln(cmd.OutOrStdout(), id)

@@ -137,6 +137,11 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 				log.Warn().Msg(w.String())
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: OK (%s job %q)\n%s", f.file, job.Mode, job.Name, p.String())
+			var gs []string
+			for _, g := range p.Guarantees() {
+				gs = append(gs, g.String())
+			}
+			printGuarantees(cmd.OutOrStdout(), gs)
 			return nil
 		}
 	} else if f.check {
@@ -297,4 +302,16 @@ func (s *settings) localWorker() (map[string]string, int, error) {
 		}
 	}
 	return tags, slots, nil
+}
+
+// printGuarantees prints what each pipeline of a job, as written,
+// guarantees about delivery (plan.Guarantees).
+func printGuarantees(w io.Writer, gs []string) {
+	if len(gs) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "delivery guarantee:")
+	for _, g := range gs {
+		fmt.Fprintln(w, "  "+g)
+	}
 }
