@@ -55,6 +55,7 @@ type Coordinator struct {
 	// in, with when each sink's began: once they are, the checkpoint is
 	// stored again with its commit times (diagnosis.go).
 	committing map[int64]*committing
+	stopping   bool // the pipeline is stopping: store nothing more
 }
 
 type inflight struct {
@@ -80,6 +81,7 @@ func New(cfg Config, job Job, pipe *plan.Pipeline, attempt int, store storage.St
 func (c *Coordinator) Receive(ctx actor.Context) {
 	if _, ok := ctx.Message().(*actor.Stopping); ok {
 		c.timers.Stop()
+		c.stopping = true
 	}
 	if c.done {
 		return

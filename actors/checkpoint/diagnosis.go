@@ -32,7 +32,7 @@ func (c *Coordinator) committedBy(id int64, vertex int) {
 func (c *Coordinator) storeCommitTimes(id int64) {
 	w := c.committing[id]
 	delete(c.committing, id)
-	if w == nil || len(w.commits) == 0 {
+	if w == nil || len(w.commits) == 0 || c.stopping {
 		return
 	}
 	cp := proto.Clone(w.cp).(*messages.CompletedCheckpoint)

@@ -72,6 +72,8 @@ func New(c Coordinator, store Checkpoints, opts ...Option) *Handler {
 	h.route("POST", "/stop-jobs", h.stopJobs)
 	h.route("GET", "/system-monitoring-information", h.systemMonitoring)
 	h.route("POST", "/update-tags", h.updateTags)
+	h.api.HandleFunc("GET /restore-preview/{jobId}", h.restorePreview)
+	h.api.HandleFunc("POST /restore-preview/{jobId}", h.restorePreview)
 	h.route("GET", "/{$}", servePage)
 	h.api.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path)

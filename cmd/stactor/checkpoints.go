@@ -36,33 +36,11 @@ state, committing). SLOW marks a checkpoint that took more than twice its
 pipeline's median.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var store storage.Storage
-			where := s.v.GetString("home")
-			if url, _ := cmd.Flags().GetString("nats"); url != "" {
-				cluster, _ := cmd.Flags().GetString("cluster")
-				opts, err := s.natsAuth().Options()
-				if err != nil {
-					return &exitError{2, err}
-				}
-				nc, err := nats.Connect(url, opts...)
-				if err != nil {
-					return fmt.Errorf("connecting to NATS at %s: %w", url, err)
-				}
-				defer nc.Close()
-				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				defer cancel()
-				js, err := jetstream.New(ctx, nc, "stactor_"+cluster)
-				if err != nil {
-					return fmt.Errorf("checkpoint storage of cluster %s on %s: %w", cluster, url, err)
-				}
-				store, where = js, "cluster "+cluster
-			} else {
-				local, err := s.store()
-				if err != nil {
-					return err
-				}
-				store = local
+			store, where, closeStore, err := openStore(cmd, s)
+			if err != nil {
+				return err
 			}
+			defer closeStore()
 			spec, err := store.LoadJob(args[0])
 			if err != nil {
 				return &exitError{2, fmt.Errorf("no job %s in %s", args[0], where)}
@@ -141,4 +119,35 @@ func printDiagnoses(out io.Writer, spec *messages.JobSpec, cps []*messages.Compl
 		}
 	}
 	return nil
+}
+
+// openStore opens the checkpoint storage a command reads: local storage
+// (STACTOR_HOME/checkpoints), or with --nats URL the cluster's on NATS
+// JetStream (--cluster names it). where says which, for errors.
+func openStore(cmd *cobra.Command, s *settings) (store storage.Storage, where string, closeStore func(), err error) {
+	url, _ := cmd.Flags().GetString("nats")
+	if url == "" {
+		local, err := s.store()
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return local, s.v.GetString("home"), func() {}, nil
+	}
+	cluster, _ := cmd.Flags().GetString("cluster")
+	opts, err := s.natsAuth().Options()
+	if err != nil {
+		return nil, "", nil, &exitError{2, err}
+	}
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("connecting to NATS at %s: %w", url, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	js, err := jetstream.New(ctx, nc, "stactor_"+cluster)
+	if err != nil {
+		nc.Close()
+		return nil, "", nil, fmt.Errorf("checkpoint storage of cluster %s on %s: %w", cluster, url, err)
+	}
+	return js, "cluster " + cluster, nc.Close, nil
 }

@@ -26,7 +26,7 @@ sink { Console { parallelism = 1, log.print.delay.ms = 250 } }
 		t.Fatalf("checkpoints --detail: exit %d\n%s", r.code, r.stderr)
 	}
 	head := regexp.MustCompile(`(?m)^(?:SLOW )?checkpoint (\d+) \(pipeline 1, (\w+)\) took ([0-9.]+)(ms|s)[^;\n]*(?:; delayed most by (.*))?$`)
-	slow := 0
+	bySink := 0
 	for _, m := range head.FindAllStringSubmatch(r.stdout, -1) {
 		if m[5] == "" {
 			t.Errorf("checkpoint %s names no delay:\n%s", m[1], r.stdout)
@@ -40,13 +40,18 @@ sink { Console { parallelism = 1, log.print.delay.ms = 250 } }
 		if m[2] != "CHECKPOINT" || took < 100 {
 			continue
 		}
-		slow++
-		if !strings.HasPrefix(m[5], "Sink[0]-Console #0: waiting for barriers (") {
+		switch {
+		case strings.HasPrefix(m[5], "Sink[0]-Console #0: waiting for barriers ("):
+			bySink++
+		case strings.Contains(m[5], ": writing state ("):
+			// A loaded machine's fsync took longer still: that is named.
+			t.Logf("checkpoint %s: delayed most by %s", m[1], m[5])
+		default:
 			t.Errorf("slow checkpoint %s: delayed by %q, want the Console sink waiting for barriers:\n%s", m[1], m[5], r.stdout)
 		}
 	}
-	if slow == 0 {
-		t.Fatalf("no slowed checkpoint among:\n%s", r.stdout)
+	if bySink == 0 {
+		t.Fatalf("no checkpoint is attributed to the slow sink:\n%s", r.stdout)
 	}
 	for _, want := range []string{"SUBTASK", "Source[0]-FakeSource #1", "Sink[0]-Console #0", "commit Sink[0]-Console"} {
 		if !strings.Contains(r.stdout, want) {
