@@ -83,3 +83,22 @@ type Reader interface {
 	// Close releases resources. Called once, also after an error.
 	Close() error
 }
+
+// SourceEventSender is implemented by the engine's ReaderContext: a reader
+// sends its enumerator a message of its own (SeaTunnel's
+// sendSourceEventToEnumerator). Events travel on the path of
+// SendSplitRequest, so an event sent before a split request arrives
+// before it. An event is not part of any checkpoint: a reader that needs
+// the enumerator to have seen it keeps what it said in its own state
+// until it knows (the enumerator's answer comes back with its splits).
+type SourceEventSender interface {
+	SendSourceEvent(data []byte)
+}
+
+// SourceEventHandler is implemented by an enumerator that takes its
+// readers' events; it is called from the enumerator's actor, like the
+// other SplitEnumerator calls. An enumerator that does not implement it
+// fails when a reader sends one.
+type SourceEventHandler interface {
+	HandleSourceEvent(subtask int, data []byte) error
+}

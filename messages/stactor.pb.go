@@ -2580,6 +2580,60 @@ func (x *SplitRequest) GetSubtask() int32 {
 	return 0
 }
 
+// SourceEvent carries a reader's own message to its enumerator
+// (connectors.SourceEventSender), in order with its split requests.
+type SourceEvent struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Subtask       int32                  `protobuf:"varint,1,opt,name=subtask,proto3" json:"subtask,omitempty"`
+	Data          []byte                 `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SourceEvent) Reset() {
+	*x = SourceEvent{}
+	mi := &file_messages_stactor_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SourceEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SourceEvent) ProtoMessage() {}
+
+func (x *SourceEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SourceEvent.ProtoReflect.Descriptor instead.
+func (*SourceEvent) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *SourceEvent) GetSubtask() int32 {
+	if x != nil {
+		return x.Subtask
+	}
+	return 0
+}
+
+func (x *SourceEvent) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
 type AddSplits struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Vertex        int32                  `protobuf:"varint,1,opt,name=vertex,proto3" json:"vertex,omitempty"`
@@ -2590,7 +2644,7 @@ type AddSplits struct {
 
 func (x *AddSplits) Reset() {
 	*x = AddSplits{}
-	mi := &file_messages_stactor_proto_msgTypes[39]
+	mi := &file_messages_stactor_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2602,7 +2656,7 @@ func (x *AddSplits) String() string {
 func (*AddSplits) ProtoMessage() {}
 
 func (x *AddSplits) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[39]
+	mi := &file_messages_stactor_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2615,7 +2669,7 @@ func (x *AddSplits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddSplits.ProtoReflect.Descriptor instead.
 func (*AddSplits) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{39}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *AddSplits) GetVertex() int32 {
@@ -2641,7 +2695,7 @@ type NoMoreSplits struct {
 
 func (x *NoMoreSplits) Reset() {
 	*x = NoMoreSplits{}
-	mi := &file_messages_stactor_proto_msgTypes[40]
+	mi := &file_messages_stactor_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2653,7 +2707,7 @@ func (x *NoMoreSplits) String() string {
 func (*NoMoreSplits) ProtoMessage() {}
 
 func (x *NoMoreSplits) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[40]
+	mi := &file_messages_stactor_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2666,7 +2720,7 @@ func (x *NoMoreSplits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NoMoreSplits.ProtoReflect.Descriptor instead.
 func (*NoMoreSplits) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{40}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *NoMoreSplits) GetVertex() int32 {
@@ -2689,7 +2743,7 @@ type CheckpointTrigger struct {
 
 func (x *CheckpointTrigger) Reset() {
 	*x = CheckpointTrigger{}
-	mi := &file_messages_stactor_proto_msgTypes[41]
+	mi := &file_messages_stactor_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2701,7 +2755,7 @@ func (x *CheckpointTrigger) String() string {
 func (*CheckpointTrigger) ProtoMessage() {}
 
 func (x *CheckpointTrigger) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[41]
+	mi := &file_messages_stactor_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2714,7 +2768,7 @@ func (x *CheckpointTrigger) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointTrigger.ProtoReflect.Descriptor instead.
 func (*CheckpointTrigger) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{41}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *CheckpointTrigger) GetId() int64 {
@@ -2745,7 +2799,7 @@ type Barrier struct {
 
 func (x *Barrier) Reset() {
 	*x = Barrier{}
-	mi := &file_messages_stactor_proto_msgTypes[42]
+	mi := &file_messages_stactor_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2757,7 +2811,7 @@ func (x *Barrier) String() string {
 func (*Barrier) ProtoMessage() {}
 
 func (x *Barrier) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[42]
+	mi := &file_messages_stactor_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2770,7 +2824,7 @@ func (x *Barrier) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Barrier.ProtoReflect.Descriptor instead.
 func (*Barrier) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{42}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *Barrier) GetId() int64 {
@@ -2824,7 +2878,7 @@ type CheckpointAck struct {
 
 func (x *CheckpointAck) Reset() {
 	*x = CheckpointAck{}
-	mi := &file_messages_stactor_proto_msgTypes[43]
+	mi := &file_messages_stactor_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2836,7 +2890,7 @@ func (x *CheckpointAck) String() string {
 func (*CheckpointAck) ProtoMessage() {}
 
 func (x *CheckpointAck) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[43]
+	mi := &file_messages_stactor_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2849,7 +2903,7 @@ func (x *CheckpointAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointAck.ProtoReflect.Descriptor instead.
 func (*CheckpointAck) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{43}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *CheckpointAck) GetId() int64 {
@@ -2957,7 +3011,7 @@ type SubtaskTiming struct {
 
 func (x *SubtaskTiming) Reset() {
 	*x = SubtaskTiming{}
-	mi := &file_messages_stactor_proto_msgTypes[44]
+	mi := &file_messages_stactor_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2969,7 +3023,7 @@ func (x *SubtaskTiming) String() string {
 func (*SubtaskTiming) ProtoMessage() {}
 
 func (x *SubtaskTiming) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[44]
+	mi := &file_messages_stactor_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2982,7 +3036,7 @@ func (x *SubtaskTiming) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubtaskTiming.ProtoReflect.Descriptor instead.
 func (*SubtaskTiming) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{44}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *SubtaskTiming) GetChain() int32 {
@@ -3074,7 +3128,7 @@ type CommitTiming struct {
 
 func (x *CommitTiming) Reset() {
 	*x = CommitTiming{}
-	mi := &file_messages_stactor_proto_msgTypes[45]
+	mi := &file_messages_stactor_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3086,7 +3140,7 @@ func (x *CommitTiming) String() string {
 func (*CommitTiming) ProtoMessage() {}
 
 func (x *CommitTiming) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[45]
+	mi := &file_messages_stactor_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3099,7 +3153,7 @@ func (x *CommitTiming) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitTiming.ProtoReflect.Descriptor instead.
 func (*CommitTiming) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{45}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *CommitTiming) GetVertex() int32 {
@@ -3128,7 +3182,7 @@ type CheckpointDone struct {
 
 func (x *CheckpointDone) Reset() {
 	*x = CheckpointDone{}
-	mi := &file_messages_stactor_proto_msgTypes[46]
+	mi := &file_messages_stactor_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3140,7 +3194,7 @@ func (x *CheckpointDone) String() string {
 func (*CheckpointDone) ProtoMessage() {}
 
 func (x *CheckpointDone) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[46]
+	mi := &file_messages_stactor_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3153,7 +3207,7 @@ func (x *CheckpointDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointDone.ProtoReflect.Descriptor instead.
 func (*CheckpointDone) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{46}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *CheckpointDone) GetId() int64 {
@@ -3181,7 +3235,7 @@ type TaskStateRef struct {
 
 func (x *TaskStateRef) Reset() {
 	*x = TaskStateRef{}
-	mi := &file_messages_stactor_proto_msgTypes[47]
+	mi := &file_messages_stactor_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3193,7 +3247,7 @@ func (x *TaskStateRef) String() string {
 func (*TaskStateRef) ProtoMessage() {}
 
 func (x *TaskStateRef) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[47]
+	mi := &file_messages_stactor_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3206,7 +3260,7 @@ func (x *TaskStateRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStateRef.ProtoReflect.Descriptor instead.
 func (*TaskStateRef) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{47}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *TaskStateRef) GetChain() int32 {
@@ -3240,7 +3294,7 @@ type EnumeratorState struct {
 
 func (x *EnumeratorState) Reset() {
 	*x = EnumeratorState{}
-	mi := &file_messages_stactor_proto_msgTypes[48]
+	mi := &file_messages_stactor_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3252,7 +3306,7 @@ func (x *EnumeratorState) String() string {
 func (*EnumeratorState) ProtoMessage() {}
 
 func (x *EnumeratorState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[48]
+	mi := &file_messages_stactor_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3265,7 +3319,7 @@ func (x *EnumeratorState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnumeratorState.ProtoReflect.Descriptor instead.
 func (*EnumeratorState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{48}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *EnumeratorState) GetVertex() int32 {
@@ -3301,7 +3355,7 @@ type PendingCommit struct {
 
 func (x *PendingCommit) Reset() {
 	*x = PendingCommit{}
-	mi := &file_messages_stactor_proto_msgTypes[49]
+	mi := &file_messages_stactor_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3313,7 +3367,7 @@ func (x *PendingCommit) String() string {
 func (*PendingCommit) ProtoMessage() {}
 
 func (x *PendingCommit) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[49]
+	mi := &file_messages_stactor_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3326,7 +3380,7 @@ func (x *PendingCommit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingCommit.ProtoReflect.Descriptor instead.
 func (*PendingCommit) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{49}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *PendingCommit) GetCheckpointId() int64 {
@@ -3393,7 +3447,7 @@ type CommitOnNode struct {
 
 func (x *CommitOnNode) Reset() {
 	*x = CommitOnNode{}
-	mi := &file_messages_stactor_proto_msgTypes[50]
+	mi := &file_messages_stactor_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3405,7 +3459,7 @@ func (x *CommitOnNode) String() string {
 func (*CommitOnNode) ProtoMessage() {}
 
 func (x *CommitOnNode) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[50]
+	mi := &file_messages_stactor_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3418,7 +3472,7 @@ func (x *CommitOnNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitOnNode.ProtoReflect.Descriptor instead.
 func (*CommitOnNode) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{50}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *CommitOnNode) GetJob() *JobSpec {
@@ -3501,7 +3555,7 @@ type CommitOnNodeReply struct {
 
 func (x *CommitOnNodeReply) Reset() {
 	*x = CommitOnNodeReply{}
-	mi := &file_messages_stactor_proto_msgTypes[51]
+	mi := &file_messages_stactor_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3513,7 +3567,7 @@ func (x *CommitOnNodeReply) String() string {
 func (*CommitOnNodeReply) ProtoMessage() {}
 
 func (x *CommitOnNodeReply) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[51]
+	mi := &file_messages_stactor_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3526,7 +3580,7 @@ func (x *CommitOnNodeReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitOnNodeReply.ProtoReflect.Descriptor instead.
 func (*CommitOnNodeReply) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{51}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *CommitOnNodeReply) GetError() string {
@@ -3575,7 +3629,7 @@ type CompletedCheckpoint struct {
 
 func (x *CompletedCheckpoint) Reset() {
 	*x = CompletedCheckpoint{}
-	mi := &file_messages_stactor_proto_msgTypes[52]
+	mi := &file_messages_stactor_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3587,7 +3641,7 @@ func (x *CompletedCheckpoint) String() string {
 func (*CompletedCheckpoint) ProtoMessage() {}
 
 func (x *CompletedCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[52]
+	mi := &file_messages_stactor_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3600,7 +3654,7 @@ func (x *CompletedCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompletedCheckpoint.ProtoReflect.Descriptor instead.
 func (*CompletedCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{52}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *CompletedCheckpoint) GetJobId() string {
@@ -3755,7 +3809,7 @@ type VertexState struct {
 
 func (x *VertexState) Reset() {
 	*x = VertexState{}
-	mi := &file_messages_stactor_proto_msgTypes[53]
+	mi := &file_messages_stactor_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3767,7 +3821,7 @@ func (x *VertexState) String() string {
 func (*VertexState) ProtoMessage() {}
 
 func (x *VertexState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[53]
+	mi := &file_messages_stactor_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3780,7 +3834,7 @@ func (x *VertexState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexState.ProtoReflect.Descriptor instead.
 func (*VertexState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{53}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *VertexState) GetVertex() int32 {
@@ -3819,7 +3873,7 @@ type ChannelState struct {
 
 func (x *ChannelState) Reset() {
 	*x = ChannelState{}
-	mi := &file_messages_stactor_proto_msgTypes[54]
+	mi := &file_messages_stactor_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3831,7 +3885,7 @@ func (x *ChannelState) String() string {
 func (*ChannelState) ProtoMessage() {}
 
 func (x *ChannelState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[54]
+	mi := &file_messages_stactor_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3844,7 +3898,7 @@ func (x *ChannelState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChannelState.ProtoReflect.Descriptor instead.
 func (*ChannelState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{54}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *ChannelState) GetEdge() int32 {
@@ -3888,7 +3942,7 @@ type SubtaskState struct {
 
 func (x *SubtaskState) Reset() {
 	*x = SubtaskState{}
-	mi := &file_messages_stactor_proto_msgTypes[55]
+	mi := &file_messages_stactor_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3900,7 +3954,7 @@ func (x *SubtaskState) String() string {
 func (*SubtaskState) ProtoMessage() {}
 
 func (x *SubtaskState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[55]
+	mi := &file_messages_stactor_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3913,7 +3967,7 @@ func (x *SubtaskState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubtaskState.ProtoReflect.Descriptor instead.
 func (*SubtaskState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{55}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *SubtaskState) GetChain() int32 {
@@ -4149,7 +4203,10 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\asubtask\x18\x01 \x01(\x05R\asubtask\x12-\n" +
 	"\x06reader\x18\x02 \x01(\v2\x15.stactor.messages.PidR\x06reader\"(\n" +
 	"\fSplitRequest\x12\x18\n" +
-	"\asubtask\x18\x01 \x01(\x05R\asubtask\"T\n" +
+	"\asubtask\x18\x01 \x01(\x05R\asubtask\";\n" +
+	"\vSourceEvent\x12\x18\n" +
+	"\asubtask\x18\x01 \x01(\x05R\asubtask\x12\x12\n" +
+	"\x04data\x18\x02 \x01(\fR\x04data\"T\n" +
 	"\tAddSplits\x12\x16\n" +
 	"\x06vertex\x18\x01 \x01(\x05R\x06vertex\x12/\n" +
 	"\x06splits\x18\x02 \x03(\v2\x17.stactor.messages.SplitR\x06splits\"&\n" +
@@ -4287,7 +4344,7 @@ func file_messages_stactor_proto_rawDescGZIP() []byte {
 	return file_messages_stactor_proto_rawDescData
 }
 
-var file_messages_stactor_proto_msgTypes = make([]protoimpl.MessageInfo, 60)
+var file_messages_stactor_proto_msgTypes = make([]protoimpl.MessageInfo, 61)
 var file_messages_stactor_proto_goTypes = []any{
 	(*Pid)(nil),                 // 0: stactor.messages.Pid
 	(*SubmitJob)(nil),           // 1: stactor.messages.SubmitJob
@@ -4328,36 +4385,37 @@ var file_messages_stactor_proto_goTypes = []any{
 	(*Split)(nil),               // 36: stactor.messages.Split
 	(*RegisterReader)(nil),      // 37: stactor.messages.RegisterReader
 	(*SplitRequest)(nil),        // 38: stactor.messages.SplitRequest
-	(*AddSplits)(nil),           // 39: stactor.messages.AddSplits
-	(*NoMoreSplits)(nil),        // 40: stactor.messages.NoMoreSplits
-	(*CheckpointTrigger)(nil),   // 41: stactor.messages.CheckpointTrigger
-	(*Barrier)(nil),             // 42: stactor.messages.Barrier
-	(*CheckpointAck)(nil),       // 43: stactor.messages.CheckpointAck
-	(*SubtaskTiming)(nil),       // 44: stactor.messages.SubtaskTiming
-	(*CommitTiming)(nil),        // 45: stactor.messages.CommitTiming
-	(*CheckpointDone)(nil),      // 46: stactor.messages.CheckpointDone
-	(*TaskStateRef)(nil),        // 47: stactor.messages.TaskStateRef
-	(*EnumeratorState)(nil),     // 48: stactor.messages.EnumeratorState
-	(*PendingCommit)(nil),       // 49: stactor.messages.PendingCommit
-	(*CommitOnNode)(nil),        // 50: stactor.messages.CommitOnNode
-	(*CommitOnNodeReply)(nil),   // 51: stactor.messages.CommitOnNodeReply
-	(*CompletedCheckpoint)(nil), // 52: stactor.messages.CompletedCheckpoint
-	(*VertexState)(nil),         // 53: stactor.messages.VertexState
-	(*ChannelState)(nil),        // 54: stactor.messages.ChannelState
-	(*SubtaskState)(nil),        // 55: stactor.messages.SubtaskState
-	nil,                         // 56: stactor.messages.SubmitJob.VarsEntry
-	nil,                         // 57: stactor.messages.JobSpec.VarsEntry
-	nil,                         // 58: stactor.messages.SubtaskTiming.VertexSnapshotUsEntry
-	nil,                         // 59: stactor.messages.CompletedCheckpoint.ParallelismEntry
+	(*SourceEvent)(nil),         // 39: stactor.messages.SourceEvent
+	(*AddSplits)(nil),           // 40: stactor.messages.AddSplits
+	(*NoMoreSplits)(nil),        // 41: stactor.messages.NoMoreSplits
+	(*CheckpointTrigger)(nil),   // 42: stactor.messages.CheckpointTrigger
+	(*Barrier)(nil),             // 43: stactor.messages.Barrier
+	(*CheckpointAck)(nil),       // 44: stactor.messages.CheckpointAck
+	(*SubtaskTiming)(nil),       // 45: stactor.messages.SubtaskTiming
+	(*CommitTiming)(nil),        // 46: stactor.messages.CommitTiming
+	(*CheckpointDone)(nil),      // 47: stactor.messages.CheckpointDone
+	(*TaskStateRef)(nil),        // 48: stactor.messages.TaskStateRef
+	(*EnumeratorState)(nil),     // 49: stactor.messages.EnumeratorState
+	(*PendingCommit)(nil),       // 50: stactor.messages.PendingCommit
+	(*CommitOnNode)(nil),        // 51: stactor.messages.CommitOnNode
+	(*CommitOnNodeReply)(nil),   // 52: stactor.messages.CommitOnNodeReply
+	(*CompletedCheckpoint)(nil), // 53: stactor.messages.CompletedCheckpoint
+	(*VertexState)(nil),         // 54: stactor.messages.VertexState
+	(*ChannelState)(nil),        // 55: stactor.messages.ChannelState
+	(*SubtaskState)(nil),        // 56: stactor.messages.SubtaskState
+	nil,                         // 57: stactor.messages.SubmitJob.VarsEntry
+	nil,                         // 58: stactor.messages.JobSpec.VarsEntry
+	nil,                         // 59: stactor.messages.SubtaskTiming.VertexSnapshotUsEntry
+	nil,                         // 60: stactor.messages.CompletedCheckpoint.ParallelismEntry
 }
 var file_messages_stactor_proto_depIdxs = []int32{
-	56, // 0: stactor.messages.SubmitJob.vars:type_name -> stactor.messages.SubmitJob.VarsEntry
+	57, // 0: stactor.messages.SubmitJob.vars:type_name -> stactor.messages.SubmitJob.VarsEntry
 	15, // 1: stactor.messages.SubmitJob.tree:type_name -> stactor.messages.Hocon
 	17, // 2: stactor.messages.SubmitJob.resolved:type_name -> stactor.messages.ResolvedJob
 	9,  // 3: stactor.messages.JobList.jobs:type_name -> stactor.messages.JobStatus
 	8,  // 4: stactor.messages.JobStatus.pipelines:type_name -> stactor.messages.PipelineStatus
 	12, // 5: stactor.messages.JobMetrics.vertices:type_name -> stactor.messages.VertexMetrics
-	57, // 6: stactor.messages.JobSpec.vars:type_name -> stactor.messages.JobSpec.VarsEntry
+	58, // 6: stactor.messages.JobSpec.vars:type_name -> stactor.messages.JobSpec.VarsEntry
 	15, // 7: stactor.messages.JobSpec.tree:type_name -> stactor.messages.Hocon
 	17, // 8: stactor.messages.JobSpec.resolved:type_name -> stactor.messages.ResolvedJob
 	16, // 9: stactor.messages.Hocon.fields:type_name -> stactor.messages.HoconField
@@ -4368,7 +4426,7 @@ var file_messages_stactor_proto_depIdxs = []int32{
 	13, // 14: stactor.messages.DeployTask.loc:type_name -> stactor.messages.TaskLocation
 	14, // 15: stactor.messages.DeployTask.job:type_name -> stactor.messages.JobSpec
 	0,  // 16: stactor.messages.DeployTask.job_master:type_name -> stactor.messages.Pid
-	52, // 17: stactor.messages.DeployTask.restore:type_name -> stactor.messages.CompletedCheckpoint
+	53, // 17: stactor.messages.DeployTask.restore:type_name -> stactor.messages.CompletedCheckpoint
 	13, // 18: stactor.messages.DeployTaskReply.loc:type_name -> stactor.messages.TaskLocation
 	0,  // 19: stactor.messages.DeployTaskReply.task:type_name -> stactor.messages.Pid
 	0,  // 20: stactor.messages.TaskPid.pid:type_name -> stactor.messages.Pid
@@ -4388,20 +4446,20 @@ var file_messages_stactor_proto_depIdxs = []int32{
 	36, // 34: stactor.messages.AddSplits.splits:type_name -> stactor.messages.Split
 	13, // 35: stactor.messages.CheckpointAck.loc:type_name -> stactor.messages.TaskLocation
 	28, // 36: stactor.messages.CheckpointAck.commits:type_name -> stactor.messages.CommitInfo
-	44, // 37: stactor.messages.CheckpointAck.timing:type_name -> stactor.messages.SubtaskTiming
-	58, // 38: stactor.messages.SubtaskTiming.vertex_snapshot_us:type_name -> stactor.messages.SubtaskTiming.VertexSnapshotUsEntry
+	45, // 37: stactor.messages.CheckpointAck.timing:type_name -> stactor.messages.SubtaskTiming
+	59, // 38: stactor.messages.SubtaskTiming.vertex_snapshot_us:type_name -> stactor.messages.SubtaskTiming.VertexSnapshotUsEntry
 	0,  // 39: stactor.messages.PendingCommit.worker:type_name -> stactor.messages.Pid
 	14, // 40: stactor.messages.CommitOnNode.job:type_name -> stactor.messages.JobSpec
-	49, // 41: stactor.messages.CommitOnNode.infos:type_name -> stactor.messages.PendingCommit
-	47, // 42: stactor.messages.CompletedCheckpoint.tasks:type_name -> stactor.messages.TaskStateRef
-	48, // 43: stactor.messages.CompletedCheckpoint.enumerators:type_name -> stactor.messages.EnumeratorState
-	49, // 44: stactor.messages.CompletedCheckpoint.pending:type_name -> stactor.messages.PendingCommit
-	59, // 45: stactor.messages.CompletedCheckpoint.parallelism:type_name -> stactor.messages.CompletedCheckpoint.ParallelismEntry
-	44, // 46: stactor.messages.CompletedCheckpoint.timings:type_name -> stactor.messages.SubtaskTiming
-	45, // 47: stactor.messages.CompletedCheckpoint.commits:type_name -> stactor.messages.CommitTiming
+	50, // 41: stactor.messages.CommitOnNode.infos:type_name -> stactor.messages.PendingCommit
+	48, // 42: stactor.messages.CompletedCheckpoint.tasks:type_name -> stactor.messages.TaskStateRef
+	49, // 43: stactor.messages.CompletedCheckpoint.enumerators:type_name -> stactor.messages.EnumeratorState
+	50, // 44: stactor.messages.CompletedCheckpoint.pending:type_name -> stactor.messages.PendingCommit
+	60, // 45: stactor.messages.CompletedCheckpoint.parallelism:type_name -> stactor.messages.CompletedCheckpoint.ParallelismEntry
+	45, // 46: stactor.messages.CompletedCheckpoint.timings:type_name -> stactor.messages.SubtaskTiming
+	46, // 47: stactor.messages.CompletedCheckpoint.commits:type_name -> stactor.messages.CommitTiming
 	36, // 48: stactor.messages.VertexState.splits:type_name -> stactor.messages.Split
-	53, // 49: stactor.messages.SubtaskState.vertices:type_name -> stactor.messages.VertexState
-	54, // 50: stactor.messages.SubtaskState.channels:type_name -> stactor.messages.ChannelState
+	54, // 49: stactor.messages.SubtaskState.vertices:type_name -> stactor.messages.VertexState
+	55, // 50: stactor.messages.SubtaskState.channels:type_name -> stactor.messages.ChannelState
 	51, // [51:51] is the sub-list for method output_type
 	51, // [51:51] is the sub-list for method input_type
 	51, // [51:51] is the sub-list for extension type_name
@@ -4420,7 +4478,7 @@ func file_messages_stactor_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_stactor_proto_rawDesc), len(file_messages_stactor_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   60,
+			NumMessages:   61,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -97,6 +97,12 @@ func (h *Host) Receive(ctx actor.Context) {
 		}
 	case *messages.SplitRequest:
 		err = h.enum.HandleSplitRequest(int(m.Subtask))
+	case *messages.SourceEvent:
+		if eh, ok := h.enum.(connectors.SourceEventHandler); ok {
+			err = eh.HandleSourceEvent(int(m.Subtask), m.Data)
+		} else {
+			err = fmt.Errorf("reader %d sent an event, but the enumerator takes none", m.Subtask)
+		}
 	case *messages.CheckpointTrigger:
 		err = h.trigger(ctx, m)
 	case *messages.CheckpointDone:

@@ -32,6 +32,7 @@ type sourceRun struct {
 }
 
 var _ connectors.ReaderContext = (*sourceRun)(nil)
+var _ connectors.SourceEventSender = (*sourceRun)(nil)
 var _ connectors.Collector = (*sourceRun)(nil)
 
 func (t *Task) openSource(ctx actor.Context, enum *actor.PID) error {
@@ -64,6 +65,12 @@ func (s *sourceRun) Boundedness() connectors.Boundedness { return s.source.Bound
 // SendSplitRequest asks the enumerator for a split (ReaderContext).
 func (s *sourceRun) SendSplitRequest() {
 	s.t.system.Root.Send(s.enum, &messages.SplitRequest{Subtask: int32(s.t.index)})
+}
+
+// SendSourceEvent sends the reader's event to the enumerator
+// (connectors.SourceEventSender), on the path of its split requests.
+func (s *sourceRun) SendSourceEvent(data []byte) {
+	s.t.system.Root.Send(s.enum, &messages.SourceEvent{Subtask: int32(s.t.index), Data: data})
 }
 
 // SignalNoMoreElement ends the reader's output (ReaderContext).

@@ -5,6 +5,7 @@ package all
 
 import (
 	_ "github.com/stactor/stactor/connectors/assert"
+	_ "github.com/stactor/stactor/connectors/cdc/postgres"
 	_ "github.com/stactor/stactor/connectors/console"
 	_ "github.com/stactor/stactor/connectors/copy"
 	_ "github.com/stactor/stactor/connectors/fake"

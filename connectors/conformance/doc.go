@@ -31,7 +31,8 @@
 // readers' splits handed back to a new enumerator (AddSplitsBack) with the
 // same, a larger and a smaller parallelism; a restore from the
 // enumerator's state taken before any reader registered; the dealing of
-// splits (each once, within the parallelism, "no more splits" to every
+// splits (each once, within the parallelism, to readers asking again after
+// each split as the engine's do; "no more splits" to every
 // reader and again to one that registers anew); every PollNext within its
 // bound, also without splits; bad options failing at plan time with the
 // expected error, and optionally a dead server failing within a bound.

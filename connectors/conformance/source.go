@@ -419,9 +419,23 @@ func (c *Source) assignment(t tb, schema *row.Schema) {
 	if err := guardErr(func() error { return en.RegisterReader(last) }); err != nil {
 		t.Fatalf("RegisterReader(%d): %v", last, err)
 	}
-	for i := 0; i < c.Parallelism; i++ {
-		if err := guardErr(func() error { return en.HandleSplitRequest(i) }); err != nil {
-			t.Fatalf("HandleSplitRequest(%d): %v", i, err)
+	// Readers ask as the engine's do: again after each split they get
+	// (a lazy enumerator deals one split per request), until told there
+	// are no more or given nothing new.
+	for round := 0; round < 100000; round++ {
+		progressed := false
+		for i := 0; i < c.Parallelism; i++ {
+			if ec.noMore[i] > 0 {
+				continue
+			}
+			before := len(ec.assigned[i])
+			if err := guardErr(func() error { return en.HandleSplitRequest(i) }); err != nil {
+				t.Fatalf("HandleSplitRequest(%d): %v", i, err)
+			}
+			progressed = progressed || len(ec.assigned[i]) > before
+		}
+		if !progressed {
+			break
 		}
 	}
 	seen := map[string]int{}

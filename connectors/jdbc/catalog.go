@@ -160,7 +160,7 @@ func pgLookup(ctx context.Context, conn *pgx.Conn) func(uint32) (pgTypeInfo, err
 	return func(oid uint32) (pgTypeInfo, error) {
 		var kind string
 		var info pgTypeInfo
-		err := conn.QueryRow(ctx, "SELECT typtype::text, typbasetype, typtypmod FROM pg_type WHERE oid = $1", oid).Scan(&kind, &info.base, &info.baseMod)
+		err := conn.QueryRow(ctx, "SELECT typtype::text, typname::text, typbasetype, typtypmod FROM pg_type WHERE oid = $1", oid).Scan(&kind, &info.name, &info.base, &info.baseMod)
 		if err != nil {
 			return info, fmt.Errorf("type oid %d: %w", oid, err)
 		}
@@ -277,11 +277,19 @@ func describeMySQLQuery(ctx context.Context, db *sql.DB, name, query string, tab
 	if err != nil {
 		return nil, fmt.Errorf("query of %s: %w", name, err)
 	}
+	exact := mysqlQueryTypes(ctx, db, query)
 	var cols []column
 	for _, ct := range types {
 		p, s, ok := ct.DecimalSize()
 		nullable, _ := ct.Nullable()
 		c := column{Name: ct.Name(), DBType: mysqlDriverType(ct.DatabaseTypeName(), p, s, ok), Nullable: nullable}
+		if e, ok := exact[c.Name]; ok {
+			c.DBType, c.Nullable = e.DBType, e.Nullable
+		} else if c.DBType == "bit" {
+			// Of unknown width: bytes hold every BIT(n) without loss (a
+			// BIT(1) read as boolean would turn 0x0101 into 1).
+			c.DBType = "bit(64)"
+		}
 		if tc := table.column(c.Name); tc != nil {
 			if n, _, _ := parseMySQLType(tc.DBType); strings.HasPrefix(c.DBType, n) || n == "bit" || n == "tinyint" || n == "json" {
 				c.DBType, c.Nullable = tc.DBType, tc.Nullable
@@ -293,6 +301,51 @@ func describeMySQLQuery(ctx context.Context, db *sql.DB, name, query string, tab
 		cols = append(cols, c)
 	}
 	return cols, rows.Err()
+}
+
+// mysqlQueryTypes asks the server for the exact column types of a
+// query's result, which the driver's metadata lacks (BIT(16) and BIT(1),
+// TINYINT(1) and TINYINT(4) look alike there): a temporary table made from
+// the query with no rows, described by SHOW COLUMNS and dropped. It is nil
+// when the server refuses (no CREATE TEMPORARY TABLES privilege, columns
+// of the same name); the driver's types are used then.
+func mysqlQueryTypes(ctx context.Context, db *sql.DB, query string) map[string]column {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil
+	}
+	defer conn.Close()
+	const tmp = "stactor_describe_q"
+	if _, err := conn.ExecContext(ctx, "CREATE TEMPORARY TABLE "+tmp+" AS SELECT * FROM ("+query+") stactor_q LIMIT 0"); err != nil {
+		return nil
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "DROP TEMPORARY TABLE IF EXISTS "+tmp)
+	rows, err := conn.QueryContext(ctx, "SHOW COLUMNS FROM "+tmp)
+	if err != nil {
+		return nil
+	}
+	defer rows.Close()
+	names, err := rows.Columns()
+	if err != nil || len(names) < 3 {
+		return nil
+	}
+	out := map[string]column{}
+	for rows.Next() {
+		vals := make([]sql.NullString, len(names))
+		ptrs := make([]any, len(vals))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil
+		}
+		// Field, Type, Null, Key, Default, Extra
+		out[vals[0].String] = column{Name: vals[0].String, DBType: strings.ToLower(vals[1].String), Nullable: vals[2].String == "YES"}
+	}
+	if rows.Err() != nil {
+		return nil
+	}
+	return out
 }
 
 // schemaOf is the catalog table for the columns of a table or query.

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
+	"strings"
 
 	"github.com/stactor/stactor/connectors"
+	"github.com/stactor/stactor/row"
 )
 
 // enumerator makes splits lazily, one when a reader asks for one, table
@@ -35,10 +38,12 @@ type enumState struct {
 // tablePlan is how a table is cut, and how far.
 type tablePlan struct {
 	Planned  bool    `json:"planned,omitempty"`
-	Mode     string  `json:"mode,omitempty"` // single, even, keyset
-	Max      int64   `json:"max,omitempty"`  // even: the greatest key
-	Step     int64   `json:"step,omitempty"` // even: keys per split
-	Next     *keyVal `json:"next,omitempty"` // where the next split starts (even: inclusive, keyset: exclusive)
+	Mode     string  `json:"mode,omitempty"`     // single, even, keyset
+	Max      int64   `json:"max,omitempty"`      // even: the greatest key
+	Step     int64   `json:"step,omitempty"`     // even: keys per split
+	MaxDec   string  `json:"max_dec,omitempty"`  // evendec: the greatest key, floored
+	StepDec  string  `json:"step_dec,omitempty"` // evendec: keys per split
+	Next     *keyVal `json:"next,omitempty"`     // where the next split starts (even: inclusive, keyset: exclusive)
 	Ranges   bool    `json:"ranges,omitempty"`
 	Done     bool    `json:"done,omitempty"`
 	NullDone bool    `json:"null_done,omitempty"`
@@ -187,6 +192,25 @@ func (e *enumerator) nextOf(ti int) (*split, error) {
 			s.Hi = &keyVal{I: start + p.Step}
 			p.Next = s.Hi
 			return mk(s), nil
+		case "evendec":
+			// As even, in whole numbers of any size.
+			s := &split{}
+			start, _ := new(big.Int).SetString(p.Next.S, 10)
+			maxKey, _ := new(big.Int).SetString(p.MaxDec, 10)
+			step, _ := new(big.Int).SetString(p.StepDec, 10)
+			if start == nil || maxKey == nil || step == nil {
+				return nil, fmt.Errorf("Jdbc enumerator state: bad decimal plan %q %q %q", p.Next.S, p.MaxDec, p.StepDec)
+			}
+			if p.Seq > 0 {
+				s.Lo, s.LoIncl = &keyVal{S: start.String()}, true
+			}
+			if step.Cmp(new(big.Int).Sub(maxKey, start)) > 0 {
+				p.Done = true
+				return mk(s), nil
+			}
+			s.Hi = &keyVal{S: new(big.Int).Add(start, step).String()}
+			p.Next = s.Hi
+			return mk(s), nil
 		case "keyset":
 			q, ctx, err := e.querier()
 			if err != nil {
@@ -228,7 +252,8 @@ func (e *enumerator) plan(t *sourceTable, p *tablePlan) error {
 		return nil
 	}
 	p.Mode = "keyset"
-	if !t.keyType().IsInteger() {
+	decimalKey := t.keyType().ID == row.TypeDecimal && e.r.PartitionNum > 0
+	if !t.keyType().IsInteger() && !decimalKey {
 		return nil
 	}
 	q, ctx, err := e.querier()
@@ -251,6 +276,9 @@ func (e *enumerator) plan(t *sourceTable, p *tablePlan) error {
 	if len(vals) < 2 || vals[0] == nil || vals[1] == nil {
 		p.Mode, p.Done = "keyset", true // no keys: only the null split, if any
 		return nil
+	}
+	if decimalKey {
+		return e.planDecimal(p, *vals[0], *vals[1])
 	}
 	lo, err1 := strconv.ParseInt(*vals[0], 10, 64)
 	hi, err2 := strconv.ParseInt(*vals[1], 10, 64)
@@ -293,6 +321,61 @@ func (e *enumerator) plan(t *sourceTable, p *tablePlan) error {
 	// The first split is open below; it ends one step above the minimum.
 	p.Next = &keyVal{I: lo}
 	return nil
+}
+
+// planDecimal is plan's even cut for a decimal key with partition_num
+// (MySQL's bigint unsigned and decimal(p,0) keys hold values past int64,
+// as SeaTunnel's BigDecimal ranges do): partition_num equal ranges of
+// whole numbers between the floors of the least and greatest keys (or the
+// bounds), the first open below and the last open above. Without
+// partition_num a decimal key is cut by keyset, every split.size-th key.
+func (e *enumerator) planDecimal(p *tablePlan, minKey, maxKey string) error {
+	lo, err1 := floorOf(minKey)
+	hi, err2 := floorOf(maxKey)
+	if err1 != nil || err2 != nil {
+		return fmt.Errorf("bounds %q..%q are not numbers", minKey, maxKey)
+	}
+	for _, b := range []struct {
+		name, val string
+		to        **big.Int
+	}{{"partition_lower_bound", e.r.LowerBound, &lo}, {"partition_upper_bound", e.r.UpperBound, &hi}} {
+		if b.val == "" {
+			continue
+		}
+		n, ok := new(big.Int).SetString(b.val, 10)
+		if !ok {
+			return fmt.Errorf("%s %q is not an integer", b.name, b.val)
+		}
+		*b.to = n
+	}
+	if hi.Cmp(lo) < 0 {
+		hi = lo
+	}
+	span := new(big.Int).Sub(hi, lo)
+	span.Add(span, big.NewInt(1))
+	n := big.NewInt(int64(e.r.PartitionNum))
+	step := new(big.Int).Add(span, new(big.Int).Sub(n, big.NewInt(1)))
+	step.Quo(step, n) // ceil(span / n)
+	if step.Sign() <= 0 {
+		step.SetInt64(1)
+	}
+	p.Mode, p.Ranges = "evendec", true
+	p.MaxDec, p.StepDec = hi.String(), step.String()
+	p.Next = &keyVal{S: lo.String()}
+	return nil
+}
+
+// floorOf is the greatest whole number not above the decimal text s.
+func floorOf(s string) (*big.Int, error) {
+	r, ok := new(big.Rat).SetString(strings.TrimSpace(s))
+	if !ok {
+		return nil, fmt.Errorf("%q is not a number", s)
+	}
+	q, m := new(big.Int).QuoRem(r.Num(), r.Denom(), new(big.Int))
+	if m.Sign() < 0 {
+		q.Sub(q, big.NewInt(1))
+	}
+	return q, nil
 }
 
 // rowCount is the table's row count: COUNT(*) with use_select_count,

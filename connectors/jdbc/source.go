@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -157,11 +158,20 @@ func resolveSource(ctx context.Context, cfg *config.PluginConfig) (*sourceResolv
 		if !cfg.Has(k) {
 			continue
 		}
-		if _, err := strconv.ParseInt(strings.TrimSpace(cfg.String(k)), 10, 64); err != nil {
+		t := r.Tables[0]
+		if t.Key == "" || !(t.keyType().IsInteger() || t.keyType().ID == row.TypeDecimal) {
+			what := "has none (set partition_column)"
+			if t.Key != "" {
+				what = fmt.Sprintf("splits by %q, a %s", t.Key, t.keyType())
+			}
+			return nil, cfg.Errorf(k, "applies to an integer or decimal split key; %s %s", t.ID, what)
+		}
+		v := strings.TrimSpace(cfg.String(k))
+		if _, ok := new(big.Int).SetString(v, 10); !ok {
 			return nil, cfg.Errorf(k, "must be an integer, got %q", cfg.String(k))
 		}
-		if t := r.Tables[0]; t.Key == "" || !t.keyType().IsInteger() {
-			return nil, cfg.Errorf(k, "applies to an integer split key; %s has none (set partition_column)", t.ID)
+		if _, err := strconv.ParseInt(v, 10, 64); err != nil && t.keyType().IsInteger() {
+			return nil, cfg.Errorf(k, "%s is out of range for the %s split key %q", v, t.keyType(), t.Key)
 		}
 	}
 	r.LowerBound, r.UpperBound = strings.TrimSpace(r.LowerBound), strings.TrimSpace(r.UpperBound)

@@ -243,6 +243,9 @@ func TestSourceSplitsAndRestores(t *testing.T) {
 			{"partition-num", "table_path = %q\npartition_column = id\npartition_num = 4\n", "even"},
 			{"nonunique-nullable", "table_path = %q\npartition_column = grp\nsplit.size = 400\n", "keyset"},
 			{"string-key", "table_path = %q\npartition_column = name\nsplit.size = 300\n", "keyset"},
+			{"decimal-key-partitions", "table_path = %q\npartition_column = v\npartition_num = 4\n", "evendec"},
+			{"decimal-key-bounds", "table_path = %q\npartition_column = v\npartition_num = 5\npartition_lower_bound = 1000\npartition_upper_bound = 99999999999999999999\n", "evendec"},
+			{"decimal-key-keyset", "table_path = %q\npartition_column = v\nsplit.size = 500\n", "keyset"},
 			{"query-no-key", "query = \"SELECT * FROM src_rows\"\nfetch_size = 64\n", "single"},
 			{"query-with-where", "table_path = %q\nwhere_condition = \"where id > 0\"\nsplit.size = 700\n", "even"},
 		} {
@@ -290,7 +293,8 @@ func TestSourceErrors(t *testing.T) {
 			{"table_path = \"no_such_table\"\n", "table not found"},
 			{"query = \"SELECT * FROM no_such_table\"\n", "no_such_table"},
 			{"", "set query, table_path or table_list"},
-			{"table_path = %q\npartition_column = name\npartition_lower_bound = 1\n", "applies to an integer split key"},
+			{"table_path = %q\npartition_column = name\npartition_lower_bound = 1\n", `splits by "name", a string`},
+			{"table_path = %q\npartition_column = id\npartition_lower_bound = 99999999999999999999\n", "out of range for the bigint split key"},
 			{"table_path = %q\npartition_lower_bound = x1\n", "must be an integer"},
 		} {
 			body := tc.body

@@ -23,6 +23,7 @@ import (
 //	char(n), varchar(n), text, name   string
 //	json, jsonb, uuid, xml            string
 //	inet, cidr, macaddr, enum types   string
+//	PostGIS geometry, geography       string (hex EWKB, the types' text form)
 //	bytea                             bytes
 //	date                              date
 //	time, timetz                      time (the zone of timetz dropped)
@@ -107,6 +108,7 @@ var pgArrayElem = map[uint32]uint32{
 // pgTypeInfo is what pg_type says of an oid that is not built in.
 type pgTypeInfo struct {
 	kind    byte   // typtype: b base, d domain, e enum, ...
+	name    string // typname
 	base    uint32 // a domain's base type
 	baseMod int32
 }
@@ -139,6 +141,13 @@ func mapPostgres(table string, c *column, lookup func(oid uint32) (pgTypeInfo, e
 		case 'e':
 			c.Type, c.Read = row.String, "astext"
 			return nil
+		case 'b':
+			if info.name == "geometry" || info.name == "geography" {
+				// PostGIS, whose oids are not fixed: its text form (hex
+				// EWKB), as SeaTunnel's PG_GEOMETRY and PG_GEOGRAPHY.
+				c.Type, c.Read = row.String, "astext"
+				return nil
+			}
 		case 'd':
 			oid, mod = info.base, info.baseMod
 			continue

@@ -161,6 +161,14 @@ func TestMySQLTypesGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "types_mysql_query.golden", render(qcols, nil))
+
+	// A query whose table is not known gets its exact types from the
+	// server too: bit(8) is bytes, not bit(1)'s boolean; tinyint(4) a number.
+	qcols, err = describeMySQLQuery(testCtx(t), db, "q", "SELECT c_bit1, c_bit8, c_tiny1, c_tiny, c_utiny FROM types_my", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "types_mysql_query_untabled.golden", render(qcols, nil))
 }
 
 func TestMySQLUnmappableAndZeroDates(t *testing.T) {
@@ -210,6 +218,26 @@ func TestMySQLUnmappableAndZeroDates(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("zeroDateTimeBehavior=%q: got %s, want %s", tc.zero, got, tc.want)
+		}
+	}
+}
+
+// PostGIS's types have no fixed oids: they are known by name, and map to
+// their text form as SeaTunnel's PG_GEOMETRY and PG_GEOGRAPHY; another
+// base type of an extension stays unmappable.
+func TestPostGISTypesByName(t *testing.T) {
+	lookup := func(names map[uint32]string) func(uint32) (pgTypeInfo, error) {
+		return func(oid uint32) (pgTypeInfo, error) { return pgTypeInfo{kind: 'b', name: names[oid]}, nil }
+	}
+	names := map[uint32]string{90001: "geometry", 90002: "geography", 90003: "box2d"}
+	for oid, want := range map[uint32]bool{90001: true, 90002: true, 90003: false} {
+		c := column{Name: "g", OID: oid}
+		err := mapPostgres("db.public.t", &c, lookup(names))
+		if want && (err != nil || c.Type != row.String || c.Read != "astext") {
+			t.Errorf("%s: %v %v %q", names[oid], err, c.Type, c.Read)
+		}
+		if !want && (err == nil || !strings.Contains(err.Error(), `"g"`)) {
+			t.Errorf("%s: want an error naming the column, got %v", names[oid], err)
 		}
 	}
 }

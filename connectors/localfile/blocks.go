@@ -15,7 +15,11 @@ var blockSize int64 = 64 << 20
 // splitsOf cuts a file into splits: one for parquet, compressed and small
 // files, else blocks that start at record starts (after the header lines).
 func (sc *sourceConfig) splitsOf(f fileInfo) ([]*split, error) {
-	if sc.format == formatParquet || sc.format == formatBinary || sc.gzip || sc.archive != "" || f.size <= blockSize {
+	switch sc.format {
+	case formatParquet, formatBinary, formatXML, formatExcel:
+		return []*split{{path: f.path, end: -1}}, nil
+	}
+	if sc.gzip || sc.lzo || sc.archive != "" || f.size <= blockSize {
 		return []*split{{path: f.path, end: -1}}, nil
 	}
 	bounds, err := sc.blockBounds(f)
@@ -38,7 +42,7 @@ func (sc *sourceConfig) headerEnd(path string) (int64, error) {
 	if sc.skipHeader == 0 || sc.format == formatJSON {
 		return 0, nil
 	}
-	rr, err := openRecords(path, false, 0, 0, sc.sep(), sc.quoteByte())
+	rr, err := openRecords(path, "", 0, 0, sc.sep(), sc.quoteByte())
 	if err != nil {
 		return 0, err
 	}

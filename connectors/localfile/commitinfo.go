@@ -21,10 +21,14 @@ type commitInfo struct {
 	Files   []fileMove `json:"files"`
 }
 
-// fileMove is one staged file and its final path.
+// fileMove is one staged file and its final path. With Write, the staged
+// bytes are written into the final file at offset At instead of renamed
+// (a later piece of a binary file, see binarysink.go).
 type fileMove struct {
-	From string `json:"from"`
-	To   string `json:"to"`
+	From  string `json:"from"`
+	To    string `json:"to"`
+	At    int64  `json:"at,omitempty"`
+	Write bool   `json:"write,omitempty"`
 }
 
 const commitInfoVersion = 1
@@ -51,4 +55,6 @@ type writerState struct {
 	Version int   `json:"v"`
 	Next    int64 `json:"next"`
 	Part    int64 `json:"part"`
+	// BinLast is the binary sink's last chunk index of each file written.
+	BinLast map[string]int64 `json:"binLast,omitempty"`
 }

@@ -33,7 +33,7 @@ func (c *committer) Commit(_ context.Context, ctx connectors.CommitContext, info
 		}
 		dirs := map[string]bool{}
 		for _, m := range info.Files {
-			if err := commitFile(m.From, m.To, ctx.WriterGone); err != nil {
+			if err := commitFile(m, ctx.WriterGone); err != nil {
 				return fmt.Errorf("LocalFile commit of %s (checkpoint %d): %w", info.Txn, info.Checkpoint, err)
 			}
 			dirs[filepath.Dir(m.To)] = true
@@ -60,7 +60,8 @@ func (c *committer) Commit(_ context.Context, ctx connectors.CommitContext, info
 // that staged it left the cluster (writerGone), where it is missing
 // because this node's disk is not the writer's: the job fails, saying so,
 // instead of waiting forever or passing over lost rows.
-func commitFile(from, to string, writerGone bool) error {
+func commitFile(m fileMove, writerGone bool) error {
+	from, to := m.From, m.To
 	if _, err := os.Lstat(from); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			return err
@@ -72,6 +73,9 @@ func commitFile(from, to string, writerGone bool) error {
 	}
 	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 		return err
+	}
+	if m.Write {
+		return writeAt(from, to, m.At)
 	}
 	return os.Rename(from, to)
 }

@@ -154,7 +154,11 @@ func expected(format string) func(*row.Schema, [][]any) [][]any {
 // by the sink, so each source test is a round trip, and the sink's
 // committed files are read back by the source.
 func TestConformance(t *testing.T) {
-	for _, format := range formats {
+	// xml, excel and binary have tests of their own (docformat_test.go):
+	// xml has no null string and cannot hold control characters (U+0000
+	// ...) at all, excel keeps dates to the millisecond and numbers as
+	// doubles, binary writes only the binary source's rows; orc is refused.
+	for _, format := range []string{formatText, formatCSV, formatJSON, formatParquet} {
 		t.Run(format, func(t *testing.T) {
 			t.Run("Source", func(t *testing.T) {
 				conformance.RunSource(t, conformance.Source{
@@ -184,7 +188,7 @@ func TestConformance(t *testing.T) {
 						return sinkBody(dir, format), readBack(dir, format, schema), nil
 					},
 					BadOptions: []conformance.BadOption{
-						{Name: "BadCompression", Body: sinkBody(t.TempDir(), format) + "compress_codec = lzo\n", Error: "lzo"},
+						{Name: "BadCompression", Body: sinkBody(t.TempDir(), format) + "compress_codec = zlib\n", Error: "zlib"},
 						{Name: "UnknownSinkColumn", Body: sinkBody(t.TempDir(), format) + "sink_columns = [nope]\n", Error: "nope"},
 					},
 				})

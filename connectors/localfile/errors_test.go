@@ -28,7 +28,8 @@ func TestSourceConfigErrors(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "a.csv"), "1\n")
 	for _, tc := range []struct{ body, key, text string }{
 		{"path = \"/no/such/dir\"\nfile_format_type = csv", "path", "no such file or directory"},
-		{"path = " + q(dir) + "\nfile_format_type = orc", "file_format_type", "expected one of text, csv, json, parquet"},
+		{"path = " + q(dir) + "\nfile_format_type = orc", "file_format_type", "no maintained pure-Go ORC library"},
+		{"path = " + q(dir) + "\nfile_format_type = avro", "file_format_type", "expected one of text, csv, json, parquet, xml, excel, binary, orc"},
 		{"path = " + q(dir) + "\nfile_format_type = csv\nschema { fields { a = integr } }", "schema.fields.a", `unknown type name "integr"`},
 		{"path = " + q(dir) + "\nfile_format_type = csv\nschema { fields { a = \"decimal(50, 2)\" } }", "schema.fields.a", "out of range"},
 		{"path = " + q(dir) + "\nfile_format_type = json", "schema", "is required for json files"},
@@ -36,7 +37,7 @@ func TestSourceConfigErrors(t *testing.T) {
 		{"path = " + q(dir) + "\nfile_format_type = csv\nread_columns = [b]\nschema { fields { a = int } }", "read_columns", `"b" is not a field`},
 		{"path = " + q(dir) + "\nfile_format_type = csv\nencoding = UTF-16", "encoding", "not supported"},
 		{"path = " + q(dir) + "\nfile_format_type = csv\nfile_filter_pattern = \"a(\"", "file_filter_pattern", "not a regular expression"},
-		{"path = " + q(dir) + "\nfile_format_type = csv\ncompress_codec = lzo", "compress_codec", "lzo is not supported"},
+		{"path = " + q(dir) + "\nfile_format_type = parquet\ncompress_codec = lzo", "compress_codec", "lzo applies to text, csv, json and xml files"},
 		{"path = " + q(dir) + "\nfile_format_type = csv\ndate_format = \"yyyy-QQ\"", "date_format", "not supported"},
 		{"path = " + q(t.TempDir()) + "\nfile_format_type = parquet", "path", "no parquet file"},
 		{"path = " + q(dir) + "\nfile_format_type = parquet", "path", "not a parquet file"},

@@ -33,7 +33,7 @@ type lineSplit struct {
 }
 
 func openLines(cfg *sourceConfig, s *split, part partitions) (*lineSplit, error) {
-	rr, err := openRecordsIn(s.path, cfg.archive, cfg.gzip, s.pos, s.line, cfg.sep(), cfg.quoteByte())
+	rr, err := openRecordsIn(s.path, cfg.archive, cfg.codec(), s.pos, s.line, cfg.sep(), cfg.quoteByte())
 	if err != nil {
 		return nil, err
 	}

@@ -12,22 +12,39 @@ import (
 	"github.com/stactor/stactor/config"
 )
 
-// The file formats stactor reads and writes (SeaTunnel's FileFormat has
-// more: orc, excel, xml, binary...; asking for one is a config error).
+// The file formats of SeaTunnel's FileFormat. orc is in the list so that
+// asking for it gets the reason it is refused (refuseFormat), not "expected
+// one of".
 const (
 	formatText    = "text"
 	formatCSV     = "csv"
 	formatJSON    = "json"
 	formatParquet = "parquet"
-	// formatBinary reads files as they are, in chunks (SeaTunnel's
-	// BinaryReadStrategy); read only.
+	formatXML     = "xml"
+	formatExcel   = "excel"
+	// formatBinary copies files: the source reads them as they are, in
+	// chunks (SeaTunnel's BinaryReadStrategy), and the sink writes the
+	// chunks back under the same relative paths (BinaryWriteStrategy).
 	formatBinary = "binary"
+	formatORC    = "orc"
 )
 
-var formats = []string{formatText, formatCSV, formatJSON, formatParquet}
+var formats = []string{formatText, formatCSV, formatJSON, formatParquet, formatXML, formatExcel, formatBinary, formatORC}
 
 // sourceFormats are the formats the source reads.
-var sourceFormats = append(append([]string(nil), formats...), formatBinary)
+var sourceFormats = formats
+
+// errNoORC is why orc is refused.
+const errNoORC = "orc is not supported: there is no maintained pure-Go ORC library with a permissive licence (github.com/scritchley/orc, the only complete one, is unmaintained and not served by the Go module proxy); convert the files to parquet"
+
+// refuseFormat is the config error for a format stactor does not read or
+// write, "" if it does.
+func refuseFormat(format string) string {
+	if format == formatORC {
+		return errNoORC
+	}
+	return ""
+}
 
 // suffix is SeaTunnel's FileFormat suffix of a format's files.
 func suffix(format string) string {
@@ -38,6 +55,12 @@ func suffix(format string) string {
 		return ".csv"
 	case formatJSON:
 		return ".json"
+	case formatXML:
+		return ".xml"
+	case formatExcel:
+		return ".xlsx"
+	case formatBinary:
+		return ""
 	}
 	return ".parquet"
 }
@@ -63,10 +86,10 @@ var sourceOptions = []config.Option{
 	{Key: "read_columns", Type: config.TypeStrings, Doc: "the columns to read, in this order"},
 	{Key: "field_delimiter", Type: config.TypeString, Fallbacks: []string{"delimiter"}, Doc: "the field separator: \\u0001 for text, ',' for csv"},
 	optRowDelimiter,
-	{Key: "skip_header_row_number", Type: config.TypeInt, Default: int64(0), Doc: "lines to skip at the start of each text or csv file"},
+	{Key: "skip_header_row_number", Type: config.TypeInt, Default: int64(0), Doc: "lines (excel: rows) to skip at the start of each text, csv or excel file"},
 	{Key: "file_filter_pattern", Type: config.TypeString, Doc: "a regular expression a file's name (or full path) must match"},
 	{Key: "filename_extension", Type: config.TypeString, Doc: "read only files with this extension"},
-	{Key: "compress_codec", Type: config.TypeEnum, Enum: []string{"none", "gzip", "gz", "lzo"}, Default: "none", Doc: "compression of text, csv and json files"},
+	{Key: "compress_codec", Type: config.TypeEnum, Enum: []string{"none", "gzip", "gz", "lzo"}, Default: "none", Doc: "compression of text, csv, json and xml files: gzip, or lzo (lzop files)"},
 	{Key: "archive_compress_codec", Type: config.TypeEnum, Enum: []string{"none", "gz", "zip", "tar", "tar_gz"}, Default: "none", Doc: "archive format of the files: none, gz, zip, tar or tar_gz (every file inside is read)"},
 	optEncoding,
 	optDateFormat,
@@ -75,6 +98,9 @@ var sourceOptions = []config.Option{
 	{Key: "parse_partition_from_path", Type: config.TypeBool, Default: true, Doc: "add the k=v folders under path as string fields"},
 	{Key: "null_format", Type: config.TypeString, Doc: "the text that stands for null in text and csv files"},
 	{Key: "quote_char", Type: config.TypeString, Default: "\"", Doc: "the quote character of csv files"},
+	{Key: "xml_row_tag", Type: config.TypeString, Doc: "xml: the tag of the elements that are rows, anywhere in the document (required for xml)"},
+	{Key: "xml_use_attr_format", Type: config.TypeBool, Doc: "xml: fields are the row element's attributes (true) or its child elements (false) (required for xml)"},
+	{Key: "sheet_name", Type: config.TypeString, Doc: "excel: the sheet to read, the first by default"},
 }
 
 // sinkOptions are LocalFile's sink options (FileBaseSinkOptions).
@@ -97,7 +123,7 @@ var sinkOptions = []config.Option{
 	{Key: "batch_size", Type: config.TypeInt, Default: int64(1000000), Doc: "rows per file before a new file is started"},
 	{Key: "single_file_mode", Type: config.TypeBool, Default: false, Doc: "one file per checkpoint and writer, never rolled"},
 	{Key: "create_empty_file_when_no_data", Type: config.TypeBool, Default: false, Doc: "write an empty file for a checkpoint without rows"},
-	{Key: "compress_codec", Type: config.TypeEnum, Enum: []string{"none", "gzip", "snappy", "zstd", "lz4", "brotli", "lzo", "zlib"}, Default: "none", Doc: "compression: gzip for text formats, snappy, gzip, zstd, lz4 or brotli for parquet"},
+	{Key: "compress_codec", Type: config.TypeEnum, Enum: []string{"none", "gzip", "snappy", "zstd", "lz4", "brotli", "lzo", "zlib"}, Default: "none", Doc: "compression: gzip or lzo (lzop) for text, csv, json and xml, snappy, gzip, zstd, lz4 or brotli for parquet"},
 	optEncoding,
 	optDateFormat,
 	optDatetimeFormat,
@@ -105,6 +131,11 @@ var sinkOptions = []config.Option{
 	{Key: "enable_header_write", Type: config.TypeBool, Default: false, Doc: "write the field names as the first line of csv and text files"},
 	{Key: "csv_string_quote_mode", Type: config.TypeEnum, Enum: []string{"ALL", "MINIMAL", "NONE"}, Default: "MINIMAL", Doc: "which csv strings are quoted"},
 	{Key: "data_save_mode", Type: config.TypeEnum, Enum: []string{"APPEND_DATA", "DROP_DATA", "ERROR_WHEN_DATA_EXISTS"}, Default: "APPEND_DATA", Doc: "before the job: keep the files, delete them all (DROP_DATA), or fail if there are any"},
+	{Key: "xml_root_tag", Type: config.TypeString, Default: "RECORDS", Doc: "xml: the tag of the root element"},
+	{Key: "xml_row_tag", Type: config.TypeString, Default: "RECORD", Doc: "xml: the tag of each row's element"},
+	{Key: "xml_use_attr_format", Type: config.TypeBool, Doc: "xml: write fields as attributes (true) or child elements (false) (required for xml)"},
+	{Key: "sheet_name", Type: config.TypeString, Doc: "excel: the name of the sheet written (Sheet1 by default)"},
+	{Key: "max_rows_in_memory", Type: config.TypeInt, Doc: "excel: ignored; rows are streamed to a temporary file as they come"},
 	{Key: "schema_save_mode", Type: config.TypeEnum, Enum: []string{"CREATE_SCHEMA_WHEN_NOT_EXIST", "RECREATE_SCHEMA", "ERROR_WHEN_SCHEMA_NOT_EXIST", "IGNORE"}, Default: "CREATE_SCHEMA_WHEN_NOT_EXIST", Doc: "before the job: create the path if missing, delete and create it (RECREATE_SCHEMA), fail if missing, or nothing"},
 }
 

@@ -125,6 +125,9 @@ func (r *reader) open(s *split) (splitReader, error) {
 	if r.cfg.format == formatBinary {
 		return openBinary(r.cfg, s)
 	}
+	if r.cfg.format == formatXML || r.cfg.format == formatExcel {
+		return openDocument(r.cfg, s, p)
+	}
 	if r.cfg.format == formatParquet {
 		in, err := openParquetIn(s.path, r.cfg.dataFields(), s.pos)
 		if err != nil {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/stactor/stactor/connectors/localfile/lzop"
 )
 
 // recordBuffer is the initial read buffer of a record reader; it grows to
@@ -23,7 +25,7 @@ const recordBuffer = 1 << 20
 // split's position, and line numbers for messages.
 type recordReader struct {
 	f    *os.File
-	gz   *gzip.Reader
+	gz   io.Closer // the decompressor, if any
 	arch io.Closer // a file inside an archive: closes the archive's streams
 	in   io.Reader
 	buf  []byte
@@ -55,13 +57,14 @@ type recordReader struct {
 
 // openRecords opens path at stream offset pos. line is the line number at
 // pos, 0 if unknown.
-func openRecords(path string, gz bool, pos, line int64, sep string, quote byte) (*recordReader, error) {
-	return openRecordsIn(path, "", gz, pos, line, sep, quote)
+func openRecords(path string, codec string, pos, line int64, sep string, quote byte) (*recordReader, error) {
+	return openRecordsIn(path, "", codec, pos, line, sep, quote)
 }
 
 // openRecordsIn is openRecords for a file inside an archive of codec
-// archive (zip, tar, tar_gz) too; "" for a plain file.
-func openRecordsIn(path, archive string, gz bool, pos, line int64, sep string, quote byte) (*recordReader, error) {
+// archive (zip, tar, tar_gz) too; "" for a plain file. codec is the
+// stream's compression: "gzip", "lzo" or "".
+func openRecordsIn(path, archive string, codec string, pos, line int64, sep string, quote byte) (*recordReader, error) {
 	r := &recordReader{buf: make([]byte, recordBuffer), sep: []byte(sep), crlf: sep == "\n", quote: quote,
 		sepLines: int64(strings.Count(sep, "\n")), line: line, path: path, openOff: pos}
 	if archive != "" {
@@ -83,7 +86,7 @@ func openRecordsIn(path, archive string, gz bool, pos, line int64, sep string, q
 	case line <= 0:
 		r.line, r.lineBase = 1, -1
 	}
-	if err := r.seek(gz, pos); err != nil {
+	if err := r.seek(codec, pos); err != nil {
 		r.close()
 		return nil, err
 	}
@@ -92,17 +95,16 @@ func openRecordsIn(path, archive string, gz bool, pos, line int64, sep string, q
 }
 
 // seek moves the stream to offset pos: a seek for a plain file, a read
-// up to it (counting lines) for gzip and archived streams.
-func (r *recordReader) seek(gz bool, pos int64) error {
+// up to it (counting lines) for compressed and archived streams.
+func (r *recordReader) seek(codec string, pos int64) error {
 	var err error
 	path := r.path
-	if gz {
-		if r.gz, err = gzip.NewReader(r.in); err != nil {
-			return fmt.Errorf("%s: not gzip: %w", path, err)
+	if codec != "" {
+		if r.in, r.gz, err = decompress(codec, r.in, path); err != nil {
+			return err
 		}
-		r.in = r.gz
 	}
-	if r.f == nil || gz {
+	if r.f == nil || codec != "" {
 		// A compressed or archived stream cannot seek: read up to pos,
 		// counting lines.
 		var count int64
@@ -146,6 +148,22 @@ func (r *recordReader) close() error {
 		}
 	}
 	return err
+}
+
+// decompress wraps in in the decoder of codec ("gzip" or "lzo").
+func decompress(codec string, in io.Reader, path string) (io.Reader, io.Closer, error) {
+	if codec == "lzo" {
+		z, err := lzop.NewReader(in)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return z, io.NopCloser(z), nil
+	}
+	gz, err := gzip.NewReader(in)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: not gzip: %w", path, err)
+	}
+	return gz, gz, nil
 }
 
 // done tells whether every record has been read.

@@ -65,6 +65,7 @@ type sinkConfig struct {
 
 	// text formats
 	gzip     bool
+	lzo      bool
 	latin1   bool
 	charset  encoding.Encoding // another charset than UTF-8 and Latin-1; nil if none
 	header   bool
@@ -73,6 +74,12 @@ type sinkConfig struct {
 	// parquet
 	pschema *parquet.Schema
 	codec   compress.Codec
+	// xml and excel
+	xmlRootTag, xmlRowTag string
+	xmlAttr               bool
+	nestedDelim           string // field_delimiter: joins a row field's values
+	sheetName             string
+	times                 timeFormats
 }
 
 func createSink(cfg *config.PluginConfig, inputs []*row.Schema, _ []byte, job connectors.JobContext) (connectors.Sink, error) {
@@ -107,6 +114,14 @@ func newSinkConfig(cfg *config.PluginConfig, inputs []*row.Schema) (*sinkConfig,
 	sc := &sinkConfig{root: localPath(path), format: cfg.String("file_format_type"), input: in}
 	if strings.TrimSpace(path) == "" {
 		return nil, cfg.Errorf("path", "must not be empty")
+	}
+	if why := refuseFormat(sc.format); why != "" {
+		return nil, cfg.Errorf("file_format_type", "%s", why)
+	}
+	if sc.format == formatBinary {
+		if err := checkBinaryInput(cfg, in); err != nil {
+			return nil, err
+		}
 	}
 	sc.schemaSaveMode, sc.dataSaveMode = cfg.String("schema_save_mode"), cfg.String("data_save_mode")
 
@@ -185,7 +200,44 @@ func newSinkConfig(cfg *config.PluginConfig, inputs []*row.Schema) (*sinkConfig,
 	}
 
 	codec := cfg.String("compress_codec")
-	if sc.format == formatParquet {
+	sc.nestedDelim = "\u0001"
+	if d := cfg.String("field_delimiter"); cfg.Has("field_delimiter") && d != "" {
+		sc.nestedDelim = d
+	}
+	if sc.times, err = timeFormatsOf(cfg); err != nil {
+		return nil, err
+	}
+	switch sc.format {
+	case formatXML:
+		if !cfg.Has("xml_use_attr_format") {
+			return nil, cfg.Errorf("xml_use_attr_format", "must be set when file_format_type is xml (SeaTunnel's FileSinkConfig requires it)")
+		}
+		sc.xmlAttr = cfg.Bool("xml_use_attr_format")
+		sc.xmlRootTag, sc.xmlRowTag = cfg.String("xml_root_tag"), cfg.String("xml_row_tag")
+		for _, k := range []string{"xml_root_tag", "xml_row_tag"} {
+			if err := checkXMLName(cfg.String(k)); err != nil {
+				return nil, cfg.Errorf(k, "%v", err)
+			}
+		}
+		for _, f := range sc.fields {
+			if err := checkXMLName(f.Name); err != nil {
+				return nil, cfg.Errorf("sink_columns", "field %q cannot be written to xml: %v", f.Name, err)
+			}
+		}
+	case formatExcel:
+		sc.sheetName = cfg.String("sheet_name")
+	}
+	switch {
+	case sc.format == formatBinary || sc.format == formatExcel:
+		if codec != "none" {
+			return nil, cfg.Errorf("compress_codec", "%s files are not compressed (none)", sc.format)
+		}
+		sc.ext = suffix(sc.format)
+		if sc.format == formatExcel {
+			// excel's cells render rows' nested dates as text does
+			sc.render = newTextRender(sc.nestedDelim, sc.times, false, "MINIMAL")
+		}
+	case sc.format == formatParquet:
 		switch codec {
 		case "none":
 			sc.codec = &uncompressed.Codec{}
@@ -209,23 +261,32 @@ func newSinkConfig(cfg *config.PluginConfig, inputs []*row.Schema) (*sinkConfig,
 		if sc.pschema, err = writeSchema(sc.fields); err != nil {
 			return nil, cfg.Errorf("file_format_type", "%v", err)
 		}
-	} else {
+	default:
 		switch codec {
 		case "none":
 		case "gzip":
 			sc.gzip = true
+		case "lzo":
+			sc.lzo = true
 		default:
-			return nil, cfg.Errorf("compress_codec", "%s is not supported for %s files (none or gzip)", codec, sc.format)
+			return nil, cfg.Errorf("compress_codec", "%s is not supported for %s files (none, gzip or lzo)", codec, sc.format)
 		}
 		sc.ext = suffix(sc.format)
-		if sc.gzip {
+		switch {
+		case sc.gzip:
 			sc.ext += ".gz"
+		case sc.lzo:
+			// SeaTunnel's order: the codec's extension before the format's
+			sc.ext = ".lzo" + sc.ext
 		}
 		if sc.latin1, sc.charset, err = encodingOf(cfg); err != nil {
 			return nil, err
 		}
-		sc.header = cfg.Bool("enable_header_write") && sc.format != formatJSON
+		sc.header = cfg.Bool("enable_header_write") && (sc.format == formatText || sc.format == formatCSV)
 		sc.rowDelim = cfg.String("row_delimiter")
+		if sc.format == formatXML {
+			sc.rowDelim = "\n"
+		}
 		delim := "\u0001"
 		if sc.format == formatCSV {
 			delim = ","
@@ -233,11 +294,7 @@ func newSinkConfig(cfg *config.PluginConfig, inputs []*row.Schema) (*sinkConfig,
 		if d := cfg.String("field_delimiter"); cfg.Has("field_delimiter") && d != "" {
 			delim = d
 		}
-		times, err := timeFormatsOf(cfg)
-		if err != nil {
-			return nil, err
-		}
-		sc.render = newTextRender(delim, times, sc.format == formatCSV, cfg.String("csv_string_quote_mode"))
+		sc.render = newTextRender(delim, sc.times, sc.format == formatCSV, cfg.String("csv_string_quote_mode"))
 	}
 	if ext := cfg.String("filename_extension"); ext != "" {
 		sc.ext = "." + strings.TrimPrefix(ext, ".")

@@ -47,6 +47,7 @@ type sourceConfig struct {
 	content  bool // text or csv without schema: the whole line is `content`
 
 	gzip       bool
+	lzo        bool   // lzop files (compress_codec lzo)
 	archive    string // zip, tar or tar_gz: the files are archives of the files read
 	latin1     bool
 	charset    encoding.Encoding // another charset than UTF-8 and Latin-1; nil if none
@@ -56,6 +57,12 @@ type sourceConfig struct {
 	quote      byte
 	skipHeader int64
 	values     textValues
+
+	// xml: the row elements' tag and whether fields are attributes
+	xmlRowTag string
+	xmlAttr   bool
+	// excel: the sheet read, "" for the first
+	sheet string
 }
 
 func createSource(cfg *config.PluginConfig, _ []byte, job connectors.JobContext) (connectors.Source, error) {
@@ -69,22 +76,30 @@ func localPath(p string) string {
 
 func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 	sc := &sourceConfig{root: localPath(cfg.String("path")), format: cfg.String("file_format_type")}
-	textual := sc.format != formatParquet && sc.format != formatBinary
+	if why := refuseFormat(sc.format); why != "" {
+		return nil, cfg.Errorf("file_format_type", "%s", why)
+	}
+	// textual formats are read as a byte stream: gzip applies to them.
+	textual := sc.format != formatParquet && sc.format != formatBinary && sc.format != formatExcel
 	switch c := cfg.String("compress_codec"); c {
 	case "gzip", "gz":
 		sc.gzip = textual
 	case "lzo":
-		return nil, cfg.Errorf("compress_codec", "lzo is not supported (none or gzip)")
+		if !textual {
+			return nil, cfg.Errorf("compress_codec", "lzo applies to text, csv, json and xml files, not %s", sc.format)
+		}
+		sc.lzo = true
 	}
 	switch c := cfg.String("archive_compress_codec"); c {
 	case "gz":
 		sc.gzip = textual
 	case "zip", "tar", "tar_gz":
-		if !textual {
-			return nil, cfg.Errorf("archive_compress_codec", "%s archives of parquet files are not supported (text, csv and json)", c)
+		if !textual && sc.format != formatExcel {
+			return nil, cfg.Errorf("archive_compress_codec", "%s archives of %s files are not supported (text, csv, json, xml and excel)", c, sc.format)
 		}
 		sc.archive = c
 	}
+	sc.sheet = cfg.String("sheet_name")
 	var err error
 	if sc.latin1, sc.charset, err = encodingOf(cfg); err != nil {
 		return nil, err
@@ -104,7 +119,7 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 			return nil, cfg.Errorf("field_delimiter", "must not be empty")
 		}
 	}
-	if sc.format == formatText {
+	if sc.format == formatText || sc.format == formatXML || sc.format == formatExcel {
 		lit, re, err := textDelimiter(sc.delim)
 		if err != nil {
 			return nil, cfg.Errorf("field_delimiter", "%q is not a regular expression (SeaTunnel splits text records with String.split): %v", sc.delim, err)
@@ -138,14 +153,39 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 		}
 	}
 
+	if sc.format == formatXML {
+		if !cfg.Has("xml_row_tag") || !cfg.Has("xml_use_attr_format") || cfg.String("xml_row_tag") == "" {
+			return nil, cfg.Errorf("xml_row_tag", "xml files need xml_row_tag and xml_use_attr_format (SeaTunnel's XmlReadStrategy requires both)")
+		}
+		sc.xmlRowTag, sc.xmlAttr = cfg.String("xml_row_tag"), cfg.Bool("xml_use_attr_format")
+	}
+
 	table := defaultTable
 	switch {
 	case sc.format == formatBinary:
 		// SeaTunnel's BinaryReadStrategy: a fixed layout, whatever schema
 		// says.
 		sc.data = binaryFields
+	case sc.format == formatParquet && cfg.Has("schema") && cfg.Raw("schema").Get("fields") == nil && cfg.Raw("schema").Get("columns") == nil:
+		// schema { table = "..." } only names the table of a parquet
+		// file's own schema (SeaTunnel's multi-table parquet e2e).
+		if len(sc.files) == 0 {
+			return nil, cfg.Errorf("path", "no parquet file under %s to read the schema from", sc.root)
+		}
+		if sc.data, err = parquetSchemaOf(sc.files[0].path); err != nil {
+			return nil, cfg.Errorf("path", "%v", err)
+		}
+		if t := cfg.Raw("schema").Get("table"); t != nil {
+			table = t.String()
+		}
 	case cfg.Has("schema"):
-		s, err := config.ParseSchema(cfg.Raw("schema"), defaultTable, cfg.Where)
+		// CatalogTableUtil.buildWithConfig: without schema.table the table
+		// is named by plugin_output (result_table_name), if any.
+		named := defaultTable
+		if out := strings.TrimSpace(cfg.String("plugin_output")); out != "" {
+			named = out
+		}
+		s, err := config.ParseSchema(cfg.Raw("schema"), named, cfg.Where)
 		if err != nil {
 			return nil, err
 		}
@@ -162,8 +202,8 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 		if sc.data, err = parquetSchemaOf(sc.files[0].path); err != nil {
 			return nil, cfg.Errorf("path", "%v", err)
 		}
-	case sc.format == formatJSON:
-		return nil, cfg.Errorf("schema", "is required for json files")
+	case sc.format == formatJSON || sc.format == formatXML || sc.format == formatExcel:
+		return nil, cfg.Errorf("schema", "is required for %s files", sc.format)
 	default:
 		if cfg.Has("read_columns") {
 			return nil, cfg.Errorf("read_columns", "needs a schema: text and csv files without one are read as a single content field")
@@ -258,6 +298,17 @@ func (sc *sourceConfig) dataFields() []row.Field {
 		out[j] = sc.data[i]
 	}
 	return out
+}
+
+// codec is the compression of the files' streams: "gzip", "lzo" or "".
+func (sc *sourceConfig) codec() string {
+	switch {
+	case sc.gzip:
+		return "gzip"
+	case sc.lzo:
+		return "lzo"
+	}
+	return ""
 }
 
 func (sc *sourceConfig) String() string {

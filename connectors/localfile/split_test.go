@@ -43,6 +43,10 @@ func TestSnapshotMidFileRestoresExactly(t *testing.T) {
 		{"json", "", ""},
 		{"parquet", "", ""},
 		{"csv", "compress_codec = gzip", "compress_codec = gzip"},
+		{"text", "compress_codec = lzo", "compress_codec = lzo"},
+		{"json", "compress_codec = lzo", "compress_codec = lzo"},
+		{"xml", "xml_use_attr_format = false", "xml_row_tag = RECORD\nxml_use_attr_format = false"},
+		{"excel", "", "skip_header_row_number = 1"},
 	} {
 		t.Run(tc.format+" "+tc.sinkExtra, func(t *testing.T) {
 			dir := t.TempDir()

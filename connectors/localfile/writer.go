@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/stactor/stactor/connectors"
+	"github.com/stactor/stactor/connectors/localfile/lzop"
 	"github.com/stactor/stactor/row"
 )
 
@@ -39,6 +40,10 @@ type writer struct {
 	// lastPrepared is the info of the last PrepareCommit, for AbortPrepare.
 	lastPrepared *commitInfo
 
+	// binary: this transaction's files and the last chunk of each file
+	bin     map[string]*binFile
+	binLast map[string]int64
+
 	line  []byte // scratch for one row
 	conv  []byte // scratch for latin1
 	idx   map[string][]int
@@ -48,7 +53,8 @@ type writer struct {
 var _ connectors.Writer = (*writer)(nil)
 
 func newWriter(cfg *sinkConfig, task connectors.TaskInfo, states [][]byte) (*writer, error) {
-	w := &writer{cfg: cfg, task: task, now: time.Now, seq: 1, open: map[string]*outFile{}, idx: map[string][]int{}}
+	w := &writer{cfg: cfg, task: task, now: time.Now, seq: 1, open: map[string]*outFile{}, idx: map[string][]int{},
+		bin: map[string]*binFile{}, binLast: map[string]int64{}}
 	for _, st := range states {
 		var s writerState
 		if err := json.Unmarshal(st, &s); err != nil {
@@ -56,6 +62,9 @@ func newWriter(cfg *sinkConfig, task connectors.TaskInfo, states [][]byte) (*wri
 		}
 		w.seq = max(w.seq, s.Next)
 		w.part = max(w.part, s.Part)
+		for rel, last := range s.BinLast {
+			w.binLast[rel] = max(w.binLast[rel], last)
+		}
 	}
 	return w, nil
 }
@@ -66,9 +75,11 @@ type outFile struct {
 	partDir string
 	name    string // final name with ${transactionId} still to fill
 	f       *os.File
-	gz      *gzip.Writer
+	gz      io.WriteCloser // the compressor (gzip, lzop), if any
 	bw      *bufio.Writer
 	pq      *parquetOut
+	xl      *excelOut
+	xml     *xmlOut
 	rows    int64
 }
 
@@ -151,15 +162,26 @@ func (w *writer) fileFor(partDir string) (*outFile, error) {
 		return nil, err
 	}
 	var out io.Writer = f.f
-	if w.cfg.format == formatParquet {
+	switch w.cfg.format {
+	case formatParquet:
 		if f.pq, err = newParquetOut(f.f, w.cfg.pschema, w.cfg.codec); err != nil {
 			f.f.Close()
 			os.Remove(f.path)
 			return nil, err
 		}
-	} else {
-		if w.cfg.gzip {
+	case formatExcel:
+		if f.xl, err = newExcelOut(w.cfg); err != nil {
+			f.f.Close()
+			os.Remove(f.path)
+			return nil, err
+		}
+	default:
+		switch {
+		case w.cfg.gzip:
 			f.gz = gzip.NewWriter(f.f)
+			out = f.gz
+		case w.cfg.lzo:
+			f.gz = lzop.NewWriter(f.f)
 			out = f.gz
 		}
 		f.bw = bufio.NewWriterSize(out, 256<<10)
@@ -169,6 +191,10 @@ func (w *writer) fileFor(partDir string) (*outFile, error) {
 				names[k] = fl.Name
 			}
 			w.writeLine(f, []byte(strings.Join(names, w.cfg.render.seps[0])))
+		}
+		if w.cfg.format == formatXML {
+			f.xml = &xmlOut{cfg: w.cfg}
+			w.writeLine(f, f.xml.header(w.cfg.charsetName()))
 		}
 	}
 	w.open[partDir] = f
@@ -215,6 +241,9 @@ func (w *writer) writeLine(f *outFile, line []byte) {
 func (w *writer) Write(b *row.Batch) error {
 	if len(b.Cols) != w.cfg.input.Len() {
 		return fmt.Errorf("LocalFile: batch of table %s has %d columns, the sink was planned for %d", b.Schema.TableID, len(b.Cols), w.cfg.input.Len())
+	}
+	if w.cfg.format == formatBinary {
+		return w.writeBinary(b)
 	}
 	n := b.Len()
 	for from := 0; from < n; {
@@ -276,14 +305,20 @@ func (w *writer) writeRows(f *outFile, b *row.Batch, from, to int, idx []int) er
 		count = len(idx)
 	}
 	f.rows += int64(count)
-	if f.pq != nil {
+	if f.pq != nil || f.xl != nil {
 		if idx == nil {
 			idx = make([]int, 0, count)
 			for i := from; i < to; i++ {
 				idx = append(idx, i)
 			}
 		}
-		if err := f.pq.write(b, w.cfg.cols, idx); err != nil {
+		var err error
+		if f.pq != nil {
+			err = f.pq.write(b, w.cfg.cols, idx)
+		} else {
+			err = f.xl.write(b, idx)
+		}
+		if err != nil {
 			return fmt.Errorf("%s: %w", f.path, err)
 		}
 		return nil
@@ -298,7 +333,12 @@ func (w *writer) writeRows(f *outFile, b *row.Batch, from, to int, idx []int) er
 			i = idx[r]
 		}
 		line := w.line[:0]
-		if w.cfg.format == formatJSON {
+		if f.xml != nil {
+			var err error
+			if line, err = f.xml.appendRow(line, cols, i); err != nil {
+				return fmt.Errorf("%s: row %d: %w", f.path, i, err)
+			}
+		} else if w.cfg.format == formatJSON {
 			line = append(line, '{')
 			for k, c := range cols {
 				if k > 0 {
@@ -324,10 +364,16 @@ func (w *writer) writeRows(f *outFile, b *row.Batch, from, to int, idx []int) er
 }
 
 // finish closes a file durably: flushed, footer written, fsynced.
-func (f *outFile) finish() error {
+func (f *outFile) finish(w *writer) error {
 	var err error
 	if f.pq != nil {
 		err = f.pq.close()
+	}
+	if f.xl != nil {
+		err = f.xl.close(f.f)
+	}
+	if f.xml != nil {
+		w.writeLine(f, f.xml.footer())
 	}
 	if f.bw != nil {
 		err = errors.Join(err, f.bw.Flush())
@@ -356,7 +402,7 @@ func (w *writer) finishOpen() error {
 	var err error
 	for _, dir := range sortedKeys(w.open) {
 		f := w.open[dir]
-		err = errors.Join(err, f.finish())
+		err = errors.Join(err, f.finish(w))
 		w.done = append(w.done, f)
 	}
 	clear(w.open)
@@ -389,6 +435,10 @@ func (w *writer) PrepareCommit(checkpointID int64) ([]byte, error) {
 	if err := w.finishOpen(); err != nil {
 		return nil, err
 	}
+	binMoves, err := w.finishBinary()
+	if err != nil {
+		return nil, err
+	}
 	files := w.done
 	dir := w.dir()
 	w.done = nil
@@ -396,7 +446,7 @@ func (w *writer) PrepareCommit(checkpointID int64) ([]byte, error) {
 	// As SeaTunnel's, the part number goes on across transactions (names
 	// differ by transaction id); the next file starts empty.
 	w.rows = 0
-	if !w.cfg.transactional || len(files) == 0 {
+	if !w.cfg.transactional || (len(files) == 0 && len(binMoves) == 0) {
 		return nil, nil
 	}
 	txn := transactionID(w.task.JobID, w.task.Pipeline, w.task.SubtaskIndex, checkpointID)
@@ -406,6 +456,10 @@ func (w *writer) PrepareCommit(checkpointID int64) ([]byte, error) {
 	for _, f := range files {
 		info.Files = append(info.Files, fileMove{From: f.path, To: filepath.Join(w.cfg.root, f.partDir, f.finalName(txn))})
 		dirs[filepath.Dir(f.path)] = true
+	}
+	for _, m := range binMoves {
+		info.Files = append(info.Files, m)
+		dirs[filepath.Dir(m.From)] = true
 	}
 	// The staged files' folder entries must survive a crash too.
 	for d := range dirs {
@@ -419,7 +473,7 @@ func (w *writer) PrepareCommit(checkpointID int64) ([]byte, error) {
 
 // SnapshotState saves the next transaction and part number.
 func (w *writer) SnapshotState(checkpointID int64) ([][]byte, error) {
-	b, err := json.Marshal(writerState{Version: 1, Next: w.seq, Part: w.part})
+	b, err := json.Marshal(writerState{Version: 1, Next: w.seq, Part: w.part, BinLast: w.binLast})
 	if err != nil {
 		return nil, err
 	}
@@ -442,10 +496,19 @@ func (w *writer) Close() error {
 	var err error
 	for _, dir := range sortedKeys(w.open) {
 		f := w.open[dir]
-		err = errors.Join(err, f.finish())
+		err = errors.Join(err, f.finish(w))
 		w.done = append(w.done, f)
 	}
 	clear(w.open)
+	for _, bf := range w.bin {
+		err = errors.Join(err, bf.f.Close())
+		if w.cfg.transactional {
+			if rerr := os.Remove(bf.path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+				err = errors.Join(err, rerr)
+			}
+		}
+	}
+	clear(w.bin)
 	if w.cfg.transactional {
 		for _, f := range w.done {
 			if rerr := os.Remove(f.path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {

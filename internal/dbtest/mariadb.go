@@ -30,6 +30,16 @@ type MariaDB struct {
 	cmd      *exec.Cmd
 	exited   chan struct{} // closed when cmd has exited
 	serverID int
+	port     int // fixed port (0: a free one each Start)
+}
+
+// MariaDBOption changes how StartMariaDB configures the server.
+type MariaDBOption func(*MariaDB)
+
+// WithMariaDBPort listens on port instead of a free one (inside a network
+// namespace of the test's own, where the usual ports are free).
+func WithMariaDBPort(port int) MariaDBOption {
+	return func(m *MariaDB) { m.port = port }
 }
 
 var myBinDirs = []string{"/usr/sbin", "/usr/local/mysql/bin"}
@@ -38,7 +48,7 @@ var myBinDirs = []string{"/usr/sbin", "/usr/local/mysql/bin"}
 // mariadbd on a free port, with the binlog on in ROW format. It runs as
 // the current user (root here: mariadbd is told so with --user=root). The
 // error wraps ErrNotInstalled when the binaries are missing.
-func StartMariaDB(dir string) (*MariaDB, error) {
+func StartMariaDB(dir string, opts ...MariaDBOption) (*MariaDB, error) {
 	install, err := findBinary("mariadb-install-db", myBinDirs...)
 	if err != nil {
 		return nil, err
@@ -54,6 +64,9 @@ func StartMariaDB(dir string) (*MariaDB, error) {
 	m := &MariaDB{Host: "127.0.0.1", Dir: base, mariadbd: server, serverID: 1,
 		data: filepath.Join(base, "data"), socket: filepath.Join(base, "mariadb.sock"),
 		log: filepath.Join(base, "mariadb.log")}
+	for _, o := range opts {
+		o(m)
+	}
 	args := []string{"--no-defaults", "--datadir=" + m.data, "--auth-root-authentication-method=normal",
 		"--skip-test-db", "--skip-name-resolve"}
 	if os.Geteuid() == 0 {
@@ -98,6 +111,10 @@ func (m *MariaDB) rootDSN() string {
 // Start starts mariadbd on a free port (again, after Stop or Kill: take
 // DSNs after it).
 func (m *MariaDB) Start() error {
+	if m.port != 0 {
+		m.Port = m.port
+		return m.start()
+	}
 	var err error
 	for try := 0; try < 3; try++ {
 		if m.Port, err = freePort(); err != nil {

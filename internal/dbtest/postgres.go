@@ -39,6 +39,7 @@ type Postgres struct {
 	exited   chan struct{} // closed when the running postmaster exits
 	data     string
 	log      string
+	port     int // fixed port (0: a free one each Start)
 }
 
 // PostgresOption changes how StartPostgres configures the server.
@@ -47,12 +48,19 @@ type PostgresOption func(*pgConfig)
 type pgConfig struct {
 	maxPrepared int
 	settings    map[string]string
+	port        int
 }
 
 // WithMaxPreparedTransactions sets max_prepared_transactions (default 20;
 // 0 turns prepared transactions off).
 func WithMaxPreparedTransactions(n int) PostgresOption {
 	return func(c *pgConfig) { c.maxPrepared = n }
+}
+
+// WithPort listens on port instead of a free one (inside a network
+// namespace of the test's own, where the usual ports are free).
+func WithPort(port int) PostgresOption {
+	return func(c *pgConfig) { c.port = port }
 }
 
 // WithSetting adds a postgresql.conf setting.
@@ -89,7 +97,7 @@ func StartPostgres(dir string, opts ...PostgresOption) (*Postgres, error) {
 		return nil, err
 	}
 	p := &Postgres{Host: "127.0.0.1", Dir: base, pgCtl: pgCtl, postgres: server, as: as,
-		data: filepath.Join(base, "data"), log: filepath.Join(base, "postgres.log")}
+		data: filepath.Join(base, "data"), log: filepath.Join(base, "postgres.log"), port: cfg.port}
 	if err := as.chown(base); err != nil {
 		return nil, fmt.Errorf("postgres dir: %w", err)
 	}
@@ -153,9 +161,13 @@ func StartPostgres(dir string, opts ...PostgresOption) (*Postgres, error) {
 	return p, nil
 }
 
-// Start starts the server (again, after Stop or Kill) on a free port: its
-// port may change, so take DSNs after it.
+// Start starts the server (again, after Stop or Kill) on a free port (or
+// the one WithPort fixed): its port may change, so take DSNs after it.
 func (p *Postgres) Start() error {
+	if p.port != 0 {
+		p.Port = p.port
+		return p.start()
+	}
 	var err error
 	for try := 0; try < 3; try++ {
 		if p.Port, err = freePort(); err != nil {

@@ -24,6 +24,7 @@ type runConfig struct {
 	pg     bool
 	pgOpts []PostgresOption
 	my     bool
+	myOpts []MariaDBOption
 }
 
 // WithPostgres starts a PostgreSQL server.
@@ -32,7 +33,9 @@ func WithPostgres(opts ...PostgresOption) Option {
 }
 
 // WithMariaDB starts a MariaDB server.
-func WithMariaDB() Option { return func(c *runConfig) { c.my = true } }
+func WithMariaDB(opts ...MariaDBOption) Option {
+	return func(c *runConfig) { c.my, c.myOpts = true, opts }
+}
 
 // Run starts the chosen servers, runs the tests and stops the servers,
 // returning the exit code for os.Exit. A server that cannot start is
@@ -56,7 +59,7 @@ func (s *Servers) Run(m *testing.M, opts ...Option) int {
 		}
 	}
 	if cfg.my {
-		s.my, s.myErr = StartMariaDB(s.dir)
+		s.my, s.myErr = StartMariaDB(s.dir, cfg.myOpts...)
 		if s.my != nil {
 			defer s.my.Stop()
 		}

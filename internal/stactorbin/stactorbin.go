@@ -43,9 +43,23 @@ func Build() (path string, cleanup func(), err error) {
 	return path, func() { os.RemoveAll(tmp) }, nil
 }
 
-// Main is a TestMain body: it builds the binary into *bin, runs the
-// tests, and removes it. It returns the exit code.
+// EnvBinary names a stactor binary to test instead of building one (a
+// release build, or the one a parent test process built and handed to
+// the child it re-executes).
+const EnvBinary = "STACTOR_TEST_BINARY"
+
+// Main is a TestMain body: it builds the binary into *bin (or takes the
+// one EnvBinary names), runs the tests, and removes it. It returns the
+// exit code.
 func Main(run func() int, bin *string) int {
+	if given := os.Getenv(EnvBinary); given != "" {
+		if _, err := os.Stat(given); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", EnvBinary, err)
+			return 1
+		}
+		*bin = given
+		return run()
+	}
 	path, cleanup, err := Build()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -71,12 +71,19 @@ type broker struct {
 	cmd   *exec.Cmd
 	stdin interface{ Close() error }
 	addr  string
+	lines chan string // what it prints after ADDR
 }
 
 // startBroker starts a broker on port (0: any) with its log in dir.
 func startBroker(t *testing.T, dir string, port int, topics ...string) *broker {
 	t.Helper()
-	args := []string{"-data-dir", dir, "-port", strconv.Itoa(port)}
+	return startBrokerWith(t, dir, port, nil, topics...)
+}
+
+// startBrokerWith starts a broker with more flags (-hold-commit).
+func startBrokerWith(t *testing.T, dir string, port int, flags []string, topics ...string) *broker {
+	t.Helper()
+	args := append([]string{"-data-dir", dir, "-port", strconv.Itoa(port)}, flags...)
 	for _, tp := range topics {
 		args = append(args, "-topic", tp)
 	}
@@ -93,14 +100,27 @@ func startBroker(t *testing.T, dir string, port int, topics ...string) *broker {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	line, err := bufio.NewReader(out).ReadString('\n')
+	rd := bufio.NewReader(out)
+	line, err := rd.ReadString('\n')
 	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "ADDR ")
 	if err != nil || !ok {
 		cmd.Process.Kill()
 		cmd.Wait()
 		t.Fatalf("kafkabroker did not start: %q %v", line, err)
 	}
-	b := &broker{cmd: cmd, stdin: stdin, addr: addr}
+	b := &broker{cmd: cmd, stdin: stdin, addr: addr, lines: make(chan string, 16)}
+	go func() {
+		for {
+			line, err := rd.ReadString('\n')
+			if err != nil {
+				return
+			}
+			select {
+			case b.lines <- strings.TrimSpace(line):
+			default:
+			}
+		}
+	}()
 	t.Cleanup(b.stop)
 	return b
 }
@@ -364,6 +384,64 @@ func TestExactlyOnceUnderKills(t *testing.T) {
 	t.Logf("%d kills, %d restores from a checkpoint", killed, restores)
 	checkExactlyOnce(t, committedIDs(t, b.addr, "out"), n)
 	checkWithKcat(t, b.addr, "out", n)
+}
+
+// A kill between a checkpoint's completion and its commit: the broker
+// holds the fifth committing EndTxn (a transaction of the third
+// checkpoint; two writers each commit one per checkpoint), the binary is
+// SIGKILLed while it waits, and the broker then drops the request without
+// ending the transaction. The restored job must commit that checkpoint's
+// transactions (resuming them by producer id and epoch from the
+// checkpoint's commit infos): aborting them as stale would lose their
+// rows, which the restored sources do not read again. A read_committed
+// consumer then sees every id exactly once.
+func TestKilledBetweenCheckpointAndCommit(t *testing.T) {
+	const n = 30000
+	dir := t.TempDir()
+	b := startBrokerWith(t, filepath.Join(dir, "kafka"), 0, []string{"-hold-commit", "5"}, "hin:3", "hout:3")
+	produceIDs(t, b.addr, "hin", 0, n)
+	j := &job{t: t, home: filepath.Join(dir, "home"), file: filepath.Join(dir, "job.conf"), id: "kafka-held"}
+	writeJob(t, j.file, b.addr, "BATCH", "hin", "hout", "e2e-held", 3000)
+
+	cmd := j.start(false)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case line := <-b.lines:
+		if !strings.HasPrefix(line, "HELD ") {
+			t.Fatalf("broker said %q", line)
+		}
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		<-done
+		t.Logf("killed while the broker held the commit of %s", strings.TrimPrefix(line, "HELD "))
+	case err := <-done:
+		t.Fatalf("the job ended before its fifth commit (%v)\n%s", err, j.log())
+	case <-time.After(2 * time.Minute):
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		<-done
+		t.Fatalf("no commit was held in 2 minutes\n%s", j.log())
+	}
+	if err := b.cmd.Process.Signal(syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
+
+	cmd = j.start(true)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("restored run failed: %v\n%s", err, j.log())
+		}
+	case <-time.After(4 * time.Minute):
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		<-done
+		t.Fatalf("restored run did not finish\n%s", j.log())
+	}
+	if !strings.Contains(j.stderr.String(), "restoring pipeline from checkpoint") {
+		t.Fatalf("the second run did not restore from a checkpoint\n%s", j.log())
+	}
+	checkExactlyOnce(t, committedIDs(t, b.addr, "hout"), n)
+	checkWithKcat(t, b.addr, "hout", n)
 }
 
 // checkWithKcat reads topic with Debian's kcat (librdkafka, a client

@@ -45,6 +45,10 @@ var mutations = []mutation{
 		}
 		return m[1] + v + "7"
 	}},
+	// a table the job does not make (Assert's table-names)
+	{"table-names", regexp.MustCompile(`(table-names\s*=\s*\[\s*")([^"]+)"`), func(m []string) string {
+		return m[1] + m[2] + `~changed"`
+	}},
 	// a field that holds values asserted to be null
 	{"null", regexp.MustCompile(`(rule_type\s*=\s*)"?NOT_NULL"?`), func(m []string) string {
 		return m[1] + "NULL"
@@ -111,13 +115,16 @@ func TestMutantsFail(t *testing.T) {
 			}
 			ran++
 			name := strings.TrimSuffix(filepath.Base(file), ".conf") + "/" + m.name
-			args := s.args
+			args, spec, dir := s.args, s, filepath.Dir(file)
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				work := t.TempDir()
 				path := filepath.Join(work, "mutant.conf")
 				if err := os.WriteFile(path, []byte(mutant), 0o644); err != nil {
 					t.Fatal(err)
+				}
+				if len(spec.container) > 0 {
+					path = prepareContainer(t, spec, path, dir, work, testdata)
 				}
 				cmdArgs := []string{"run", path}
 				for _, a := range args {

@@ -33,6 +33,18 @@
 //	# writes: <path>       the job writes this fixed path (SeaTunnel's own
 //	                       file says so); it is removed after the run if it
 //	                       did not exist before
+//	# container: <prefix>  paths under this absolute prefix (repeatable)
+//	                       live in the run's own folder, as in the
+//	                       container SeaTunnel's IT runs the file in: the
+//	                       job text the binary gets has them moved there
+//	# input: <file> <path> before the run, copy testdata/<file> to path (in
+//	                       the container), as the IT's copyFileIntoContainers
+//	# input-zip: <path> <file>...  the same, as a zip of the files (the
+//	                       IT's convertToZipFile)
+//	# input-lzo: <file> <path>  the same, lzop-compressed (the IT's
+//	                       convertToLzoFile, aircompressor's LzopCodec)
+//	# after: <file.conf>   run that file first, in the same container (the
+//	                       IT runs both in one container, in that order)
 //
 // Every run gets its own STACTOR_HOME and working directory and a 60 s
 // limit; it must exit 0 (or fail as expect-fail says) with no panic or
@@ -83,9 +95,12 @@ type spec struct {
 	expectRowCount   int // -1: any
 	expectFail       []string
 	writes           []string
+	container        []string
+	inputs           []input
+	after            []string
 }
 
-var directive = regexp.MustCompile(`^#\s*(source|known-issue|skip|needs|args|expect-stdout|expect-rows|expect-row-count|expect-fail|writes):(.*)$`)
+var directive = regexp.MustCompile(`^#\s*(source|known-issue|skip|needs|args|expect-stdout|expect-rows|expect-row-count|expect-fail|writes|container|input|input-zip|input-lzo|after):(.*)$`)
 
 func readSpec(t *testing.T, file string) spec {
 	t.Helper()
@@ -122,6 +137,22 @@ func readSpec(t *testing.T, file string) spec {
 			s.expectRows = append(s.expectRows, re)
 		case "writes":
 			s.writes = append(s.writes, val)
+		case "container":
+			s.container = append(s.container, val)
+		case "input", "input-lzo":
+			f := strings.Fields(val)
+			if len(f) != 2 {
+				t.Fatalf("%s: %s wants <file> <path>, got %q", file, m[1], val)
+			}
+			s.inputs = append(s.inputs, input{kind: m[1], dest: f[1], files: f[:1]})
+		case "input-zip":
+			f := strings.Fields(val)
+			if len(f) < 2 {
+				t.Fatalf("%s: input-zip wants <path> <file>..., got %q", file, val)
+			}
+			s.inputs = append(s.inputs, input{kind: m[1], dest: f[0], files: f[1:]})
+		case "after":
+			s.after = append(s.after, val)
 		case "expect-fail":
 			s.expectFail = append(s.expectFail, val)
 		case "expect-row-count":
@@ -186,6 +217,9 @@ func runFile(t *testing.T, file string) {
 		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
 			t.Cleanup(func() { os.RemoveAll(p) })
 		}
+	}
+	if len(s.container) > 0 {
+		abs = prepareContainer(t, s, abs, filepath.Dir(abs), work, testdata)
 	}
 	args := []string{"run", abs}
 	for _, a := range s.args {

@@ -14,3 +14,6 @@ func Build() (path string, cleanup func(), err error) { return bin.Build() }
 // Main is a TestMain body: it builds the binary into *bin, runs the
 // tests, and removes it. It returns the exit code.
 func Main(run func() int, binary *string) int { return bin.Main(run, binary) }
+
+// EnvBinary names a stactor binary to test instead of building one.
+const EnvBinary = bin.EnvBinary

@@ -1,0 +1,482 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pglogrepl"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/stactor/stactor/config"
+	"github.com/stactor/stactor/connectors/cdc"
+	"github.com/stactor/stactor/connectors/jdbc"
+	"github.com/stactor/stactor/row"
+)
+
+// dialect is PostgreSQL's side of CDC. Its session (pc) is opened when
+// first needed and used by one goroutine at a time (the framework's
+// contract); the replication connection is Stream's own.
+type dialect struct {
+	o      *cdc.Options
+	conn   *jdbc.Conn
+	r      resolved
+	tables []*capTable
+	pc     *pgx.Conn
+	// committed is the LSN a completed checkpoint holds (Commit), which
+	// Stream confirms to the server.
+	committed atomic.Uint64
+}
+
+var (
+	_ cdc.Dialect   = (*dialect)(nil)
+	_ cdc.LogReader = (*dialect)(nil)
+)
+
+func newDialect(cfg *config.PluginConfig, o *cdc.Options, tables []*cdc.Table, private []byte) (cdc.Dialect, error) {
+	conn, _, err := options(cfg, o)
+	if err != nil {
+		return nil, err
+	}
+	d := &dialect{o: o}
+	if err := json.Unmarshal(private, &d.r); err != nil {
+		return nil, fmt.Errorf("Postgres-CDC resolved form: %w", err)
+	}
+	d.conn = conn.WithDatabase(d.r.Database)
+	for _, t := range tables {
+		var p tablePrivate
+		if err := json.Unmarshal(t.Private, &p); err != nil {
+			return nil, fmt.Errorf("Postgres-CDC resolved table %s: %w", t.ID, err)
+		}
+		decs, err := p.Jdbc.PostgresTextDecoders()
+		if err != nil {
+			return nil, err
+		}
+		d.tables = append(d.tables, &capTable{t: t, jt: p.Jdbc, decs: decs, oids: p.Jdbc.ColumnOIDs(), schema: p.Schema, name: p.Name})
+	}
+	return d, nil
+}
+
+// connectRetry opens a session, retrying connect.max-retries times.
+func connectRetry(ctx context.Context, conn *jdbc.Conn, o *cdc.Options) (*pgx.Conn, error) {
+	var err error
+	for i := 0; i <= o.MaxRetries; i++ {
+		var pc *pgx.Conn
+		if pc, err = conn.ConnectPG(ctx); err == nil {
+			return pc, nil
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		if i < o.MaxRetries {
+			select {
+			case <-time.After(time.Duration(i+1) * 200 * time.Millisecond):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+	}
+	return nil, err
+}
+
+func (d *dialect) session(ctx context.Context) (*pgx.Conn, error) {
+	if d.pc != nil && !d.pc.IsClosed() {
+		return d.pc, nil
+	}
+	pc, err := connectRetry(ctx, d.conn, d.o)
+	if err != nil {
+		return nil, err
+	}
+	d.pc = pc
+	return pc, nil
+}
+
+func (d *dialect) dropSession() {
+	if d.pc != nil {
+		d.pc.Close(context.Background())
+		d.pc = nil
+	}
+}
+
+// CompareOffsets orders LSNs.
+func (d *dialect) CompareOffsets(a, b cdc.Offset) (int, error) {
+	x, err := parseLSN(a)
+	if err != nil {
+		return 0, err
+	}
+	y, err := parseLSN(b)
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case x < y:
+		return -1, nil
+	case x > y:
+		return 1, nil
+	}
+	return 0, nil
+}
+
+func parseLSN(o cdc.Offset) (pglogrepl.LSN, error) {
+	if o == "" {
+		return 0, nil
+	}
+	l, err := pglogrepl.ParseLSN(string(o))
+	if err != nil {
+		return 0, fmt.Errorf("offset %q is not an LSN: %w", o, err)
+	}
+	return l, nil
+}
+
+// Prepare makes the publication (or adds missing tables to it) and the
+// slot. On a fresh start a slot in use by another session is an error (it
+// belongs to another job); a restore needs the slot to exist still.
+func (d *dialect) Prepare(ctx context.Context, fresh bool) error {
+	pc, err := d.session(ctx)
+	if err != nil {
+		return err
+	}
+	if err := d.publication(ctx, pc); err != nil {
+		d.dropSession()
+		return err
+	}
+	var active bool
+	var pid *int32
+	// A session of a process that was killed may hold the slot a moment
+	// longer: wait for it up to connect.timeout.ms.
+	for deadline := time.Now().Add(d.o.ConnectTimeout); ; {
+		err = pc.QueryRow(ctx, "SELECT active, active_pid FROM pg_replication_slots WHERE slot_name = $1", d.r.Slot).Scan(&active, &pid)
+		if err != nil || !fresh || !active || time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-time.After(200 * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		if !fresh {
+			return fmt.Errorf("replication slot %q is gone: the changes since the checkpoint are lost (start the job anew)", d.r.Slot)
+		}
+		if _, err := pc.Exec(ctx, "SELECT pg_create_logical_replication_slot($1, 'pgoutput')", d.r.Slot); err != nil {
+			return fmt.Errorf("creating replication slot %q: %w", d.r.Slot, err)
+		}
+		return nil
+	case err != nil:
+		d.dropSession()
+		return fmt.Errorf("reading replication slot %q: %w", d.r.Slot, err)
+	case fresh && active && pid != nil:
+		return fmt.Errorf("replication slot %q is in use by server process %d (another job or client?): set another slot.name", d.r.Slot, *pid)
+	}
+	return nil
+}
+
+// publication makes sure the publication publishes every captured table.
+func (d *dialect) publication(ctx context.Context, pc *pgx.Conn) error {
+	pub := pgx.Identifier{d.r.Publication}.Sanitize()
+	var exists bool
+	if err := pc.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_publication WHERE pubname = $1)", d.r.Publication).Scan(&exists); err != nil {
+		return fmt.Errorf("reading publication %q: %w", d.r.Publication, err)
+	}
+	var missing []string
+	for _, t := range d.tables {
+		var in bool
+		if exists {
+			if err := pc.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_publication_tables WHERE pubname = $1 AND schemaname = $2 AND tablename = $3)", d.r.Publication, t.schema, t.name).Scan(&in); err != nil {
+				return fmt.Errorf("reading publication %q: %w", d.r.Publication, err)
+			}
+		}
+		if !in {
+			missing = append(missing, t.jt.Quoted(false))
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	stmt := "ALTER PUBLICATION " + pub + " ADD TABLE " + strings.Join(missing, ", ")
+	if !exists {
+		stmt = "CREATE PUBLICATION " + pub + " FOR TABLE " + strings.Join(missing, ", ")
+	}
+	if _, err := pc.Exec(ctx, stmt); err != nil {
+		return fmt.Errorf("%s: %w", stmt, err)
+	}
+	return nil
+}
+
+// StartOffset: EARLIEST is the slot's confirmed LSN, LATEST the WAL's end.
+func (d *dialect) StartOffset(ctx context.Context, mode cdc.StartupMode) (cdc.Offset, error) {
+	if mode == cdc.StartupEarliest {
+		return d.confirmed(ctx)
+	}
+	return d.current(ctx)
+}
+
+// StopOffset: LATEST is the WAL's end now.
+func (d *dialect) StopOffset(ctx context.Context, mode cdc.StopMode) (cdc.Offset, error) {
+	return d.current(ctx)
+}
+
+func (d *dialect) current(ctx context.Context) (cdc.Offset, error) {
+	pc, err := d.session(ctx)
+	if err != nil {
+		return "", err
+	}
+	var lsn string
+	if err := pc.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn()::text").Scan(&lsn); err != nil {
+		d.dropSession()
+		return "", fmt.Errorf("reading the WAL position: %w", err)
+	}
+	return cdc.Offset(lsn), nil
+}
+
+func (d *dialect) confirmed(ctx context.Context) (cdc.Offset, error) {
+	pc, err := d.session(ctx)
+	if err != nil {
+		return "", err
+	}
+	var lsn *string
+	if err := pc.QueryRow(ctx, "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = $1", d.r.Slot).Scan(&lsn); err != nil {
+		d.dropSession()
+		return "", fmt.Errorf("reading replication slot %q: %w", d.r.Slot, err)
+	}
+	if lsn == nil {
+		return "", fmt.Errorf("replication slot %q has no confirmed position", d.r.Slot)
+	}
+	return cdc.Offset(*lsn), nil
+}
+
+// keyExpr is the chunk key in SQL and a parameter of it, so that both
+// order as cdc.Key does (strings by their bytes: COLLATE "C").
+func keyExpr(t *capTable, n int) (col, param string) {
+	f := t.t.Schema.Fields[t.t.KeyIndex()]
+	col = pgx.Identifier{f.Name}.Sanitize()
+	p := "$" + strconv.Itoa(n)
+	switch f.Type.ID {
+	case row.TypeString:
+		return col + ` COLLATE "C"`, p + `::text COLLATE "C"`
+	case row.TypeDecimal:
+		return col, p + "::numeric"
+	case row.TypeDate:
+		return col, p + "::date"
+	}
+	return col, p
+}
+
+// keyArg is k as the parameter keyExpr writes.
+func keyArg(t *capTable, k *cdc.Key) any {
+	f := t.t.Schema.Fields[t.t.KeyIndex()]
+	switch f.Type.ID {
+	case row.TypeDate:
+		return time.Unix(k.I*86400, 0).UTC().Format("2006-01-02")
+	case row.TypeDecimal, row.TypeString:
+		return k.S
+	}
+	return k.I
+}
+
+func (d *dialect) table(t *cdc.Table) (*capTable, error) {
+	for _, c := range d.tables {
+		if c.t.ID == t.ID {
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("table %s is not captured", t.ID)
+}
+
+// ChunkEnd finds the next chunk's first key with one indexed query.
+func (d *dialect) ChunkEnd(ctx context.Context, t *cdc.Table, after *cdc.Key, size int) (*cdc.Key, error) {
+	ct, err := d.table(t)
+	if err != nil {
+		return nil, err
+	}
+	pc, err := d.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	col, param := keyExpr(ct, 1)
+	q := "SELECT " + pgx.Identifier{t.ChunkKey}.Sanitize() + "::text FROM " + ct.jt.Quoted(false)
+	var args []any
+	if after != nil {
+		q += " WHERE " + col + " >= " + param
+		args = append(args, keyArg(ct, after))
+	}
+	q += " ORDER BY " + col + " OFFSET " + strconv.Itoa(size) + " LIMIT 1"
+	var s string
+	err = pc.QueryRow(ctx, q, args...).Scan(&s)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		d.dropSession()
+		return nil, fmt.Errorf("%s: %w", q, err)
+	}
+	return cdc.ParseKey(t.Schema.Fields[t.KeyIndex()].Type, s)
+}
+
+// ReadChunk reads a chunk in a REPEATABLE READ transaction. Its high
+// watermark is the WAL insert position read by the transaction's first
+// statement, after its snapshot was taken: every transaction the snapshot
+// sees committed before it. Its low watermark is the slot's confirmed
+// position, which does not move during the snapshot phase: every change
+// the snapshot may miss is after it (a tighter low watermark would race
+// with commits that are in the WAL but not yet visible).
+func (d *dialect) ReadChunk(ctx context.Context, t *cdc.Table, c cdc.Chunk, fetchSize int, emit func(*row.Batch) error) (cdc.Offset, cdc.Offset, error) {
+	ct, err := d.table(t)
+	if err != nil {
+		return "", "", err
+	}
+	low, err := d.confirmed(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	pc, err := d.session(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	tx, err := pc.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		d.dropSession()
+		return "", "", err
+	}
+	defer tx.Rollback(context.Background())
+	var high string
+	if err := tx.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn()::text").Scan(&high); err != nil {
+		d.dropSession()
+		return "", "", err
+	}
+	q := "SELECT " + ct.jt.SelectList(false) + " FROM " + ct.jt.Quoted(false)
+	var conds []string
+	var args []any
+	if t.ChunkKey != "" {
+		if c.Lo != nil {
+			col, p := keyExpr(ct, len(args)+1)
+			conds = append(conds, col+" >= "+p)
+			args = append(args, keyArg(ct, c.Lo))
+		}
+		if c.Hi != nil {
+			col, p := keyExpr(ct, len(args)+1)
+			conds = append(conds, col+" < "+p)
+			args = append(args, keyArg(ct, c.Hi))
+		}
+	}
+	if len(conds) > 0 {
+		q += " WHERE " + strings.Join(conds, " AND ")
+	}
+	if err := ct.jt.QueryPostgres(ctx, pc, q, args, fetchSize, emit); err != nil {
+		d.dropSession()
+		return "", "", err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		d.dropSession()
+		return "", "", err
+	}
+	return low, cdc.Offset(high), nil
+}
+
+// ReadLog peeks at the slot's changes (without consuming them) up to to.
+// Only one session may use a slot at a time, so a peek waits while
+// another reader peeks.
+func (d *dialect) ReadLog(ctx context.Context, from, to cdc.Offset, emit func(cdc.Event) error) error {
+	upto, err := parseLSN(to)
+	if err != nil {
+		return err
+	}
+	if err := d.flushedTo(ctx, upto); err != nil {
+		return err
+	}
+	for wait := 20 * time.Millisecond; ; wait = min(2*wait, 500*time.Millisecond) {
+		err := d.peek(ctx, upto+1, emit)
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "55006" { // object_in_use: the slot is active
+			return err
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// flushedTo waits until the WAL is flushed up to lsn. A peek reads the
+// WAL only as far as it is flushed when it starts, and a transaction whose
+// commit record was reserved before the high watermark (so that the
+// stream will not emit it again) may not be flushed yet: without the wait
+// the backfill would miss it. The insert position the high watermark is
+// counts every reserved record whole, so once the flush position reaches
+// it, every record before it is in the WAL.
+func (d *dialect) flushedTo(ctx context.Context, lsn pglogrepl.LSN) error {
+	pc, err := d.session(ctx)
+	if err != nil {
+		return err
+	}
+	for {
+		var s string
+		if err := pc.QueryRow(ctx, "SELECT pg_current_wal_flush_lsn()::text").Scan(&s); err != nil {
+			d.dropSession()
+			return fmt.Errorf("reading the WAL flush position: %w", err)
+		}
+		f, err := pglogrepl.ParseLSN(s)
+		if err != nil {
+			return err
+		}
+		if f >= lsn {
+			return nil
+		}
+		select {
+		case <-time.After(5 * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (d *dialect) peek(ctx context.Context, upto pglogrepl.LSN, emit func(cdc.Event) error) error {
+	pc, err := d.session(ctx)
+	if err != nil {
+		return err
+	}
+	rows, err := pc.Query(ctx, "SELECT data FROM pg_logical_slot_peek_binary_changes($1, $2::text::pg_lsn, NULL, 'proto_version', '1', 'publication_names', $3)",
+		d.r.Slot, upto.String(), d.r.Publication)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	dec := newDecoder(d.tables)
+	var data []byte
+	for rows.Next() {
+		if err := rows.Scan(&data); err != nil {
+			return err
+		}
+		if err := dec.feed(data, emit); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// Commit records the LSN Stream confirms to the server.
+func (d *dialect) Commit(offset cdc.Offset) {
+	l, err := parseLSN(offset)
+	if err != nil {
+		return // not one of ours: the framework hands back what Stream gave
+	}
+	for {
+		cur := d.committed.Load()
+		if uint64(l) <= cur || d.committed.CompareAndSwap(cur, uint64(l)) {
+			return
+		}
+	}
+}
+
+func (d *dialect) Close() error {
+	d.dropSession()
+	return nil
+}

@@ -1,0 +1,348 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stactor/stactor/config"
+	"github.com/stactor/stactor/config/hocon"
+	"github.com/stactor/stactor/connectors"
+	"github.com/stactor/stactor/connectors/cdc"
+	"github.com/stactor/stactor/internal/dbtest"
+	"github.com/stactor/stactor/row"
+)
+
+var servers dbtest.Servers
+
+func TestMain(m *testing.M) { os.Exit(servers.Run(m, dbtest.WithPostgres())) }
+
+func testCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func exec(t testing.TB, pg *dbtest.Postgres, stmts ...string) {
+	t.Helper()
+	for _, s := range stmts {
+		if err := pg.Exec(testCtx(t), "postgres", s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+// resolveBody resolves a Postgres-CDC block as the planner does.
+func resolveBody(t *testing.T, body string) (*config.PluginConfig, []byte, error) {
+	t.Helper()
+	root, err := hocon.Parse([]byte(body), hocon.Options{File: "job.conf"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := cdc.Factory(Spec)
+	cfg, _, err := config.Validate("job.conf", "source", f.Name, root.Pos, root, f.Options, config.CommonPluginOptions)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := f.Resolve(testCtx(t), cfg, connectors.JobContext{Mode: connectors.Streaming})
+	return cfg, b, err
+}
+
+func body(pg *dbtest.Postgres, slot, tables string, extra ...string) string {
+	return fmt.Sprintf("base-url = %q\nusername = %q\npassword = \"\"\ntable-names = [%q]\nslot.name = %q\n%s\n",
+		pg.JDBCURL("postgres"), dbtest.User, tables, slot, strings.Join(extra, "\n"))
+}
+
+func TestPrerequisites(t *testing.T) {
+	pg := servers.Postgres(t)
+	exec(t, pg, "DROP TABLE IF EXISTS pre_default, pre_full",
+		"CREATE TABLE pre_default (id int PRIMARY KEY, v text)",
+		"CREATE TABLE pre_full (id int PRIMARY KEY, v text)", "ALTER TABLE pre_full REPLICA IDENTITY FULL",
+		"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = 'pre_other'",
+		"SELECT pg_create_logical_replication_slot('pre_other', 'test_decoding')")
+	t.Cleanup(func() { _ = pg.Exec(context.Background(), "postgres", "SELECT pg_drop_replication_slot('pre_other')") })
+	for _, c := range []struct{ name, body, want string }{
+		{"replica identity", body(pg, "pre_ok", "postgres.public.pre_default"), "REPLICA IDENTITY DEFAULT; Postgres-CDC needs FULL"},
+		{"missing table", body(pg, "pre_ok", "postgres.public.nope"), "nope"},
+		{"other database", body(pg, "pre_ok", "other.public.pre_full"), "is not in database postgres"},
+		{"slot of another plugin", body(pg, "pre_other", "postgres.public.pre_full"), `slot "pre_other" exists for database "postgres" with plugin "test_decoding"`},
+		{"plugin", body(pg, "pre_ok", "postgres.public.pre_full", `decoding.plugin.name = "wal2json"`), "pgoutput only"},
+		{"schema-names", body(pg, "pre_ok", "postgres.public.pre_full", `schema-names = ["inventory"]`), "not in schema-names"},
+		{"exactly_once without key", body(pg, "pre_ok", "postgres.public.pre_full", `exactly_once = true`, `table-names-config = [{table = "postgres.public.pre_full", primaryKeys = ["nope"]}]`), `primary key "nope"`},
+		{"specific", body(pg, "pre_ok", "postgres.public.pre_full", `startup.mode = specific`), "specific has no offset options"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := resolveBody(t, c.body)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want one with %q", err, c.want)
+			}
+		})
+	}
+	_, b, err := resolveBody(t, body(pg, "pre_ok", "postgres.public.pre_full"))
+	if err != nil || len(b) == 0 {
+		t.Fatalf("resolve: %v", err)
+	}
+}
+
+// newTestDialect resolves and creates the dialect of a block.
+func newTestDialect(t *testing.T, b string) (*dialect, []*cdc.Table) {
+	t.Helper()
+	cfg, res, err := resolveBody(t, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := cdc.ParseOptions(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables, private, err := cdc.DecodeResolved(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := newDialect(cfg, o, tables, private)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d.(*dialect), tables
+}
+
+// collect gathers streamed events until stop says so.
+type collect struct {
+	mu     sync.Mutex
+	events []cdc.Event
+}
+
+func (c *collect) add(ev cdc.Event) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.events = append(c.events, ev)
+	return nil
+}
+
+func (c *collect) rows() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, ev := range c.events {
+		if ev.Rows == nil {
+			continue
+		}
+		for i := 0; i < ev.Rows.Len(); i++ {
+			out = append(out, fmt.Sprintf("%s %v", ev.Rows.Kind(i).Short(), ev.Rows.Row(i)))
+		}
+	}
+	return out
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func confirmed(t *testing.T, pg *dbtest.Postgres, slot string) string {
+	conn, err := pgx.Connect(testCtx(t), pg.DSN("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var lsn string
+	if err := conn.QueryRow(testCtx(t), "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = $1", slot).Scan(&lsn); err != nil {
+		t.Fatal(err)
+	}
+	return lsn
+}
+
+// TestStream streams changes with their kinds, confirms the slot only to
+// what Commit says, and fails with the table's name when it changes.
+func TestStream(t *testing.T) {
+	pg := servers.Postgres(t)
+	exec(t, pg, "DROP TABLE IF EXISTS st, st2, st_other", "CREATE TABLE st (id int PRIMARY KEY, v text, n numeric(10,2), ts timestamptz, b bytea)",
+		"ALTER TABLE st REPLICA IDENTITY FULL",
+		"CREATE TABLE st2 (k text PRIMARY KEY, d date)", "ALTER TABLE st2 REPLICA IDENTITY FULL",
+		"CREATE TABLE st_other (id int PRIMARY KEY)",
+		"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = 'st_slot'")
+	d, tables := newTestDialect(t, body(pg, "st_slot", "postgres.public.st2,postgres.public.st", "heartbeat.interval.ms = 200"))
+	if len(tables) != 2 || tables[0].ID != "postgres.public.st2" || tables[1].ID != "postgres.public.st" {
+		t.Fatalf("tables %v", tables)
+	}
+	ctx := testCtx(t)
+	if err := d.Prepare(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	start, err := d.StartOffset(ctx, cdc.StartupLatest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := confirmed(t, pg, "st_slot")
+	sctx, cancel := context.WithCancel(ctx)
+	var c collect
+	done := make(chan error, 1)
+	go func() { done <- d.Stream(sctx, start, c.add) }()
+	exec(t, pg, "INSERT INTO st VALUES (1, 'a', 1.50, '2024-01-02 03:04:05.123456+00', '\\x0102')",
+		"INSERT INTO st_other VALUES (1)",
+		"BEGIN; INSERT INTO st2 VALUES ('x', '2024-02-29'); UPDATE st SET v = 'b' WHERE id = 1; COMMIT",
+		"DELETE FROM st WHERE id = 1")
+	want := []string{
+		"+I [1 a 1.5 2024-01-02 03:04:05.123456 +0000 UTC [1 2]]",
+		"+I [x 2024-02-29 00:00:00 +0000 UTC]",
+		"-U [1 a 1.5 2024-01-02 03:04:05.123456 +0000 UTC [1 2]]",
+		"+U [1 b 1.5 2024-01-02 03:04:05.123456 +0000 UTC [1 2]]",
+		"-D [1 b 1.5 2024-01-02 03:04:05.123456 +0000 UTC [1 2]]",
+	}
+	waitFor(t, "the changes", func() bool { return len(c.rows()) >= len(want) })
+	got := c.rows()
+	var order []int
+	c.mu.Lock()
+	for _, ev := range c.events {
+		if ev.Rows != nil && ev.Rows.Len() > 0 {
+			order = append(order, ev.Table)
+		}
+	}
+	c.mu.Unlock()
+	if fmt.Sprint(order) != "[1 0 1 1]" {
+		t.Fatalf("events of tables %v, want [1 0 1 1] (st, st2, st in one transaction, st)", order)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("rows %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("row %d: %s, want %s", i, got[i], want[i])
+		}
+	}
+	// Nothing committed: the slot stays where it was, heartbeats or not.
+	time.Sleep(time.Second)
+	if now := confirmed(t, pg, "st_slot"); now != before {
+		t.Fatalf("slot confirmed %s before any Commit (was %s)", now, before)
+	}
+	c.mu.Lock()
+	last := c.events[len(c.events)-1].Tx
+	c.mu.Unlock()
+	d.Commit(last)
+	waitFor(t, "the slot to confirm the commit", func() bool {
+		n, _ := d.CompareOffsets(cdc.Offset(confirmed(t, pg, "st_slot")), last)
+		return n >= 0
+	})
+	// A new column: the stream fails naming the table.
+	exec(t, pg, "ALTER TABLE st ADD COLUMN extra int", "INSERT INTO st VALUES (2, 'c', 2, now(), NULL, 7)")
+	select {
+	case err := <-done:
+		if !errors.Is(err, cdc.ErrSchemaChanged) || !strings.Contains(err.Error(), "postgres.public.st") || !strings.Contains(err.Error(), "extra") {
+			t.Fatalf("stream ended with %v, want a schema change of postgres.public.st", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the stream did not fail on the new column")
+	}
+	cancel()
+}
+
+// TestChunks cuts a table with a string key in byte order and reads a
+// chunk with its watermarks.
+func TestChunks(t *testing.T) {
+	pg := servers.Postgres(t)
+	exec(t, pg, "DROP TABLE IF EXISTS ch", "CREATE TABLE ch (k text PRIMARY KEY, v int)", "ALTER TABLE ch REPLICA IDENTITY FULL",
+		"INSERT INTO ch SELECT 'k' || g, g FROM generate_series(1, 25) g", "INSERT INTO ch VALUES ('B', 0), ('a', 0), ('Z', 0)",
+		"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = 'ch_slot'")
+	d, tables := newTestDialect(t, body(pg, "ch_slot", "postgres.public.ch"))
+	ctx := testCtx(t)
+	if err := d.Prepare(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	tb := tables[0]
+	var lo *cdc.Key
+	total, chunks := 0, 0
+	var prev *cdc.Key
+	for {
+		hi, err := d.ChunkEnd(ctx, tb, lo, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := cdc.Chunk{Lo: lo, Hi: hi}
+		n := 0
+		low, high, err := d.ReadChunk(ctx, tb, c, 4, func(b *row.Batch) error {
+			for i := 0; i < b.Len(); i++ {
+				k := cdc.KeyOf(b.Cols[0], i)
+				if !c.Contains(row.String, k) {
+					return fmt.Errorf("key %s outside chunk [%s, %s)", k, c.Lo, c.Hi)
+				}
+			}
+			n += b.Len()
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cmp, _ := d.CompareOffsets(low, high); cmp > 0 {
+			t.Fatalf("low watermark %s after high %s", low, high)
+		}
+		if prev != nil && hi != nil && hi.Compare(row.String, prev) <= 0 {
+			t.Fatal("chunk ends do not grow")
+		}
+		total += n
+		chunks++
+		if hi == nil {
+			break
+		}
+		prev, lo = hi, hi
+	}
+	if total != 28 || chunks != 3 {
+		t.Fatalf("%d rows in %d chunks, want 28 in 3", total, chunks)
+	}
+}
+
+// TestUnchangedToast: an UPDATE that leaves a TOASTed value alone sends
+// it as unchanged; the after-image takes it from the old row.
+func TestUnchangedToast(t *testing.T) {
+	pg := servers.Postgres(t)
+	exec(t, pg, "DROP TABLE IF EXISTS toasty", "CREATE TABLE toasty (id int PRIMARY KEY, big text, n int)",
+		"ALTER TABLE toasty REPLICA IDENTITY FULL", "ALTER TABLE toasty ALTER COLUMN big SET STORAGE EXTERNAL",
+		"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = 'toast_slot'")
+	d, _ := newTestDialect(t, body(pg, "toast_slot", "postgres.public.toasty"))
+	ctx := testCtx(t)
+	if err := d.Prepare(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	start, err := d.StartOffset(ctx, cdc.StartupLatest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var c collect
+	go func() { _ = d.Stream(sctx, start, c.add) }()
+	exec(t, pg, "INSERT INTO toasty SELECT 1, string_agg(md5(g::text), ''), 0 FROM generate_series(1, 500) g",
+		"UPDATE toasty SET n = 1 WHERE id = 1")
+	waitFor(t, "the update", func() bool { return len(c.rows()) >= 3 })
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var bigs []string
+	for _, ev := range c.events {
+		for i := 0; ev.Rows != nil && i < ev.Rows.Len(); i++ {
+			bigs = append(bigs, ev.Rows.Cols[1].Strs[i])
+		}
+	}
+	if len(bigs) != 3 || len(bigs[0]) != 16000 || bigs[1] != bigs[0] || bigs[2] != bigs[0] {
+		t.Fatalf("big values of %d rows: lengths %v, want three equal of 16000", len(bigs), lens(bigs))
+	}
+}
+
+func lens(xs []string) []int {
+	out := make([]int, len(xs))
+	for i, x := range xs {
+		out[i] = len(x)
+	}
+	return out
+}

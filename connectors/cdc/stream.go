@@ -1,0 +1,225 @@
+package cdc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/stactor/stactor/connectors"
+	"github.com/stactor/stactor/row"
+)
+
+// streamPos is the stream's position after a batch (streamSplit's Pos and
+// Skip); end says the stop offset is reached.
+type streamPos struct {
+	Pos  Offset
+	Skip int64
+	end  bool
+}
+
+// errStopped ends the fetch goroutine at the stop offset.
+var errStopped = errors.New("stop offset reached")
+
+func (r *reader) pollStream(out connectors.Collector) error {
+	s := r.stream
+	if r.ended {
+		time.Sleep(idleWait)
+		return nil
+	}
+	if r.fetch == nil {
+		f, err := newStreamFilter(r.src.tables, r.d, s)
+		if err != nil {
+			return err
+		}
+		r.fetch = connectors.StartFetcher(r.ctx, 8, r.streamFunc(*s, f))
+	}
+	pos, got, err := r.fetch.Poll(out, pollWait, 8)
+	if got {
+		s.Pos, s.Skip = pos.Pos, pos.Skip
+		if s.Chunks != nil && s.Skip == 0 {
+			if n, cerr := r.d.CompareOffsets(s.Pos, s.MaxHigh); cerr == nil && n >= 0 {
+				s.Chunks, s.MaxHigh = nil, "" // every later change is after every chunk
+			}
+		}
+	}
+	switch {
+	case errors.Is(err, connectors.ErrFetchDone):
+		r.fetch.Close()
+		r.fetch = nil
+		if s.Stop != "" {
+			r.ended = true
+			r.rctx.SignalNoMoreElement()
+			return nil
+		}
+		return fmt.Errorf("%s: the change stream ended at %s", r.src.spec.Name, s.Pos)
+	case err != nil:
+		r.fetch.Close()
+		r.fetch = nil
+		return fmt.Errorf("%s: streaming from %s: %w", r.src.spec.Name, s.Pos, err)
+	}
+	return nil
+}
+
+// streamFunc streams from s's position: it skips the rows of the first
+// transaction a checkpoint holds, drops the changes the chunks hold, and
+// ends at the stop offset.
+func (r *reader) streamFunc(s streamSplit, f *streamFilter) connectors.FetchFunc[streamPos] {
+	return func(ctx context.Context, send func(*row.Batch, streamPos) bool) error {
+		pos := streamPos{Pos: s.Pos, Skip: s.Skip}
+		cmp := r.d.CompareOffsets
+		if s.Skip == 0 {
+			if err := r.stopAt(s, s.Pos); err != nil {
+				if errors.Is(err, errStopped) {
+					return nil // started at or past the stop offset
+				}
+				return err
+			}
+		}
+		err := r.d.Stream(ctx, s.Pos, func(ev Event) error {
+			if n, err := cmp(ev.Tx, pos.Pos); err != nil || n <= 0 {
+				return err // emitted before
+			}
+			if s.Stop != "" {
+				if n, err := cmp(ev.Tx, s.Stop); err != nil {
+					return err
+				} else if n > 0 {
+					return errStopped
+				}
+			}
+			if ev.Table < 0 || ev.Rows == nil {
+				if pos.Skip == 0 {
+					pos.Pos = ev.Tx
+					if !send(nil, pos) {
+						return ctx.Err()
+					}
+				}
+				return r.stopAt(s, ev.Tx)
+			}
+			b := ev.Rows
+			if skip := pos.Skip - ev.Seq; skip > 0 {
+				if skip >= int64(b.Len()) {
+					b = b.Slice(0, 0)
+				} else {
+					b = b.Slice(int(skip), b.Len())
+				}
+			}
+			if ev.End {
+				pos = streamPos{Pos: ev.Tx}
+			} else {
+				pos.Skip = max(pos.Skip, ev.Seq+int64(ev.Rows.Len()))
+			}
+			b, err := f.keep(ev.Table, ev.Tx, b)
+			if err != nil {
+				return err
+			}
+			if b != nil && b.Len() > 0 {
+				b = r.src.output(r.src.tables[ev.Table], b)
+			} else {
+				b = nil
+			}
+			if !send(b, pos) {
+				return ctx.Err()
+			}
+			if ev.End {
+				return r.stopAt(s, ev.Tx)
+			}
+			return nil
+		})
+		if errors.Is(err, errStopped) {
+			return nil
+		}
+		return err
+	}
+}
+
+// stopAt is errStopped once tx reaches the stop offset.
+func (r *reader) stopAt(s streamSplit, tx Offset) error {
+	if s.Stop == "" {
+		return nil
+	}
+	n, err := r.d.CompareOffsets(tx, s.Stop)
+	if err != nil {
+		return err
+	}
+	if n >= 0 {
+		return errStopped
+	}
+	return nil
+}
+
+// streamFilter drops the changes a finished chunk already holds: those
+// to its keys at or before its high watermark.
+type streamFilter struct {
+	tables []*Table
+	cmp    func(a, b Offset) (int, error)
+	chunks [][]doneChunk // by table, sorted by key
+	all    bool          // no chunk list: keep everything
+}
+
+func newStreamFilter(tables []*Table, d Dialect, s *streamSplit) (*streamFilter, error) {
+	f := &streamFilter{tables: tables, cmp: d.CompareOffsets, chunks: make([][]doneChunk, len(tables)), all: len(s.Chunks) == 0}
+	for _, c := range s.Chunks {
+		if c.Table < 0 || c.Table >= len(tables) {
+			return nil, fmt.Errorf("stream split names table %d of %d", c.Table, len(tables))
+		}
+		f.chunks[c.Table] = append(f.chunks[c.Table], c)
+	}
+	for _, cs := range f.chunks {
+		sort.Slice(cs, func(i, j int) bool { return cs[i].Seq < cs[j].Seq })
+	}
+	return f, nil
+}
+
+// keep is b without the rows a chunk holds.
+func (f *streamFilter) keep(table int, tx Offset, b *row.Batch) (*row.Batch, error) {
+	if f.all || b.Len() == 0 {
+		return b, nil
+	}
+	cs := f.chunks[table]
+	t := f.tables[table]
+	ki := t.KeyIndex()
+	var idx []int
+	for i := 0; i < b.Len(); i++ {
+		c := f.chunkOf(t, cs, ki, b, i)
+		if c != nil {
+			n, err := f.cmp(tx, c.High)
+			if err != nil {
+				return nil, err
+			}
+			if n <= 0 {
+				continue
+			}
+		}
+		idx = append(idx, i)
+	}
+	if len(idx) == b.Len() {
+		return b, nil
+	}
+	return b.Take(idx), nil
+}
+
+// chunkOf is the chunk holding row i's key, nil when none does.
+func (f *streamFilter) chunkOf(t *Table, cs []doneChunk, ki int, b *row.Batch, i int) *doneChunk {
+	if len(cs) == 0 {
+		return nil
+	}
+	if ki < 0 {
+		return &cs[0]
+	}
+	k := KeyOf(b.Cols[ki], i)
+	if k == nil {
+		return nil
+	}
+	ty := t.Schema.Fields[ki].Type
+	// The last chunk whose Lo is at or below k.
+	j := sort.Search(len(cs), func(j int) bool { return cs[j].Lo != nil && cs[j].Lo.Compare(ty, k) > 0 }) - 1
+	if j < 0 || !cs[j].Contains(ty, k) {
+		return nil
+	}
+	return &cs[j]
+}
+
+// output is b in the source's format.
+func (s *source) output(t *Table, b *row.Batch) *row.Batch { return b }
