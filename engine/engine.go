@@ -12,6 +12,7 @@ import (
 	"math"
 	"net"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -37,6 +38,8 @@ type Engine struct {
 	Resources   *actor.PID
 
 	resolveTimeout time.Duration
+	localMu        sync.Mutex       // guards local
+	local          resources.Worker // Start's local worker
 }
 
 // Config are the engine's settings.
@@ -214,8 +217,18 @@ func Start(cfg Config) (*Engine, error) {
 	if cfg.LocalSlots > 0 {
 		slots = cfg.LocalSlots
 	}
-	e.AddWorker(resources.Worker{ID: "local", Address: e.System.Address(), FixedSlots: slots, Tags: cfg.LocalTags})
+	e.local = resources.Worker{ID: "local", Address: e.System.Address(), FixedSlots: slots, Tags: cfg.LocalTags}
+	e.AddWorker(e.local)
 	return e, nil
+}
+
+// SetLocalTags replaces the tags of Start's local worker (for tag_filter;
+// /update-tags of stactor run --http).
+func (e *Engine) SetLocalTags(tags map[string]string) {
+	e.localMu.Lock()
+	defer e.localMu.Unlock()
+	e.local.Tags = tags
+	e.AddWorker(e.local)
 }
 
 // StartWith starts one actor system with a worker and a master with the

@@ -176,10 +176,13 @@ func (x *SubmitJob) GetResolved() *ResolvedJob {
 }
 
 type SubmitJobReply struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
-	Error         string                 `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`       // set when the job was refused (bad file, ...)
-	Warnings      []string               `protobuf:"bytes,3,rep,name=warnings,proto3" json:"warnings,omitempty"` // what resolving the job found (unknown options, ...)
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	JobId    string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	Error    string                 `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`       // set when the job was refused (bad file, ...)
+	Warnings []string               `protobuf:"bytes,3,rep,name=warnings,proto3" json:"warnings,omitempty"` // what resolving the job found (unknown options, ...)
+	// per pipeline, what the job as written guarantees about delivery and
+	// which connector limits it ("pipeline 0: at-least-once, limited by ...")
+	Guarantees    []string `protobuf:"bytes,4,rep,name=guarantees,proto3" json:"guarantees,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -231,6 +234,13 @@ func (x *SubmitJobReply) GetError() string {
 func (x *SubmitJobReply) GetWarnings() []string {
 	if x != nil {
 		return x.Warnings
+	}
+	return nil
+}
+
+func (x *SubmitJobReply) GetGuarantees() []string {
+	if x != nil {
+		return x.Guarantees
 	}
 	return nil
 }
@@ -3342,6 +3352,7 @@ type CheckpointAck struct {
 	Error            string                 `protobuf:"bytes,9,opt,name=error,proto3" json:"error,omitempty"`                                          // the subtask could not take its part
 	ReadRows         int64                  `protobuf:"varint,10,opt,name=read_rows,json=readRows,proto3" json:"read_rows,omitempty"`                  // the subtask's counters at the snapshot,
 	WriteRows        int64                  `protobuf:"varint,11,opt,name=write_rows,json=writeRows,proto3" json:"write_rows,omitempty"`               // since its attempt started
+	Timing           *SubtaskTiming         `protobuf:"bytes,12,opt,name=timing,proto3" json:"timing,omitempty"`                                       // how the subtask's part went (DESIGN §9)
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
 }
@@ -3453,6 +3464,193 @@ func (x *CheckpointAck) GetWriteRows() int64 {
 	return 0
 }
 
+func (x *CheckpointAck) GetTiming() *SubtaskTiming {
+	if x != nil {
+		return x.Timing
+	}
+	return nil
+}
+
+// SubtaskTiming is one subtask's part in a checkpoint, for the diagnosis
+// of slow checkpoints (DESIGN §9). Times are the subtask's wall clock.
+type SubtaskTiming struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	Chain            int32                  `protobuf:"varint,1,opt,name=chain,proto3" json:"chain,omitempty"`
+	Subtask          int32                  `protobuf:"varint,2,opt,name=subtask,proto3" json:"subtask,omitempty"`
+	BarrierUnixUs    int64                  `protobuf:"varint,3,opt,name=barrier_unix_us,json=barrierUnixUs,proto3" json:"barrier_unix_us,omitempty"` // its first barrier (a source: the trigger) was handled
+	SnapshotUs       int64                  `protobuf:"varint,4,opt,name=snapshot_us,json=snapshotUs,proto3" json:"snapshot_us,omitempty"`            // snapshotting its operators (a writer's prepareCommit)
+	AlignedUnixUs    int64                  `protobuf:"varint,5,opt,name=aligned_unix_us,json=alignedUnixUs,proto3" json:"aligned_unix_us,omitempty"` // the last input's marker was handled (no inputs: after the snapshot)
+	StateWriteUs     int64                  `protobuf:"varint,6,opt,name=state_write_us,json=stateWriteUs,proto3" json:"state_write_us,omitempty"`    // encoding and writing its state
+	AckUnixUs        int64                  `protobuf:"varint,7,opt,name=ack_unix_us,json=ackUnixUs,proto3" json:"ack_unix_us,omitempty"`             // the coordinator had its ack (set by the coordinator)
+	StateBytes       int64                  `protobuf:"varint,8,opt,name=state_bytes,json=stateBytes,proto3" json:"state_bytes,omitempty"`
+	ChannelBatches   int64                  `protobuf:"varint,9,opt,name=channel_batches,json=channelBatches,proto3" json:"channel_batches,omitempty"`
+	ChannelBytes     int64                  `protobuf:"varint,10,opt,name=channel_bytes,json=channelBytes,proto3" json:"channel_bytes,omitempty"`                                                                                          // bytes of recorded channel state
+	VertexSnapshotUs map[int32]int64        `protobuf:"bytes,11,rep,name=vertex_snapshot_us,json=vertexSnapshotUs,proto3" json:"vertex_snapshot_us,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"` // by vertex of its chain
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *SubtaskTiming) Reset() {
+	*x = SubtaskTiming{}
+	mi := &file_messages_stactor_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubtaskTiming) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubtaskTiming) ProtoMessage() {}
+
+func (x *SubtaskTiming) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubtaskTiming.ProtoReflect.Descriptor instead.
+func (*SubtaskTiming) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *SubtaskTiming) GetChain() int32 {
+	if x != nil {
+		return x.Chain
+	}
+	return 0
+}
+
+func (x *SubtaskTiming) GetSubtask() int32 {
+	if x != nil {
+		return x.Subtask
+	}
+	return 0
+}
+
+func (x *SubtaskTiming) GetBarrierUnixUs() int64 {
+	if x != nil {
+		return x.BarrierUnixUs
+	}
+	return 0
+}
+
+func (x *SubtaskTiming) GetSnapshotUs() int64 {
+	if x != nil {
+		return x.SnapshotUs
+	}
+	return 0
+}
+
+func (x *SubtaskTiming) GetAlignedUnixUs() int64 {
+	if x != nil {
+		return x.AlignedUnixUs
+	}
+	return 0
+}
+
+func (x *SubtaskTiming) GetStateWriteUs() int64 {
+	if x != nil {
+		return x.StateWriteUs
+	}
+	return 0
+}
+
+func (x *SubtaskTiming) GetAckUnixUs() int64 {
+	if x != nil {
+		return x.AckUnixUs
+	}
+	return 0
+}
+
+func (x *SubtaskTiming) GetStateBytes() int64 {
+	if x != nil {
+		return x.StateBytes
+	}
+	return 0
+}
+
+func (x *SubtaskTiming) GetChannelBatches() int64 {
+	if x != nil {
+		return x.ChannelBatches
+	}
+	return 0
+}
+
+func (x *SubtaskTiming) GetChannelBytes() int64 {
+	if x != nil {
+		return x.ChannelBytes
+	}
+	return 0
+}
+
+func (x *SubtaskTiming) GetVertexSnapshotUs() map[int32]int64 {
+	if x != nil {
+		return x.VertexSnapshotUs
+	}
+	return nil
+}
+
+// CommitTiming is how long a sink vertex's commit of a checkpoint took,
+// from the checkpoint's completion to the committer's report.
+type CommitTiming struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Vertex        int32                  `protobuf:"varint,1,opt,name=vertex,proto3" json:"vertex,omitempty"`
+	CommitUs      int64                  `protobuf:"varint,2,opt,name=commit_us,json=commitUs,proto3" json:"commit_us,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CommitTiming) Reset() {
+	*x = CommitTiming{}
+	mi := &file_messages_stactor_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommitTiming) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommitTiming) ProtoMessage() {}
+
+func (x *CommitTiming) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommitTiming.ProtoReflect.Descriptor instead.
+func (*CommitTiming) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *CommitTiming) GetVertex() int32 {
+	if x != nil {
+		return x.Vertex
+	}
+	return 0
+}
+
+func (x *CommitTiming) GetCommitUs() int64 {
+	if x != nil {
+		return x.CommitUs
+	}
+	return 0
+}
+
 // CheckpointDone tells subtasks, enumerators and committers that
 // checkpoint id is complete (or aborted).
 type CheckpointDone struct {
@@ -3465,7 +3663,7 @@ type CheckpointDone struct {
 
 func (x *CheckpointDone) Reset() {
 	*x = CheckpointDone{}
-	mi := &file_messages_stactor_proto_msgTypes[47]
+	mi := &file_messages_stactor_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3477,7 +3675,7 @@ func (x *CheckpointDone) String() string {
 func (*CheckpointDone) ProtoMessage() {}
 
 func (x *CheckpointDone) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[47]
+	mi := &file_messages_stactor_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3490,7 +3688,7 @@ func (x *CheckpointDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointDone.ProtoReflect.Descriptor instead.
 func (*CheckpointDone) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{47}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *CheckpointDone) GetId() int64 {
@@ -3518,7 +3716,7 @@ type TaskStateRef struct {
 
 func (x *TaskStateRef) Reset() {
 	*x = TaskStateRef{}
-	mi := &file_messages_stactor_proto_msgTypes[48]
+	mi := &file_messages_stactor_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3530,7 +3728,7 @@ func (x *TaskStateRef) String() string {
 func (*TaskStateRef) ProtoMessage() {}
 
 func (x *TaskStateRef) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[48]
+	mi := &file_messages_stactor_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3543,7 +3741,7 @@ func (x *TaskStateRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStateRef.ProtoReflect.Descriptor instead.
 func (*TaskStateRef) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{48}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *TaskStateRef) GetChain() int32 {
@@ -3577,7 +3775,7 @@ type EnumeratorState struct {
 
 func (x *EnumeratorState) Reset() {
 	*x = EnumeratorState{}
-	mi := &file_messages_stactor_proto_msgTypes[49]
+	mi := &file_messages_stactor_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3589,7 +3787,7 @@ func (x *EnumeratorState) String() string {
 func (*EnumeratorState) ProtoMessage() {}
 
 func (x *EnumeratorState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[49]
+	mi := &file_messages_stactor_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3602,7 +3800,7 @@ func (x *EnumeratorState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnumeratorState.ProtoReflect.Descriptor instead.
 func (*EnumeratorState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{49}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *EnumeratorState) GetVertex() int32 {
@@ -3638,7 +3836,7 @@ type PendingCommit struct {
 
 func (x *PendingCommit) Reset() {
 	*x = PendingCommit{}
-	mi := &file_messages_stactor_proto_msgTypes[50]
+	mi := &file_messages_stactor_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3650,7 +3848,7 @@ func (x *PendingCommit) String() string {
 func (*PendingCommit) ProtoMessage() {}
 
 func (x *PendingCommit) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[50]
+	mi := &file_messages_stactor_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3663,7 +3861,7 @@ func (x *PendingCommit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingCommit.ProtoReflect.Descriptor instead.
 func (*PendingCommit) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{50}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *PendingCommit) GetCheckpointId() int64 {
@@ -3730,7 +3928,7 @@ type CommitOnNode struct {
 
 func (x *CommitOnNode) Reset() {
 	*x = CommitOnNode{}
-	mi := &file_messages_stactor_proto_msgTypes[51]
+	mi := &file_messages_stactor_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3742,7 +3940,7 @@ func (x *CommitOnNode) String() string {
 func (*CommitOnNode) ProtoMessage() {}
 
 func (x *CommitOnNode) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[51]
+	mi := &file_messages_stactor_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3755,7 +3953,7 @@ func (x *CommitOnNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitOnNode.ProtoReflect.Descriptor instead.
 func (*CommitOnNode) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{51}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *CommitOnNode) GetJob() *JobSpec {
@@ -3838,7 +4036,7 @@ type CommitOnNodeReply struct {
 
 func (x *CommitOnNodeReply) Reset() {
 	*x = CommitOnNodeReply{}
-	mi := &file_messages_stactor_proto_msgTypes[52]
+	mi := &file_messages_stactor_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3850,7 +4048,7 @@ func (x *CommitOnNodeReply) String() string {
 func (*CommitOnNodeReply) ProtoMessage() {}
 
 func (x *CommitOnNodeReply) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[52]
+	mi := &file_messages_stactor_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3863,7 +4061,7 @@ func (x *CommitOnNodeReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitOnNodeReply.ProtoReflect.Descriptor instead.
 func (*CommitOnNodeReply) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{52}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *CommitOnNodeReply) GetError() string {
@@ -3900,13 +4098,19 @@ type CompletedCheckpoint struct {
 	ReadRows       int64                  `protobuf:"varint,14,opt,name=read_rows,json=readRows,proto3" json:"read_rows,omitempty"`                                                                  // rows read and written up to this checkpoint,
 	WriteRows      int64                  `protobuf:"varint,15,opt,name=write_rows,json=writeRows,proto3" json:"write_rows,omitempty"`                                                               // across attempts (for the job statistics)
 	Term           uint64                 `protobuf:"varint,16,opt,name=term,proto3" json:"term,omitempty"`                                                                                          // the leader's term that ran the attempt
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The diagnosis (DESIGN §9): every subtask's part, and once its commits
+	// are in (the metadata is then stored again), each sink's commit time.
+	TriggerUnixUs   int64            `protobuf:"varint,17,opt,name=trigger_unix_us,json=triggerUnixUs,proto3" json:"trigger_unix_us,omitempty"`
+	Timings         []*SubtaskTiming `protobuf:"bytes,18,rep,name=timings,proto3" json:"timings,omitempty"`
+	Commits         []*CommitTiming  `protobuf:"bytes,19,rep,name=commits,proto3" json:"commits,omitempty"`
+	CommittedUnixMs int64            `protobuf:"varint,20,opt,name=committed_unix_ms,json=committedUnixMs,proto3" json:"committed_unix_ms,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *CompletedCheckpoint) Reset() {
 	*x = CompletedCheckpoint{}
-	mi := &file_messages_stactor_proto_msgTypes[53]
+	mi := &file_messages_stactor_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3918,7 +4122,7 @@ func (x *CompletedCheckpoint) String() string {
 func (*CompletedCheckpoint) ProtoMessage() {}
 
 func (x *CompletedCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[53]
+	mi := &file_messages_stactor_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3931,7 +4135,7 @@ func (x *CompletedCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompletedCheckpoint.ProtoReflect.Descriptor instead.
 func (*CompletedCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{53}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *CompletedCheckpoint) GetJobId() string {
@@ -4046,6 +4250,34 @@ func (x *CompletedCheckpoint) GetTerm() uint64 {
 	return 0
 }
 
+func (x *CompletedCheckpoint) GetTriggerUnixUs() int64 {
+	if x != nil {
+		return x.TriggerUnixUs
+	}
+	return 0
+}
+
+func (x *CompletedCheckpoint) GetTimings() []*SubtaskTiming {
+	if x != nil {
+		return x.Timings
+	}
+	return nil
+}
+
+func (x *CompletedCheckpoint) GetCommits() []*CommitTiming {
+	if x != nil {
+		return x.Commits
+	}
+	return nil
+}
+
+func (x *CompletedCheckpoint) GetCommittedUnixMs() int64 {
+	if x != nil {
+		return x.CommittedUnixMs
+	}
+	return 0
+}
+
 // VertexState is one vertex's operator state in one subtask.
 type VertexState struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -4058,7 +4290,7 @@ type VertexState struct {
 
 func (x *VertexState) Reset() {
 	*x = VertexState{}
-	mi := &file_messages_stactor_proto_msgTypes[54]
+	mi := &file_messages_stactor_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4070,7 +4302,7 @@ func (x *VertexState) String() string {
 func (*VertexState) ProtoMessage() {}
 
 func (x *VertexState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[54]
+	mi := &file_messages_stactor_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4083,7 +4315,7 @@ func (x *VertexState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexState.ProtoReflect.Descriptor instead.
 func (*VertexState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{54}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *VertexState) GetVertex() int32 {
@@ -4122,7 +4354,7 @@ type ChannelState struct {
 
 func (x *ChannelState) Reset() {
 	*x = ChannelState{}
-	mi := &file_messages_stactor_proto_msgTypes[55]
+	mi := &file_messages_stactor_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4134,7 +4366,7 @@ func (x *ChannelState) String() string {
 func (*ChannelState) ProtoMessage() {}
 
 func (x *ChannelState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[55]
+	mi := &file_messages_stactor_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4147,7 +4379,7 @@ func (x *ChannelState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChannelState.ProtoReflect.Descriptor instead.
 func (*ChannelState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{55}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *ChannelState) GetEdge() int32 {
@@ -4191,7 +4423,7 @@ type SubtaskState struct {
 
 func (x *SubtaskState) Reset() {
 	*x = SubtaskState{}
-	mi := &file_messages_stactor_proto_msgTypes[56]
+	mi := &file_messages_stactor_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4203,7 +4435,7 @@ func (x *SubtaskState) String() string {
 func (*SubtaskState) ProtoMessage() {}
 
 func (x *SubtaskState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[56]
+	mi := &file_messages_stactor_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4216,7 +4448,7 @@ func (x *SubtaskState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubtaskState.ProtoReflect.Descriptor instead.
 func (*SubtaskState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{56}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *SubtaskState) GetChain() int32 {
@@ -4265,11 +4497,14 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\bresolved\x18\b \x01(\v2\x1d.stactor.messages.ResolvedJobR\bresolved\x1a7\n" +
 	"\tVarsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01J\x04\b\x03\x10\x04\"Y\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01J\x04\b\x03\x10\x04\"y\n" +
 	"\x0eSubmitJobReply\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x14\n" +
 	"\x05error\x18\x02 \x01(\tR\x05error\x12\x1a\n" +
-	"\bwarnings\x18\x03 \x03(\tR\bwarnings\"\"\n" +
+	"\bwarnings\x18\x03 \x03(\tR\bwarnings\x12\x1e\n" +
+	"\n" +
+	"guarantees\x18\x04 \x03(\tR\n" +
+	"guarantees\"\"\n" +
 	"\tCancelJob\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"%\n" +
 	"\fGetJobStatus\x12\x15\n" +
@@ -4524,7 +4759,7 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
 	"\x04edge\x18\x02 \x01(\x05R\x04edge\x12\x12\n" +
 	"\x04from\x18\x03 \x01(\x05R\x04from\x12\x12\n" +
-	"\x04type\x18\x04 \x01(\tR\x04type\"\x95\x03\n" +
+	"\x04type\x18\x04 \x01(\tR\x04type\"\xce\x03\n" +
 	"\rCheckpointAck\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x120\n" +
 	"\x03loc\x18\x02 \x01(\v2\x1e.stactor.messages.TaskLocationR\x03loc\x12+\n" +
@@ -4539,7 +4774,29 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\tread_rows\x18\n" +
 	" \x01(\x03R\breadRows\x12\x1d\n" +
 	"\n" +
-	"write_rows\x18\v \x01(\x03R\twriteRows\":\n" +
+	"write_rows\x18\v \x01(\x03R\twriteRows\x127\n" +
+	"\x06timing\x18\f \x01(\v2\x1f.stactor.messages.SubtaskTimingR\x06timing\"\x8f\x04\n" +
+	"\rSubtaskTiming\x12\x14\n" +
+	"\x05chain\x18\x01 \x01(\x05R\x05chain\x12\x18\n" +
+	"\asubtask\x18\x02 \x01(\x05R\asubtask\x12&\n" +
+	"\x0fbarrier_unix_us\x18\x03 \x01(\x03R\rbarrierUnixUs\x12\x1f\n" +
+	"\vsnapshot_us\x18\x04 \x01(\x03R\n" +
+	"snapshotUs\x12&\n" +
+	"\x0faligned_unix_us\x18\x05 \x01(\x03R\ralignedUnixUs\x12$\n" +
+	"\x0estate_write_us\x18\x06 \x01(\x03R\fstateWriteUs\x12\x1e\n" +
+	"\vack_unix_us\x18\a \x01(\x03R\tackUnixUs\x12\x1f\n" +
+	"\vstate_bytes\x18\b \x01(\x03R\n" +
+	"stateBytes\x12'\n" +
+	"\x0fchannel_batches\x18\t \x01(\x03R\x0echannelBatches\x12#\n" +
+	"\rchannel_bytes\x18\n" +
+	" \x01(\x03R\fchannelBytes\x12c\n" +
+	"\x12vertex_snapshot_us\x18\v \x03(\v25.stactor.messages.SubtaskTiming.VertexSnapshotUsEntryR\x10vertexSnapshotUs\x1aC\n" +
+	"\x15VertexSnapshotUsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\x05R\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"C\n" +
+	"\fCommitTiming\x12\x16\n" +
+	"\x06vertex\x18\x01 \x01(\x05R\x06vertex\x12\x1b\n" +
+	"\tcommit_us\x18\x02 \x01(\x03R\bcommitUs\":\n" +
 	"\x0eCheckpointDone\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x18\n" +
 	"\aaborted\x18\x02 \x01(\bR\aaborted\"V\n" +
@@ -4572,7 +4829,7 @@ const file_messages_stactor_proto_rawDesc = "" +
 	" \x01(\tR\x04node\"G\n" +
 	"\x11CommitOnNodeReply\x12\x14\n" +
 	"\x05error\x18\x01 \x01(\tR\x05error\x12\x1c\n" +
-	"\tpermanent\x18\x02 \x01(\bR\tpermanent\"\xc0\x05\n" +
+	"\tpermanent\x18\x02 \x01(\bR\tpermanent\"\x89\a\n" +
 	"\x13CompletedCheckpoint\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x1a\n" +
 	"\bpipeline\x18\x02 \x01(\x05R\bpipeline\x12\x0e\n" +
@@ -4592,7 +4849,11 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\tread_rows\x18\x0e \x01(\x03R\breadRows\x12\x1d\n" +
 	"\n" +
 	"write_rows\x18\x0f \x01(\x03R\twriteRows\x12\x12\n" +
-	"\x04term\x18\x10 \x01(\x04R\x04term\x1a>\n" +
+	"\x04term\x18\x10 \x01(\x04R\x04term\x12&\n" +
+	"\x0ftrigger_unix_us\x18\x11 \x01(\x03R\rtriggerUnixUs\x129\n" +
+	"\atimings\x18\x12 \x03(\v2\x1f.stactor.messages.SubtaskTimingR\atimings\x128\n" +
+	"\acommits\x18\x13 \x03(\v2\x1e.stactor.messages.CommitTimingR\acommits\x12*\n" +
+	"\x11committed_unix_ms\x18\x14 \x01(\x03R\x0fcommittedUnixMs\x1a>\n" +
 	"\x10ParallelismEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x05R\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\"{\n" +
@@ -4623,7 +4884,7 @@ func file_messages_stactor_proto_rawDescGZIP() []byte {
 	return file_messages_stactor_proto_rawDescData
 }
 
-var file_messages_stactor_proto_msgTypes = make([]protoimpl.MessageInfo, 60)
+var file_messages_stactor_proto_msgTypes = make([]protoimpl.MessageInfo, 63)
 var file_messages_stactor_proto_goTypes = []any{
 	(*Pid)(nil),                 // 0: stactor.messages.Pid
 	(*SubmitJob)(nil),           // 1: stactor.messages.SubmitJob
@@ -4672,22 +4933,25 @@ var file_messages_stactor_proto_goTypes = []any{
 	(*CheckpointTrigger)(nil),   // 44: stactor.messages.CheckpointTrigger
 	(*Barrier)(nil),             // 45: stactor.messages.Barrier
 	(*CheckpointAck)(nil),       // 46: stactor.messages.CheckpointAck
-	(*CheckpointDone)(nil),      // 47: stactor.messages.CheckpointDone
-	(*TaskStateRef)(nil),        // 48: stactor.messages.TaskStateRef
-	(*EnumeratorState)(nil),     // 49: stactor.messages.EnumeratorState
-	(*PendingCommit)(nil),       // 50: stactor.messages.PendingCommit
-	(*CommitOnNode)(nil),        // 51: stactor.messages.CommitOnNode
-	(*CommitOnNodeReply)(nil),   // 52: stactor.messages.CommitOnNodeReply
-	(*CompletedCheckpoint)(nil), // 53: stactor.messages.CompletedCheckpoint
-	(*VertexState)(nil),         // 54: stactor.messages.VertexState
-	(*ChannelState)(nil),        // 55: stactor.messages.ChannelState
-	(*SubtaskState)(nil),        // 56: stactor.messages.SubtaskState
-	nil,                         // 57: stactor.messages.SubmitJob.VarsEntry
-	nil,                         // 58: stactor.messages.JobSpec.VarsEntry
-	nil,                         // 59: stactor.messages.CompletedCheckpoint.ParallelismEntry
+	(*SubtaskTiming)(nil),       // 47: stactor.messages.SubtaskTiming
+	(*CommitTiming)(nil),        // 48: stactor.messages.CommitTiming
+	(*CheckpointDone)(nil),      // 49: stactor.messages.CheckpointDone
+	(*TaskStateRef)(nil),        // 50: stactor.messages.TaskStateRef
+	(*EnumeratorState)(nil),     // 51: stactor.messages.EnumeratorState
+	(*PendingCommit)(nil),       // 52: stactor.messages.PendingCommit
+	(*CommitOnNode)(nil),        // 53: stactor.messages.CommitOnNode
+	(*CommitOnNodeReply)(nil),   // 54: stactor.messages.CommitOnNodeReply
+	(*CompletedCheckpoint)(nil), // 55: stactor.messages.CompletedCheckpoint
+	(*VertexState)(nil),         // 56: stactor.messages.VertexState
+	(*ChannelState)(nil),        // 57: stactor.messages.ChannelState
+	(*SubtaskState)(nil),        // 58: stactor.messages.SubtaskState
+	nil,                         // 59: stactor.messages.SubmitJob.VarsEntry
+	nil,                         // 60: stactor.messages.JobSpec.VarsEntry
+	nil,                         // 61: stactor.messages.SubtaskTiming.VertexSnapshotUsEntry
+	nil,                         // 62: stactor.messages.CompletedCheckpoint.ParallelismEntry
 }
 var file_messages_stactor_proto_depIdxs = []int32{
-	57, // 0: stactor.messages.SubmitJob.vars:type_name -> stactor.messages.SubmitJob.VarsEntry
+	59, // 0: stactor.messages.SubmitJob.vars:type_name -> stactor.messages.SubmitJob.VarsEntry
 	17, // 1: stactor.messages.SubmitJob.tree:type_name -> stactor.messages.Hocon
 	19, // 2: stactor.messages.SubmitJob.resolved:type_name -> stactor.messages.ResolvedJob
 	9,  // 3: stactor.messages.JobList.jobs:type_name -> stactor.messages.JobStatus
@@ -4695,7 +4959,7 @@ var file_messages_stactor_proto_depIdxs = []int32{
 	14, // 5: stactor.messages.JobMetrics.vertices:type_name -> stactor.messages.VertexMetrics
 	12, // 6: stactor.messages.JobMetrics.pipelines:type_name -> stactor.messages.PipelineMetrics
 	13, // 7: stactor.messages.JobMetrics.subtasks:type_name -> stactor.messages.SubtaskMetrics
-	58, // 8: stactor.messages.JobSpec.vars:type_name -> stactor.messages.JobSpec.VarsEntry
+	60, // 8: stactor.messages.JobSpec.vars:type_name -> stactor.messages.JobSpec.VarsEntry
 	17, // 9: stactor.messages.JobSpec.tree:type_name -> stactor.messages.Hocon
 	19, // 10: stactor.messages.JobSpec.resolved:type_name -> stactor.messages.ResolvedJob
 	18, // 11: stactor.messages.Hocon.fields:type_name -> stactor.messages.HoconField
@@ -4706,7 +4970,7 @@ var file_messages_stactor_proto_depIdxs = []int32{
 	15, // 16: stactor.messages.DeployTask.loc:type_name -> stactor.messages.TaskLocation
 	16, // 17: stactor.messages.DeployTask.job:type_name -> stactor.messages.JobSpec
 	0,  // 18: stactor.messages.DeployTask.job_master:type_name -> stactor.messages.Pid
-	53, // 19: stactor.messages.DeployTask.restore:type_name -> stactor.messages.CompletedCheckpoint
+	55, // 19: stactor.messages.DeployTask.restore:type_name -> stactor.messages.CompletedCheckpoint
 	15, // 20: stactor.messages.DeployTaskReply.loc:type_name -> stactor.messages.TaskLocation
 	0,  // 21: stactor.messages.DeployTaskReply.task:type_name -> stactor.messages.Pid
 	0,  // 22: stactor.messages.TaskPid.pid:type_name -> stactor.messages.Pid
@@ -4726,21 +4990,25 @@ var file_messages_stactor_proto_depIdxs = []int32{
 	38, // 36: stactor.messages.AddSplits.splits:type_name -> stactor.messages.Split
 	15, // 37: stactor.messages.CheckpointAck.loc:type_name -> stactor.messages.TaskLocation
 	30, // 38: stactor.messages.CheckpointAck.commits:type_name -> stactor.messages.CommitInfo
-	0,  // 39: stactor.messages.PendingCommit.worker:type_name -> stactor.messages.Pid
-	16, // 40: stactor.messages.CommitOnNode.job:type_name -> stactor.messages.JobSpec
-	50, // 41: stactor.messages.CommitOnNode.infos:type_name -> stactor.messages.PendingCommit
-	48, // 42: stactor.messages.CompletedCheckpoint.tasks:type_name -> stactor.messages.TaskStateRef
-	49, // 43: stactor.messages.CompletedCheckpoint.enumerators:type_name -> stactor.messages.EnumeratorState
-	50, // 44: stactor.messages.CompletedCheckpoint.pending:type_name -> stactor.messages.PendingCommit
-	59, // 45: stactor.messages.CompletedCheckpoint.parallelism:type_name -> stactor.messages.CompletedCheckpoint.ParallelismEntry
-	38, // 46: stactor.messages.VertexState.splits:type_name -> stactor.messages.Split
-	54, // 47: stactor.messages.SubtaskState.vertices:type_name -> stactor.messages.VertexState
-	55, // 48: stactor.messages.SubtaskState.channels:type_name -> stactor.messages.ChannelState
-	49, // [49:49] is the sub-list for method output_type
-	49, // [49:49] is the sub-list for method input_type
-	49, // [49:49] is the sub-list for extension type_name
-	49, // [49:49] is the sub-list for extension extendee
-	0,  // [0:49] is the sub-list for field type_name
+	47, // 39: stactor.messages.CheckpointAck.timing:type_name -> stactor.messages.SubtaskTiming
+	61, // 40: stactor.messages.SubtaskTiming.vertex_snapshot_us:type_name -> stactor.messages.SubtaskTiming.VertexSnapshotUsEntry
+	0,  // 41: stactor.messages.PendingCommit.worker:type_name -> stactor.messages.Pid
+	16, // 42: stactor.messages.CommitOnNode.job:type_name -> stactor.messages.JobSpec
+	52, // 43: stactor.messages.CommitOnNode.infos:type_name -> stactor.messages.PendingCommit
+	50, // 44: stactor.messages.CompletedCheckpoint.tasks:type_name -> stactor.messages.TaskStateRef
+	51, // 45: stactor.messages.CompletedCheckpoint.enumerators:type_name -> stactor.messages.EnumeratorState
+	52, // 46: stactor.messages.CompletedCheckpoint.pending:type_name -> stactor.messages.PendingCommit
+	62, // 47: stactor.messages.CompletedCheckpoint.parallelism:type_name -> stactor.messages.CompletedCheckpoint.ParallelismEntry
+	47, // 48: stactor.messages.CompletedCheckpoint.timings:type_name -> stactor.messages.SubtaskTiming
+	48, // 49: stactor.messages.CompletedCheckpoint.commits:type_name -> stactor.messages.CommitTiming
+	38, // 50: stactor.messages.VertexState.splits:type_name -> stactor.messages.Split
+	56, // 51: stactor.messages.SubtaskState.vertices:type_name -> stactor.messages.VertexState
+	57, // 52: stactor.messages.SubtaskState.channels:type_name -> stactor.messages.ChannelState
+	53, // [53:53] is the sub-list for method output_type
+	53, // [53:53] is the sub-list for method input_type
+	53, // [53:53] is the sub-list for extension type_name
+	53, // [53:53] is the sub-list for extension extendee
+	0,  // [0:53] is the sub-list for field type_name
 }
 
 func init() { file_messages_stactor_proto_init() }
@@ -4754,7 +5022,7 @@ func file_messages_stactor_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_stactor_proto_rawDesc), len(file_messages_stactor_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   60,
+			NumMessages:   63,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

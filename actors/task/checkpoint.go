@@ -2,6 +2,7 @@ package task
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"google.golang.org/protobuf/proto"
@@ -27,6 +28,8 @@ type capture struct {
 	recorded map[chanKey][]*row.Batch
 	// the counters at the snapshot
 	readRows, writeRows int64
+	// timing is the diagnosis of this subtask's part (DESIGN §9).
+	timing *messages.SubtaskTiming
 }
 
 // release gives up the references of the recorded batches; c may be nil.
@@ -81,11 +84,15 @@ func (t *Task) startCapture(ctx actor.Context, id int64, typ string) error {
 	t.cp.last = id
 	t.cp.cur.release() // a newer barrier aborts an older capture
 	t.cp.cur = nil
+	barrierAt := time.Now()
 	c := &capture{id: id, typ: typ, waiting: map[chanKey]bool{}, recorded: map[chanKey][]*row.Batch{},
 		state:    &messages.SubtaskState{Chain: t.loc.Chain, Subtask: t.loc.Subtask},
-		readRows: t.metrics.readRows, writeRows: t.metrics.writeRows}
+		readRows: t.metrics.readRows, writeRows: t.metrics.writeRows,
+		timing: &messages.SubtaskTiming{Chain: t.loc.Chain, Subtask: t.loc.Subtask, BarrierUnixUs: barrierAt.UnixMicro(),
+			VertexSnapshotUs: map[int32]int64{}}}
 	// Operator state, at once.
 	if t.src != nil && t.src.reader != nil {
+		began := time.Now()
 		splits, err := t.src.reader.SnapshotState(id)
 		if err != nil {
 			return fmt.Errorf("%s: snapshot: %w", t.chain.Head.Name, err)
@@ -95,11 +102,13 @@ func (t *Task) startCapture(ctx actor.Context, id int64, typ string) error {
 			vs.Splits = append(vs.Splits, &messages.Split{Id: s.ID, Data: s.Data})
 		}
 		c.state.Vertices = append(c.state.Vertices, vs)
+		c.timing.VertexSnapshotUs[int32(t.chain.Head.ID)] = time.Since(began).Microseconds()
 	}
 	for _, p := range t.ops.list {
 		if p.writer == nil {
 			continue
 		}
+		began := time.Now()
 		info, err := p.writer.PrepareCommit(id)
 		if err != nil {
 			return fmt.Errorf("%s: prepare commit: %w", p.v.Name, err)
@@ -115,7 +124,9 @@ func (t *Task) startCapture(ctx actor.Context, id int64, typ string) error {
 			return fmt.Errorf("%s: snapshot: %w", p.v.Name, err)
 		}
 		c.state.Vertices = append(c.state.Vertices, &messages.VertexState{Vertex: int32(p.v.ID), WriterStates: states})
+		c.timing.VertexSnapshotUs[int32(p.v.ID)] = time.Since(began).Microseconds()
 	}
+	c.timing.SnapshotUs = time.Since(barrierAt).Microseconds()
 	// Output channel state: what waits for credit.
 	for _, o := range t.outs {
 		if len(o.queue) > 0 {
@@ -194,6 +205,8 @@ func (t *Task) finishCapture(ctx actor.Context) error {
 	c := t.cp.cur
 	t.cp.cur = nil
 	defer c.release() // encoded below: the recorded batches are done with
+	aligned := time.Now()
+	c.timing.AlignedUnixUs = aligned.UnixMicro()
 	var batches int64
 	for k, bs := range c.recorded {
 		if len(bs) == 0 {
@@ -220,6 +233,13 @@ func (t *Task) finishCapture(ctx actor.Context) error {
 	if err != nil {
 		return fmt.Errorf("writing checkpoint %d state: %w", c.id, err)
 	}
+	c.timing.StateWriteUs = time.Since(aligned).Microseconds()
+	c.timing.StateBytes, c.timing.ChannelBatches = int64(len(data)), batches
+	for _, cs := range c.state.Channels {
+		for _, b := range cs.Batches {
+			c.timing.ChannelBytes += int64(len(b))
+		}
+	}
 	var commits []*messages.CommitInfo
 	for _, p := range t.cp.uncommitted {
 		if p.checkpoint <= c.id {
@@ -228,7 +248,7 @@ func (t *Task) finishCapture(ctx actor.Context) error {
 	}
 	ctx.Send(t.cp.coordinator, &messages.CheckpointAck{Id: c.id, Loc: t.loc, Handle: handle,
 		Commits: commits, StateBytes: int64(len(data)), ChannelBatches: batches,
-		ReadRows: c.readRows, WriteRows: c.writeRows})
+		ReadRows: c.readRows, WriteRows: c.writeRows, Timing: c.timing})
 	return t.tryUnblock(ctx)
 }
 

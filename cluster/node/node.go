@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -95,6 +96,9 @@ type Node struct {
 	nc     *nats.Conn
 	client *api.Client
 	reg    *consul.Registration
+	// tagReg is reg for /update-tags, which the HTTP server (started
+	// before the registration) may serve at any time.
+	tagReg atomic.Pointer[consul.Registration]
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // the leader loop and the load reporter
 	web    *webServer     // nil without --http
@@ -189,6 +193,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("registering in Consul at %s: %w", cfg.Consul, err)
 	}
 	n.reg = reg
+	n.tagReg.Store(reg)
 	if cfg.Has("master") {
 		n.wg.Add(1)
 		go n.lead(lctx)

@@ -277,7 +277,7 @@ func newRootCmd() *cobra.Command {
 	root.PersistentFlags().StringVar(&engineConfig, "engine-config", "", "engine config file (default: stactor.yaml in . or STACTOR_HOME)")
 	root.PersistentFlags().String("log-level", "warn", "log level: debug, info, warn, error")
 	_ = s.v.BindPFlag("log.level", root.PersistentFlags().Lookup("log-level"))
-	root.AddCommand(newRunCmd(s), newCheckpointsCmd(s), newVersionCmd(), newDevCmd(), newTapCmd(s), newTopCmd(s))
+	root.AddCommand(newRunCmd(s), newCheckpointsCmd(s), newPluginsCmd(), newVersionCmd(), newDevCmd(), newTapCmd(s), newTopCmd(s))
 	root.AddCommand(clusterCommands(s)...)
 	return root
 }

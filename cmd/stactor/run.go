@@ -14,11 +14,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stactor/stactor/cluster/httpapi"
+	"github.com/stactor/stactor/cluster/node"
 	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/engine"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/plan"
+	"github.com/stactor/stactor/resources"
 	"github.com/stactor/stactor/state"
+	"github.com/stactor/stactor/storage"
 )
 
 type runFlags struct {
@@ -30,6 +34,7 @@ type runFlags struct {
 	check   bool
 	restore string
 	nats    string
+	http    string
 }
 
 func newRunCmd(s *settings) *cobra.Command {
@@ -74,6 +79,7 @@ variables it was resolved with; --restore ID -c FILE re-resolves FILE.`,
 	cmd.Flags().StringVar(&f.nats, "nats", "", "NATS URL for the job's taps and metrics (stactor tap, stactor top); default: serve one on loopback; none: no taps or metrics")
 	cmd.Flags().String("cluster", "stactor", "subject prefix stactor.NAME of the taps and metrics")
 	cmd.PreRun = func(cmd *cobra.Command, _ []string) { _ = s.v.BindPFlag("cluster", cmd.Flags().Lookup("cluster")) }
+	cmd.Flags().StringVar(&f.http, "http", "", "serve the HTTP API, /metrics and the web page for this job at host:port (loopback unless http.token is set)")
 	return cmd
 }
 
@@ -141,6 +147,11 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 				log.Warn().Msg(w.String())
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: OK (%s job %q)\n%s", f.file, job.Mode, job.Name, p.String())
+			var gs []string
+			for _, g := range p.Guarantees() {
+				gs = append(gs, g.String())
+			}
+			printGuarantees(cmd.OutOrStdout(), gs)
 			return nil
 		}
 	} else if f.check {
@@ -191,6 +202,13 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 		return err
 	}
 	defer eng.Stop()
+	if f.http != "" {
+		stop, err := serveLocalHTTP(cmd, s, eng, store, f.http)
+		if err != nil {
+			return &exitError{2, err}
+		}
+		defer stop()
+	}
 	// The JobMaster logs the resolve warnings in this process.
 	if err := eng.Submit(&messages.SubmitJob{JobId: jobID, File: f.file, Tree: tree, Vars: vars, Name: f.name, Restore: f.restore != ""}); err != nil {
 		return &exitError{2, err}
@@ -315,4 +333,45 @@ func (s *settings) localWorker() (map[string]string, int, error) {
 		}
 	}
 	return tags, slots, nil
+}
+
+// printGuarantees prints what each pipeline of a job, as written,
+// guarantees about delivery (plan.Guarantees).
+func printGuarantees(w io.Writer, gs []string) {
+	if len(gs) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "delivery guarantee:")
+	for _, g := range gs {
+		fmt.Fprintln(w, "  "+g)
+	}
+}
+
+// serveLocalHTTP serves the HTTP API of stactor run --http: the same
+// handler as a node's, over the local engine's coordinator, with
+// /update-tags changing the local worker's tags.
+func serveLocalHTTP(cmd *cobra.Command, s *settings, eng *engine.Engine, store storage.Storage, addr string) (func(), error) {
+	auth, err := s.httpAuth()
+	if err != nil {
+		return nil, err
+	}
+	log, _ := s.logger()
+	slot := resources.Profile{CPU: s.v.GetFloat64("slot.cpu"), MemoryMB: s.v.GetInt64("slot.memory")}
+	h := httpapi.New(httpapi.NewActorCoordinator(eng.System.Root, eng.Coordinator, eng.Resources, slot), store,
+		httpapi.WithVersion(version), httpapi.WithNodeID("local"), httpapi.WithLogger(log), httpapi.WithAuth(auth),
+		httpapi.WithTagger(func(_ context.Context, tags map[string]string) error {
+			eng.SetLocalTags(tags)
+			return nil
+		}))
+	tlsFiles := node.HTTPTLS{Cert: s.v.GetString("http.tls.cert"), Key: s.v.GetString("http.tls.key"), ClientCA: s.v.GetString("http.tls.client-ca")}
+	l, err := node.ServeLocal(addr, auth, tlsFiles, h, log)
+	if err != nil {
+		return nil, err
+	}
+	scheme := "http"
+	if tlsFiles.Cert != "" {
+		scheme = "https"
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "stactor: HTTP API and web page at %s://%s/\n", scheme, l.Addr())
+	return l.Stop, nil
 }

@@ -33,7 +33,8 @@ var Factory = connectors.SinkFactory{
 		{Key: "log.print.data", Type: config.TypeBool, Default: true, Doc: "print each row; false only counts them"},
 		{Key: "log.print.delay.ms", Type: config.TypeInt, Default: int64(0), Doc: "ms to wait after each row (a deliberately slow sink)"},
 	},
-	Create: create,
+	Delivery: connectors.Delivery{Summary: "none: prints rows as they arrive; a restore prints some again", Best: connectors.None},
+	Create:   create,
 }
 
 // output is where every Console writer prints. Parallel writers share it;
