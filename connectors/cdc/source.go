@@ -22,7 +22,7 @@ func Factory(spec Spec) connectors.SourceFactory {
 	return connectors.SourceFactory{
 		Name:    spec.Name,
 		Options: opts,
-		Delivery: connectors.Delivery{Summary: "exactly-once with exactly_once (chunks backfilled between watermarks; the slot confirmed after checkpoints); else at-least-once", Best: connectors.ExactlyOnce,
+		Delivery: connectors.Delivery{Summary: "exactly-once with exactly_once (chunks backfilled between watermarks; the log position acknowledged only after checkpoints); else at-least-once", Best: connectors.ExactlyOnce,
 			Of: func(cfg *config.PluginConfig, _ []*row.Schema) (connectors.Guarantee, string) {
 				if cfg.Bool("exactly_once") {
 					return connectors.ExactlyOnce, ""
