@@ -30,7 +30,9 @@ func chromium() string {
 // as a user watches one: the jobs table lists it RUNNING and its read
 // count rises between two of the page's polls; a click on it opens its
 // detail, whose DAG has a box per vertex with its counts and a
-// backpressure bar, and whose checkpoint table fills. The page is saved as a PNG
+// backpressure bar, and whose checkpoint table fills; a click on a
+// checkpoint opens its diagnosis (the vertex that delayed it, each
+// subtask's timings). The page is saved as a PNG
 // (STACTOR_WEB_SCREENSHOT names the file, else it goes in the test's temp
 // dir; the path is logged) so that it can be looked at.
 func TestWebPageInBrowser(t *testing.T) {
@@ -119,6 +121,28 @@ func TestWebPageInBrowser(t *testing.T) {
 		}
 		return nil
 	})
+
+	// A checkpoint, opened: its diagnosis names the vertex that delayed it
+	// and lists each subtask's timings.
+	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`#d-checkpoints tr.cp`)),
+		chromedp.WaitVisible(chromedp.CSS(`#d-diagnosis-table tbody tr`)),
+	); err != nil {
+		t.Fatalf("opening a checkpoint: %v", err)
+	}
+	delayed, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#d-diagnosis p`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(delayed, "Delayed by ") {
+		t.Fatalf("the checkpoint's diagnosis says %q", delayed)
+	}
+	// Each of the job's subtasks (2 + 3 + 3 + 3, the sinks fused with the
+	// Filter: 2 source and 3 chain subtasks) has a row.
+	if n := count(`document.querySelectorAll("#d-diagnosis-table tbody tr").length`); n < 5 {
+		t.Fatalf("the diagnosis lists %d rows, want a row per subtask (5) and commits", n)
+	}
+	t.Logf("checkpoint diagnosis on the page: %s", delayed)
 
 	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // quality 100: PNG
 	if err != nil {
