@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stactor/stactor/benchmarks/internal/ceiling"
 	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/connectors"
 	_ "github.com/stactor/stactor/connectors/all"
@@ -67,17 +68,25 @@ func BenchmarkBatchEncode(b *testing.B) {
 }
 
 // BenchmarkBatchDecode reads it back.
-func BenchmarkBatchDecode(b *testing.B) {
+func BenchmarkBatchDecode(b *testing.B) { benchDecode(b, row.NewDecoder(), false) }
+
+// BenchmarkBatchDecodeRecycled decodes into recycled vectors and releases
+// each batch, as a batch from another node goes through a subtask.
+func BenchmarkBatchDecodeRecycled(b *testing.B) { benchDecode(b, row.NewDecoder().Recycle(), true) }
+
+func benchDecode(b *testing.B, d *row.Decoder, release bool) {
 	buf := row.AppendBatch(nil, makeBatch(batchRows))
 	b.SetBytes(int64(len(buf)))
 	b.ReportAllocs()
-	d := row.NewDecoder()
 	cpu0 := cpuTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		out, rest, err := d.Decode(buf)
 		if err != nil || len(rest) != 0 || out.Len() != batchRows {
 			b.Fatalf("decode: %v, %d bytes left", err, len(rest))
+		}
+		if release {
+			out.Release()
 		}
 	}
 	reportRows(b, int64(b.N)*batchRows, cpu0)
@@ -133,10 +142,19 @@ type chain struct {
 
 func (c *chain) BatchSize() int { return batchRows }
 
+// Emit hands batches on by reference as the subtask does (actors/task):
+// an operator that borrows its input has it released after the call, so
+// recycled batches come back to the pool.
 func (c *chain) Emit(b *row.Batch) {
 	c.read += int64(b.Len())
 	for _, t := range c.transforms {
+		if _, ok := t.(connectors.BatchBorrower); !ok {
+			b.Retain() // the transform may keep it
+		}
 		out, err := t.Process(b)
+		if out != b {
+			b.Release()
+		}
 		if err != nil {
 			c.err = err
 			return
@@ -148,6 +166,9 @@ func (c *chain) Emit(b *row.Batch) {
 	}
 	if err := c.writer.Write(b); err != nil {
 		c.err = err
+	}
+	if _, ok := c.writer.(connectors.BatchBorrower); ok {
+		b.Release()
 	}
 }
 
@@ -330,9 +351,11 @@ func BenchmarkSqlEval(b *testing.B) {
 			cpu0 := cpuTime()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := t.Process(in); err != nil {
+				out, err := t.Process(in)
+				if err != nil {
 					b.Fatal(err)
 				}
+				out.Release() // as the subtask does: its vectors are recycled
 			}
 			reportRows(b, int64(b.N)*batchRows, cpu0)
 		})
@@ -380,6 +403,24 @@ sink { LocalFile { plugin_input = "out", path = %q, file_format_type = "json" } 
 		b.StopTimer()
 		reportRows(b, int64(b.N)*rows, cpu0)
 	})
+}
+
+// BenchmarkCeiling is workload 1 as a bare Go loop (benchmarks/internal/
+// ceiling) on 1 and 2 goroutines, in the same units as BenchmarkJob: run
+// them together to compare stactor with its ceiling in one run.
+func BenchmarkCeiling(b *testing.B) {
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workload1-p%d", workers), func(b *testing.B) {
+			rows := max(int64(b.N)*batchRows, int64(workers))
+			cpu0 := cpuTime()
+			b.ResetTimer()
+			if _, kept := ceiling.Run(rows, workers); kept == 0 {
+				b.Fatal("the loop kept no rows")
+			}
+			b.StopTimer()
+			reportRows(b, rows, cpu0)
+		})
+	}
 }
 
 var csvOnce struct {

@@ -12,6 +12,12 @@
 // starts goroutines. A call must not block for long: a reader's PollNext
 // returns within about 100 ms even when it has nothing (DESIGN §3).
 //
+// Delivery (guarantee.go): every source and sink factory declares its
+// guarantee — exactly-once, idempotent, at-least-once or none — and, when
+// it hangs on options, how (Delivery.Of, with the checked options). The
+// planner combines them per pipeline (plan.Guarantees); `stactor plugins`
+// and the README's connector table show the declared summary.
+//
 // Errors: an error returned by any call fails the subtask (or enumerator,
 // or committer); the engine reports it to the JobMaster, which fails over the
 // pipeline from its latest checkpoint or fails the job with that error as

@@ -103,6 +103,10 @@ func PassThrough(schema *row.Schema) Transform { return passThrough{schema} }
 type passThrough struct{ schema *row.Schema }
 
 var _ Transform = passThrough{}
+var _ BatchBorrower = passThrough{}
+
+// BorrowsBatches: Process hands the caller's batch back and keeps nothing.
+func (passThrough) BorrowsBatches() {}
 
 func (p passThrough) OutputSchema() *row.Schema { return p.schema }
 

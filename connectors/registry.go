@@ -29,8 +29,11 @@ import (
 type SourceFactory struct {
 	Name    string // SeaTunnel's plugin name, e.g. "FakeSource"
 	Options []config.Option
-	Resolve func(ctx context.Context, cfg *config.PluginConfig, job JobContext) ([]byte, error)
-	Create  func(cfg *config.PluginConfig, resolved []byte, job JobContext) (Source, error)
+	// Delivery declares the source's guarantee (Replayable for one whose
+	// positions are checkpointed).
+	Delivery Delivery
+	Resolve  func(ctx context.Context, cfg *config.PluginConfig, job JobContext) ([]byte, error)
+	Create   func(cfg *config.PluginConfig, resolved []byte, job JobContext) (Source, error)
 }
 
 // TransformFactory makes a Transform for one input table. Transforms are
@@ -51,8 +54,10 @@ type TransformFactory struct {
 type SinkFactory struct {
 	Name    string
 	Options []config.Option
-	Resolve func(ctx context.Context, cfg *config.PluginConfig, inputs []*row.Schema, job JobContext) ([]byte, error)
-	Create  func(cfg *config.PluginConfig, inputs []*row.Schema, resolved []byte, job JobContext) (Sink, error)
+	// Delivery declares the sink's guarantee and the options it hangs on.
+	Delivery Delivery
+	Resolve  func(ctx context.Context, cfg *config.PluginConfig, inputs []*row.Schema, job JobContext) ([]byte, error)
+	Create   func(cfg *config.PluginConfig, inputs []*row.Schema, resolved []byte, job JobContext) (Sink, error)
 }
 
 var registry = struct {
@@ -151,4 +156,43 @@ func names[T any](m map[string]T) []string {
 
 func unknown(kind, name string, known []string) error {
 	return fmt.Errorf("unknown %s plugin %q (known: %s)", kind, name, strings.Join(known, ", "))
+}
+
+// Plugin describes a registered plugin for listings (`stactor plugins`):
+// its kind ("source", "transform", "sink"), name, the options its
+// validator checks, and for a source or sink its declared Delivery.
+type Plugin struct {
+	Kind     string
+	Name     string
+	Options  []config.Option
+	Delivery *Delivery // nil for a transform (no side effects)
+}
+
+// Plugins lists every registered plugin: sources, transforms, sinks, each
+// kind by name.
+func Plugins() []Plugin {
+	registry.RLock()
+	defer registry.RUnlock()
+	var out []Plugin
+	for _, n := range names(registry.sources) {
+		f := registry.sources[key(n)]
+		out = append(out, Plugin{Kind: "source", Name: f.Name, Options: f.Options, Delivery: &f.Delivery})
+	}
+	for _, n := range names(registry.transforms) {
+		f := registry.transforms[key(n)]
+		out = append(out, Plugin{Kind: "transform", Name: f.Name, Options: f.Options})
+	}
+	for _, n := range names(registry.sinks) {
+		f := registry.sinks[key(n)]
+		out = append(out, Plugin{Kind: "sink", Name: f.Name, Options: f.Options, Delivery: &f.Delivery})
+	}
+	return out
+}
+
+// Guarantee is the plugin's declared guarantee in one line.
+func (p Plugin) Guarantee() string {
+	if p.Delivery == nil {
+		return "(no side effects)"
+	}
+	return p.Delivery.Summary
 }

@@ -19,3 +19,15 @@ type Transform interface {
 type TransformCloser interface {
 	Close() error
 }
+
+// BatchBorrower is an optional capability of a Transform or a Writer: it
+// keeps nothing of the batch it is handed once Process or Write returns,
+// except, for a transform, through the batch it returns, which then holds
+// the input (row.Batch.Hold) while it shares the input's columns. A
+// transform that returns its input itself passes the caller's reference
+// back. The engine then recycles a batch's vectors as soon as its last
+// reader is done (row.Batch.Release); without this capability batches
+// handed to an operator are left to the garbage collector.
+type BatchBorrower interface {
+	BorrowsBatches()
+}

@@ -12,6 +12,7 @@ import (
 	"math"
 	"net"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -37,6 +38,8 @@ type Engine struct {
 	Resources   *actor.PID
 
 	resolveTimeout time.Duration
+	localMu        sync.Mutex       // guards local
+	local          resources.Worker // Start's local worker
 }
 
 // Config are the engine's settings.
@@ -70,7 +73,13 @@ type Config struct {
 	// LocalSlots, when > 0, is the slot count of Start's local worker
 	// (slot-num with dynamic-slot off); 0 is as many as the jobs need.
 	LocalSlots int
-	Log        zerolog.Logger
+	// Metrics, when set, gets every job's metrics snapshots (DESIGN §9:
+	// <prefix>.metrics.<job>, monitor/metrics) every MetricsInterval (0:
+	// jobmaster.DefaultMetricsInterval). Task.Taps is its companion for
+	// the taps.
+	Metrics         jobmaster.MetricsPublisher
+	MetricsInterval time.Duration
+	Log             zerolog.Logger
 }
 
 // DefaultConfig is the engine's defaults with logging off; Store must be
@@ -167,7 +176,8 @@ func SpawnMaster(sys *actor.ActorSystem, cfg Config, rm resource.Options, reg co
 		return nil, fmt.Errorf("starting the resource manager: %w", err)
 	}
 	c, err := sys.Root.SpawnNamed(actor.PropsFromProducer(coordinator.New(r, cfg.Store, jobmaster.Options{Checkpoint: cfg.Checkpoint,
-		NoProgressTimeout: cfg.NoProgressTimeout, CancelTimeout: cfg.CancelTimeout, Term: cfg.Term, ResolveTimeout: cfg.ResolveTimeout, AcceptDuplicates: cfg.AcceptDuplicates}, reg, cfg.Log)), "coordinator")
+		NoProgressTimeout: cfg.NoProgressTimeout, CancelTimeout: cfg.CancelTimeout, Term: cfg.Term, ResolveTimeout: cfg.ResolveTimeout,
+		Metrics: cfg.Metrics, MetricsInterval: cfg.MetricsInterval, AcceptDuplicates: cfg.AcceptDuplicates}, reg, cfg.Log)), "coordinator")
 	if err != nil {
 		return nil, fmt.Errorf("starting the coordinator: %w", err)
 	}
@@ -210,8 +220,18 @@ func Start(cfg Config) (*Engine, error) {
 	if cfg.LocalSlots > 0 {
 		slots = cfg.LocalSlots
 	}
-	e.AddWorker(resources.Worker{ID: "local", Address: e.System.Address(), FixedSlots: slots, Tags: cfg.LocalTags})
+	e.local = resources.Worker{ID: "local", Address: e.System.Address(), FixedSlots: slots, Tags: cfg.LocalTags}
+	e.AddWorker(e.local)
 	return e, nil
+}
+
+// SetLocalTags replaces the tags of Start's local worker (for tag_filter;
+// /update-tags of stactor run --http).
+func (e *Engine) SetLocalTags(tags map[string]string) {
+	e.localMu.Lock()
+	defer e.localMu.Unlock()
+	e.local.Tags = tags
+	e.AddWorker(e.local)
 }
 
 // StartWith starts one actor system with a worker and a master with the

@@ -67,6 +67,22 @@ sink { EngineTestSink { key = "bp", parallelism = 1, count_only = true } }`)
 		if bp := vs[snk].BackpressuredMsPerSecond; bp != 0 {
 			t.Fatalf("sink backpressure %.0f ms/s, want none: %v", bp, vs)
 		}
+		// Flink's busy / idle: the slow transform is busy, the sink that
+		// waits for it idle, and each second is split among the three.
+		if b := vs[slow].BusyMsPerSecond; b < 500 {
+			t.Fatalf("slow transform busy %.0f ms/s, want most of each second: %v", b, vs)
+		}
+		if i := vs[snk].IdleMsPerSecond; i < 500 {
+			t.Fatalf("sink idle %.0f ms/s, want most of each second: %v", i, vs)
+		}
+		for _, v := range vs {
+			if sum := v.BusyMsPerSecond + v.IdleMsPerSecond + v.BackpressuredMsPerSecond; sum > 1000.5 && v.Subtasks == 1 {
+				t.Fatalf("%s: busy + idle + backpressured = %.0f ms/s", v.Name, sum)
+			}
+		}
+		if vs[slow].RowsInPerSecond <= 0 || vs[snk].RowsInPerSecond <= 0 {
+			t.Fatalf("no rates: %v", vs)
+		}
 	}
 	// Subtasks report at their own times, so counts along the chain are
 	// not one snapshot; each vertex has moved rows.

@@ -176,10 +176,13 @@ func (x *SubmitJob) GetResolved() *ResolvedJob {
 }
 
 type SubmitJobReply struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
-	Error         string                 `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`       // set when the job was refused (bad file, ...)
-	Warnings      []string               `protobuf:"bytes,3,rep,name=warnings,proto3" json:"warnings,omitempty"` // what resolving the job found (unknown options, ...)
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	JobId    string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	Error    string                 `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`       // set when the job was refused (bad file, ...)
+	Warnings []string               `protobuf:"bytes,3,rep,name=warnings,proto3" json:"warnings,omitempty"` // what resolving the job found (unknown options, ...)
+	// per pipeline, what the job as written guarantees about delivery and
+	// which connector limits it ("pipeline 0: at-least-once, limited by ...")
+	Guarantees    []string `protobuf:"bytes,4,rep,name=guarantees,proto3" json:"guarantees,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -231,6 +234,13 @@ func (x *SubmitJobReply) GetError() string {
 func (x *SubmitJobReply) GetWarnings() []string {
 	if x != nil {
 		return x.Warnings
+	}
+	return nil
+}
+
+func (x *SubmitJobReply) GetGuarantees() []string {
+	if x != nil {
+		return x.Guarantees
 	}
 	return nil
 }
@@ -692,13 +702,32 @@ func (x *GetJobMetrics) GetJobId() string {
 // the figures it had at its end, with no backpressure; a job that this
 // coordinator does not run (known only from the job registry, or not at
 // all) has no vertices and no state.
+//
+// The same figures are published every few seconds on
+// <prefix>.metrics.<job> (package monitor/metrics) for stactor top; rates
+// and the busy / idle / backpressured times per second are over the
+// interval between a subtask's last two reports (the engine's metrics
+// interval, 1 s by default), summed over a vertex's subtasks (rates) or
+// the largest among them (times).
 type JobMetrics struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
-	State         string                 `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"` // the job's state when the figures were taken
-	Vertices      []*VertexMetrics       `protobuf:"bytes,3,rep,name=vertices,proto3" json:"vertices,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	JobId     string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	State     string                 `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"` // the job's state when the figures were taken
+	Vertices  []*VertexMetrics       `protobuf:"bytes,3,rep,name=vertices,proto3" json:"vertices,omitempty"`
+	Name      string                 `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	UnixMs    int64                  `protobuf:"varint,5,opt,name=unix_ms,json=unixMs,proto3" json:"unix_ms,omitempty"` // when the figures were taken
+	Pipelines []*PipelineMetrics     `protobuf:"bytes,6,rep,name=pipelines,proto3" json:"pipelines,omitempty"`
+	Subtasks  []*SubtaskMetrics      `protobuf:"bytes,7,rep,name=subtasks,proto3" json:"subtasks,omitempty"`
+	// The job's rows and bytes read and written across restores, as
+	// JobStatus counts them, and their rates.
+	ReadRows           int64   `protobuf:"varint,8,opt,name=read_rows,json=readRows,proto3" json:"read_rows,omitempty"`
+	WriteRows          int64   `protobuf:"varint,9,opt,name=write_rows,json=writeRows,proto3" json:"write_rows,omitempty"`
+	ReadBytes          int64   `protobuf:"varint,10,opt,name=read_bytes,json=readBytes,proto3" json:"read_bytes,omitempty"`
+	WriteBytes         int64   `protobuf:"varint,11,opt,name=write_bytes,json=writeBytes,proto3" json:"write_bytes,omitempty"`
+	ReadRowsPerSecond  float64 `protobuf:"fixed64,12,opt,name=read_rows_per_second,json=readRowsPerSecond,proto3" json:"read_rows_per_second,omitempty"`
+	WriteRowsPerSecond float64 `protobuf:"fixed64,13,opt,name=write_rows_per_second,json=writeRowsPerSecond,proto3" json:"write_rows_per_second,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *JobMetrics) Reset() {
@@ -752,6 +781,381 @@ func (x *JobMetrics) GetVertices() []*VertexMetrics {
 	return nil
 }
 
+func (x *JobMetrics) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *JobMetrics) GetUnixMs() int64 {
+	if x != nil {
+		return x.UnixMs
+	}
+	return 0
+}
+
+func (x *JobMetrics) GetPipelines() []*PipelineMetrics {
+	if x != nil {
+		return x.Pipelines
+	}
+	return nil
+}
+
+func (x *JobMetrics) GetSubtasks() []*SubtaskMetrics {
+	if x != nil {
+		return x.Subtasks
+	}
+	return nil
+}
+
+func (x *JobMetrics) GetReadRows() int64 {
+	if x != nil {
+		return x.ReadRows
+	}
+	return 0
+}
+
+func (x *JobMetrics) GetWriteRows() int64 {
+	if x != nil {
+		return x.WriteRows
+	}
+	return 0
+}
+
+func (x *JobMetrics) GetReadBytes() int64 {
+	if x != nil {
+		return x.ReadBytes
+	}
+	return 0
+}
+
+func (x *JobMetrics) GetWriteBytes() int64 {
+	if x != nil {
+		return x.WriteBytes
+	}
+	return 0
+}
+
+func (x *JobMetrics) GetReadRowsPerSecond() float64 {
+	if x != nil {
+		return x.ReadRowsPerSecond
+	}
+	return 0
+}
+
+func (x *JobMetrics) GetWriteRowsPerSecond() float64 {
+	if x != nil {
+		return x.WriteRowsPerSecond
+	}
+	return 0
+}
+
+// PipelineMetrics are a pipeline's state and its latest completed
+// checkpoint in its current run.
+type PipelineMetrics struct {
+	state                        protoimpl.MessageState `protogen:"open.v1"`
+	Pipeline                     int32                  `protobuf:"varint,1,opt,name=pipeline,proto3" json:"pipeline,omitempty"`
+	State                        string                 `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	Attempt                      int32                  `protobuf:"varint,3,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	CheckpointsCompleted         int64                  `protobuf:"varint,4,opt,name=checkpoints_completed,json=checkpointsCompleted,proto3" json:"checkpoints_completed,omitempty"` // by this JobMaster, across attempts
+	LastCheckpointId             int64                  `protobuf:"varint,5,opt,name=last_checkpoint_id,json=lastCheckpointId,proto3" json:"last_checkpoint_id,omitempty"`           // 0: none yet
+	LastCheckpointType           string                 `protobuf:"bytes,6,opt,name=last_checkpoint_type,json=lastCheckpointType,proto3" json:"last_checkpoint_type,omitempty"`
+	LastCheckpointUnixMs         int64                  `protobuf:"varint,7,opt,name=last_checkpoint_unix_ms,json=lastCheckpointUnixMs,proto3" json:"last_checkpoint_unix_ms,omitempty"`             // when it completed
+	LastCheckpointDurationMs     int64                  `protobuf:"varint,8,opt,name=last_checkpoint_duration_ms,json=lastCheckpointDurationMs,proto3" json:"last_checkpoint_duration_ms,omitempty"` // trigger to completion
+	LastCheckpointSizeBytes      int64                  `protobuf:"varint,9,opt,name=last_checkpoint_size_bytes,json=lastCheckpointSizeBytes,proto3" json:"last_checkpoint_size_bytes,omitempty"`
+	LastCheckpointChannelBatches int64                  `protobuf:"varint,10,opt,name=last_checkpoint_channel_batches,json=lastCheckpointChannelBatches,proto3" json:"last_checkpoint_channel_batches,omitempty"`
+	unknownFields                protoimpl.UnknownFields
+	sizeCache                    protoimpl.SizeCache
+}
+
+func (x *PipelineMetrics) Reset() {
+	*x = PipelineMetrics{}
+	mi := &file_messages_stactor_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PipelineMetrics) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PipelineMetrics) ProtoMessage() {}
+
+func (x *PipelineMetrics) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PipelineMetrics.ProtoReflect.Descriptor instead.
+func (*PipelineMetrics) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *PipelineMetrics) GetPipeline() int32 {
+	if x != nil {
+		return x.Pipeline
+	}
+	return 0
+}
+
+func (x *PipelineMetrics) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *PipelineMetrics) GetAttempt() int32 {
+	if x != nil {
+		return x.Attempt
+	}
+	return 0
+}
+
+func (x *PipelineMetrics) GetCheckpointsCompleted() int64 {
+	if x != nil {
+		return x.CheckpointsCompleted
+	}
+	return 0
+}
+
+func (x *PipelineMetrics) GetLastCheckpointId() int64 {
+	if x != nil {
+		return x.LastCheckpointId
+	}
+	return 0
+}
+
+func (x *PipelineMetrics) GetLastCheckpointType() string {
+	if x != nil {
+		return x.LastCheckpointType
+	}
+	return ""
+}
+
+func (x *PipelineMetrics) GetLastCheckpointUnixMs() int64 {
+	if x != nil {
+		return x.LastCheckpointUnixMs
+	}
+	return 0
+}
+
+func (x *PipelineMetrics) GetLastCheckpointDurationMs() int64 {
+	if x != nil {
+		return x.LastCheckpointDurationMs
+	}
+	return 0
+}
+
+func (x *PipelineMetrics) GetLastCheckpointSizeBytes() int64 {
+	if x != nil {
+		return x.LastCheckpointSizeBytes
+	}
+	return 0
+}
+
+func (x *PipelineMetrics) GetLastCheckpointChannelBatches() int64 {
+	if x != nil {
+		return x.LastCheckpointChannelBatches
+	}
+	return 0
+}
+
+// SubtaskMetrics are one subtask's figures: one parallel instance of a
+// fused chain. rows_in entered its chain (read by its source, or taken
+// from its input channels), rows_out left it (sent on its output
+// channels, or written by its sinks). The queues are in batches:
+// input_queue set aside (waiting for credit downstream or for a
+// checkpoint's markers), output_queue waiting for credit, in_flight sent
+// and not yet acknowledged by a credit.
+type SubtaskMetrics struct {
+	state                    protoimpl.MessageState `protogen:"open.v1"`
+	Pipeline                 int32                  `protobuf:"varint,1,opt,name=pipeline,proto3" json:"pipeline,omitempty"`
+	Attempt                  int32                  `protobuf:"varint,2,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	Chain                    int32                  `protobuf:"varint,3,opt,name=chain,proto3" json:"chain,omitempty"`
+	Subtask                  int32                  `protobuf:"varint,4,opt,name=subtask,proto3" json:"subtask,omitempty"`
+	Name                     string                 `protobuf:"bytes,5,opt,name=name,proto3" json:"name,omitempty"` // the chain's vertices
+	State                    string                 `protobuf:"bytes,6,opt,name=state,proto3" json:"state,omitempty"`
+	RowsIn                   int64                  `protobuf:"varint,7,opt,name=rows_in,json=rowsIn,proto3" json:"rows_in,omitempty"`
+	RowsOut                  int64                  `protobuf:"varint,8,opt,name=rows_out,json=rowsOut,proto3" json:"rows_out,omitempty"`
+	BytesIn                  int64                  `protobuf:"varint,9,opt,name=bytes_in,json=bytesIn,proto3" json:"bytes_in,omitempty"`     // read by its source
+	BytesOut                 int64                  `protobuf:"varint,10,opt,name=bytes_out,json=bytesOut,proto3" json:"bytes_out,omitempty"` // written by its sinks
+	RowsInPerSecond          float64                `protobuf:"fixed64,11,opt,name=rows_in_per_second,json=rowsInPerSecond,proto3" json:"rows_in_per_second,omitempty"`
+	RowsOutPerSecond         float64                `protobuf:"fixed64,12,opt,name=rows_out_per_second,json=rowsOutPerSecond,proto3" json:"rows_out_per_second,omitempty"`
+	BusyMsPerSecond          float64                `protobuf:"fixed64,13,opt,name=busy_ms_per_second,json=busyMsPerSecond,proto3" json:"busy_ms_per_second,omitempty"`
+	IdleMsPerSecond          float64                `protobuf:"fixed64,14,opt,name=idle_ms_per_second,json=idleMsPerSecond,proto3" json:"idle_ms_per_second,omitempty"`
+	BackpressuredMsPerSecond float64                `protobuf:"fixed64,15,opt,name=backpressured_ms_per_second,json=backpressuredMsPerSecond,proto3" json:"backpressured_ms_per_second,omitempty"`
+	InputQueue               int64                  `protobuf:"varint,16,opt,name=input_queue,json=inputQueue,proto3" json:"input_queue,omitempty"`
+	OutputQueue              int64                  `protobuf:"varint,17,opt,name=output_queue,json=outputQueue,proto3" json:"output_queue,omitempty"`
+	InFlight                 int64                  `protobuf:"varint,18,opt,name=in_flight,json=inFlight,proto3" json:"in_flight,omitempty"`
+	unknownFields            protoimpl.UnknownFields
+	sizeCache                protoimpl.SizeCache
+}
+
+func (x *SubtaskMetrics) Reset() {
+	*x = SubtaskMetrics{}
+	mi := &file_messages_stactor_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubtaskMetrics) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubtaskMetrics) ProtoMessage() {}
+
+func (x *SubtaskMetrics) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubtaskMetrics.ProtoReflect.Descriptor instead.
+func (*SubtaskMetrics) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *SubtaskMetrics) GetPipeline() int32 {
+	if x != nil {
+		return x.Pipeline
+	}
+	return 0
+}
+
+func (x *SubtaskMetrics) GetAttempt() int32 {
+	if x != nil {
+		return x.Attempt
+	}
+	return 0
+}
+
+func (x *SubtaskMetrics) GetChain() int32 {
+	if x != nil {
+		return x.Chain
+	}
+	return 0
+}
+
+func (x *SubtaskMetrics) GetSubtask() int32 {
+	if x != nil {
+		return x.Subtask
+	}
+	return 0
+}
+
+func (x *SubtaskMetrics) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *SubtaskMetrics) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *SubtaskMetrics) GetRowsIn() int64 {
+	if x != nil {
+		return x.RowsIn
+	}
+	return 0
+}
+
+func (x *SubtaskMetrics) GetRowsOut() int64 {
+	if x != nil {
+		return x.RowsOut
+	}
+	return 0
+}
+
+func (x *SubtaskMetrics) GetBytesIn() int64 {
+	if x != nil {
+		return x.BytesIn
+	}
+	return 0
+}
+
+func (x *SubtaskMetrics) GetBytesOut() int64 {
+	if x != nil {
+		return x.BytesOut
+	}
+	return 0
+}
+
+func (x *SubtaskMetrics) GetRowsInPerSecond() float64 {
+	if x != nil {
+		return x.RowsInPerSecond
+	}
+	return 0
+}
+
+func (x *SubtaskMetrics) GetRowsOutPerSecond() float64 {
+	if x != nil {
+		return x.RowsOutPerSecond
+	}
+	return 0
+}
+
+func (x *SubtaskMetrics) GetBusyMsPerSecond() float64 {
+	if x != nil {
+		return x.BusyMsPerSecond
+	}
+	return 0
+}
+
+func (x *SubtaskMetrics) GetIdleMsPerSecond() float64 {
+	if x != nil {
+		return x.IdleMsPerSecond
+	}
+	return 0
+}
+
+func (x *SubtaskMetrics) GetBackpressuredMsPerSecond() float64 {
+	if x != nil {
+		return x.BackpressuredMsPerSecond
+	}
+	return 0
+}
+
+func (x *SubtaskMetrics) GetInputQueue() int64 {
+	if x != nil {
+		return x.InputQueue
+	}
+	return 0
+}
+
+func (x *SubtaskMetrics) GetOutputQueue() int64 {
+	if x != nil {
+		return x.OutputQueue
+	}
+	return 0
+}
+
+func (x *SubtaskMetrics) GetInFlight() int64 {
+	if x != nil {
+		return x.InFlight
+	}
+	return 0
+}
+
 // VertexMetrics are one vertex's figures summed over its subtasks
 // (VertexCounts says what each count is).
 type VertexMetrics struct {
@@ -776,13 +1180,23 @@ type VertexMetrics struct {
 	// a job that is not running.
 	BackpressuredMsPerSecond float64 `protobuf:"fixed64,11,opt,name=backpressured_ms_per_second,json=backpressuredMsPerSecond,proto3" json:"backpressured_ms_per_second,omitempty"`
 	Subtasks                 int32   `protobuf:"varint,12,opt,name=subtasks,proto3" json:"subtasks,omitempty"` // subtasks that reported
-	unknownFields            protoimpl.UnknownFields
-	sizeCache                protoimpl.SizeCache
+	RowsInPerSecond          float64 `protobuf:"fixed64,13,opt,name=rows_in_per_second,json=rowsInPerSecond,proto3" json:"rows_in_per_second,omitempty"`
+	RowsOutPerSecond         float64 `protobuf:"fixed64,14,opt,name=rows_out_per_second,json=rowsOutPerSecond,proto3" json:"rows_out_per_second,omitempty"`
+	BytesInPerSecond         float64 `protobuf:"fixed64,15,opt,name=bytes_in_per_second,json=bytesInPerSecond,proto3" json:"bytes_in_per_second,omitempty"`
+	BytesOutPerSecond        float64 `protobuf:"fixed64,16,opt,name=bytes_out_per_second,json=bytesOutPerSecond,proto3" json:"bytes_out_per_second,omitempty"`
+	// Flink's busyTimeMsPerSecond and idleTimeMsPerSecond: the share of the
+	// interval a subtask spent processing rows, and waiting for input (not
+	// processing, not backpressured), the largest among the vertex's
+	// subtasks, in ms per second.
+	BusyMsPerSecond float64 `protobuf:"fixed64,17,opt,name=busy_ms_per_second,json=busyMsPerSecond,proto3" json:"busy_ms_per_second,omitempty"`
+	IdleMsPerSecond float64 `protobuf:"fixed64,18,opt,name=idle_ms_per_second,json=idleMsPerSecond,proto3" json:"idle_ms_per_second,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *VertexMetrics) Reset() {
 	*x = VertexMetrics{}
-	mi := &file_messages_stactor_proto_msgTypes[12]
+	mi := &file_messages_stactor_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -794,7 +1208,7 @@ func (x *VertexMetrics) String() string {
 func (*VertexMetrics) ProtoMessage() {}
 
 func (x *VertexMetrics) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[12]
+	mi := &file_messages_stactor_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -807,7 +1221,7 @@ func (x *VertexMetrics) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexMetrics.ProtoReflect.Descriptor instead.
 func (*VertexMetrics) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{12}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *VertexMetrics) GetVertex() int32 {
@@ -894,6 +1308,48 @@ func (x *VertexMetrics) GetSubtasks() int32 {
 	return 0
 }
 
+func (x *VertexMetrics) GetRowsInPerSecond() float64 {
+	if x != nil {
+		return x.RowsInPerSecond
+	}
+	return 0
+}
+
+func (x *VertexMetrics) GetRowsOutPerSecond() float64 {
+	if x != nil {
+		return x.RowsOutPerSecond
+	}
+	return 0
+}
+
+func (x *VertexMetrics) GetBytesInPerSecond() float64 {
+	if x != nil {
+		return x.BytesInPerSecond
+	}
+	return 0
+}
+
+func (x *VertexMetrics) GetBytesOutPerSecond() float64 {
+	if x != nil {
+		return x.BytesOutPerSecond
+	}
+	return 0
+}
+
+func (x *VertexMetrics) GetBusyMsPerSecond() float64 {
+	if x != nil {
+		return x.BusyMsPerSecond
+	}
+	return 0
+}
+
+func (x *VertexMetrics) GetIdleMsPerSecond() float64 {
+	if x != nil {
+		return x.IdleMsPerSecond
+	}
+	return 0
+}
+
 // TaskLocation identifies a subtask: one chain's subtask in one attempt of
 // a pipeline.
 type TaskLocation struct {
@@ -910,7 +1366,7 @@ type TaskLocation struct {
 
 func (x *TaskLocation) Reset() {
 	*x = TaskLocation{}
-	mi := &file_messages_stactor_proto_msgTypes[13]
+	mi := &file_messages_stactor_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -922,7 +1378,7 @@ func (x *TaskLocation) String() string {
 func (*TaskLocation) ProtoMessage() {}
 
 func (x *TaskLocation) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[13]
+	mi := &file_messages_stactor_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -935,7 +1391,7 @@ func (x *TaskLocation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskLocation.ProtoReflect.Descriptor instead.
 func (*TaskLocation) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{13}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *TaskLocation) GetJobId() string {
@@ -998,7 +1454,7 @@ type JobSpec struct {
 
 func (x *JobSpec) Reset() {
 	*x = JobSpec{}
-	mi := &file_messages_stactor_proto_msgTypes[14]
+	mi := &file_messages_stactor_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1010,7 +1466,7 @@ func (x *JobSpec) String() string {
 func (*JobSpec) ProtoMessage() {}
 
 func (x *JobSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[14]
+	mi := &file_messages_stactor_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1023,7 +1479,7 @@ func (x *JobSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobSpec.ProtoReflect.Descriptor instead.
 func (*JobSpec) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{14}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *JobSpec) GetJobId() string {
@@ -1088,7 +1544,7 @@ type Hocon struct {
 
 func (x *Hocon) Reset() {
 	*x = Hocon{}
-	mi := &file_messages_stactor_proto_msgTypes[15]
+	mi := &file_messages_stactor_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1100,7 +1556,7 @@ func (x *Hocon) String() string {
 func (*Hocon) ProtoMessage() {}
 
 func (x *Hocon) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[15]
+	mi := &file_messages_stactor_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1113,7 +1569,7 @@ func (x *Hocon) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Hocon.ProtoReflect.Descriptor instead.
 func (*Hocon) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{15}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Hocon) GetKind() int32 {
@@ -1192,7 +1648,7 @@ type HoconField struct {
 
 func (x *HoconField) Reset() {
 	*x = HoconField{}
-	mi := &file_messages_stactor_proto_msgTypes[16]
+	mi := &file_messages_stactor_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1204,7 +1660,7 @@ func (x *HoconField) String() string {
 func (*HoconField) ProtoMessage() {}
 
 func (x *HoconField) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[16]
+	mi := &file_messages_stactor_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1217,7 +1673,7 @@ func (x *HoconField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HoconField.ProtoReflect.Descriptor instead.
 func (*HoconField) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{16}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *HoconField) GetKey() string {
@@ -1271,7 +1727,7 @@ type ResolvedJob struct {
 
 func (x *ResolvedJob) Reset() {
 	*x = ResolvedJob{}
-	mi := &file_messages_stactor_proto_msgTypes[17]
+	mi := &file_messages_stactor_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1283,7 +1739,7 @@ func (x *ResolvedJob) String() string {
 func (*ResolvedJob) ProtoMessage() {}
 
 func (x *ResolvedJob) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[17]
+	mi := &file_messages_stactor_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1296,7 +1752,7 @@ func (x *ResolvedJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolvedJob.ProtoReflect.Descriptor instead.
 func (*ResolvedJob) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{17}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ResolvedJob) GetTree() *Hocon {
@@ -1333,7 +1789,7 @@ type ResolvedVertex struct {
 
 func (x *ResolvedVertex) Reset() {
 	*x = ResolvedVertex{}
-	mi := &file_messages_stactor_proto_msgTypes[18]
+	mi := &file_messages_stactor_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1345,7 +1801,7 @@ func (x *ResolvedVertex) String() string {
 func (*ResolvedVertex) ProtoMessage() {}
 
 func (x *ResolvedVertex) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[18]
+	mi := &file_messages_stactor_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1358,7 +1814,7 @@ func (x *ResolvedVertex) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolvedVertex.ProtoReflect.Descriptor instead.
 func (*ResolvedVertex) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{18}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ResolvedVertex) GetId() int32 {
@@ -1414,7 +1870,7 @@ type DeployTask struct {
 
 func (x *DeployTask) Reset() {
 	*x = DeployTask{}
-	mi := &file_messages_stactor_proto_msgTypes[19]
+	mi := &file_messages_stactor_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1426,7 +1882,7 @@ func (x *DeployTask) String() string {
 func (*DeployTask) ProtoMessage() {}
 
 func (x *DeployTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[19]
+	mi := &file_messages_stactor_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1439,7 +1895,7 @@ func (x *DeployTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeployTask.ProtoReflect.Descriptor instead.
 func (*DeployTask) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{19}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *DeployTask) GetLoc() *TaskLocation {
@@ -1488,7 +1944,7 @@ type DeployTaskReply struct {
 
 func (x *DeployTaskReply) Reset() {
 	*x = DeployTaskReply{}
-	mi := &file_messages_stactor_proto_msgTypes[20]
+	mi := &file_messages_stactor_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1500,7 +1956,7 @@ func (x *DeployTaskReply) String() string {
 func (*DeployTaskReply) ProtoMessage() {}
 
 func (x *DeployTaskReply) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[20]
+	mi := &file_messages_stactor_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1513,7 +1969,7 @@ func (x *DeployTaskReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeployTaskReply.ProtoReflect.Descriptor instead.
 func (*DeployTaskReply) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{20}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *DeployTaskReply) GetLoc() *TaskLocation {
@@ -1548,7 +2004,7 @@ type TaskPid struct {
 
 func (x *TaskPid) Reset() {
 	*x = TaskPid{}
-	mi := &file_messages_stactor_proto_msgTypes[21]
+	mi := &file_messages_stactor_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1560,7 +2016,7 @@ func (x *TaskPid) String() string {
 func (*TaskPid) ProtoMessage() {}
 
 func (x *TaskPid) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[21]
+	mi := &file_messages_stactor_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1573,7 +2029,7 @@ func (x *TaskPid) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskPid.ProtoReflect.Descriptor instead.
 func (*TaskPid) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{21}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *TaskPid) GetChain() int32 {
@@ -1609,7 +2065,7 @@ type StartTask struct {
 
 func (x *StartTask) Reset() {
 	*x = StartTask{}
-	mi := &file_messages_stactor_proto_msgTypes[22]
+	mi := &file_messages_stactor_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1621,7 +2077,7 @@ func (x *StartTask) String() string {
 func (*StartTask) ProtoMessage() {}
 
 func (x *StartTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[22]
+	mi := &file_messages_stactor_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1634,7 +2090,7 @@ func (x *StartTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTask.ProtoReflect.Descriptor instead.
 func (*StartTask) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{22}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *StartTask) GetPeers() []*TaskPid {
@@ -1668,7 +2124,7 @@ type EnumeratorPid struct {
 
 func (x *EnumeratorPid) Reset() {
 	*x = EnumeratorPid{}
-	mi := &file_messages_stactor_proto_msgTypes[23]
+	mi := &file_messages_stactor_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1680,7 +2136,7 @@ func (x *EnumeratorPid) String() string {
 func (*EnumeratorPid) ProtoMessage() {}
 
 func (x *EnumeratorPid) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[23]
+	mi := &file_messages_stactor_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1693,7 +2149,7 @@ func (x *EnumeratorPid) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnumeratorPid.ProtoReflect.Descriptor instead.
 func (*EnumeratorPid) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{23}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *EnumeratorPid) GetVertex() int32 {
@@ -1721,7 +2177,7 @@ type TaskStateChanged struct {
 
 func (x *TaskStateChanged) Reset() {
 	*x = TaskStateChanged{}
-	mi := &file_messages_stactor_proto_msgTypes[24]
+	mi := &file_messages_stactor_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1733,7 +2189,7 @@ func (x *TaskStateChanged) String() string {
 func (*TaskStateChanged) ProtoMessage() {}
 
 func (x *TaskStateChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[24]
+	mi := &file_messages_stactor_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1746,7 +2202,7 @@ func (x *TaskStateChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStateChanged.ProtoReflect.Descriptor instead.
 func (*TaskStateChanged) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{24}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *TaskStateChanged) GetLoc() *TaskLocation {
@@ -1779,7 +2235,7 @@ type TaskFailed struct {
 
 func (x *TaskFailed) Reset() {
 	*x = TaskFailed{}
-	mi := &file_messages_stactor_proto_msgTypes[25]
+	mi := &file_messages_stactor_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1791,7 +2247,7 @@ func (x *TaskFailed) String() string {
 func (*TaskFailed) ProtoMessage() {}
 
 func (x *TaskFailed) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[25]
+	mi := &file_messages_stactor_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1804,7 +2260,7 @@ func (x *TaskFailed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskFailed.ProtoReflect.Descriptor instead.
 func (*TaskFailed) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{25}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *TaskFailed) GetLoc() *TaskLocation {
@@ -1846,13 +2302,20 @@ type TaskMetrics struct {
 	// reports give the share of an interval spent backpressured.
 	BackpressuredNs int64 `protobuf:"varint,7,opt,name=backpressured_ns,json=backpressuredNs,proto3" json:"backpressured_ns,omitempty"`
 	ElapsedNs       int64 `protobuf:"varint,8,opt,name=elapsed_ns,json=elapsedNs,proto3" json:"elapsed_ns,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// busy_ns is the time spent processing: polls of the reader that
+	// returned rows, and input batches through the chain.
+	BusyNs int64 `protobuf:"varint,9,opt,name=busy_ns,json=busyNs,proto3" json:"busy_ns,omitempty"`
+	// Queue depths when the report was made (SubtaskMetrics says what each is).
+	InputQueue    int64 `protobuf:"varint,10,opt,name=input_queue,json=inputQueue,proto3" json:"input_queue,omitempty"`
+	OutputQueue   int64 `protobuf:"varint,11,opt,name=output_queue,json=outputQueue,proto3" json:"output_queue,omitempty"`
+	InFlight      int64 `protobuf:"varint,12,opt,name=in_flight,json=inFlight,proto3" json:"in_flight,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *TaskMetrics) Reset() {
 	*x = TaskMetrics{}
-	mi := &file_messages_stactor_proto_msgTypes[26]
+	mi := &file_messages_stactor_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1864,7 +2327,7 @@ func (x *TaskMetrics) String() string {
 func (*TaskMetrics) ProtoMessage() {}
 
 func (x *TaskMetrics) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[26]
+	mi := &file_messages_stactor_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1877,7 +2340,7 @@ func (x *TaskMetrics) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskMetrics.ProtoReflect.Descriptor instead.
 func (*TaskMetrics) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{26}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *TaskMetrics) GetLoc() *TaskLocation {
@@ -1936,6 +2399,34 @@ func (x *TaskMetrics) GetElapsedNs() int64 {
 	return 0
 }
 
+func (x *TaskMetrics) GetBusyNs() int64 {
+	if x != nil {
+		return x.BusyNs
+	}
+	return 0
+}
+
+func (x *TaskMetrics) GetInputQueue() int64 {
+	if x != nil {
+		return x.InputQueue
+	}
+	return 0
+}
+
+func (x *TaskMetrics) GetOutputQueue() int64 {
+	if x != nil {
+		return x.OutputQueue
+	}
+	return 0
+}
+
+func (x *TaskMetrics) GetInFlight() int64 {
+	if x != nil {
+		return x.InFlight
+	}
+	return 0
+}
+
 // VertexCounts are one vertex's cumulative counts in one subtask. rows_in
 // are the rows that entered the vertex (a source's reads, a transform's
 // input, a sink's writes), rows_out those it passed on (a source's reads,
@@ -1955,7 +2446,7 @@ type VertexCounts struct {
 
 func (x *VertexCounts) Reset() {
 	*x = VertexCounts{}
-	mi := &file_messages_stactor_proto_msgTypes[27]
+	mi := &file_messages_stactor_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1967,7 +2458,7 @@ func (x *VertexCounts) String() string {
 func (*VertexCounts) ProtoMessage() {}
 
 func (x *VertexCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[27]
+	mi := &file_messages_stactor_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1980,7 +2471,7 @@ func (x *VertexCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexCounts.ProtoReflect.Descriptor instead.
 func (*VertexCounts) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{27}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *VertexCounts) GetVertex() int32 {
@@ -2032,7 +2523,7 @@ type CommitInfo struct {
 
 func (x *CommitInfo) Reset() {
 	*x = CommitInfo{}
-	mi := &file_messages_stactor_proto_msgTypes[28]
+	mi := &file_messages_stactor_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2044,7 +2535,7 @@ func (x *CommitInfo) String() string {
 func (*CommitInfo) ProtoMessage() {}
 
 func (x *CommitInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[28]
+	mi := &file_messages_stactor_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2057,7 +2548,7 @@ func (x *CommitInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitInfo.ProtoReflect.Descriptor instead.
 func (*CommitInfo) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{28}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *CommitInfo) GetVertex() int32 {
@@ -2107,7 +2598,7 @@ type TaskDrained struct {
 
 func (x *TaskDrained) Reset() {
 	*x = TaskDrained{}
-	mi := &file_messages_stactor_proto_msgTypes[29]
+	mi := &file_messages_stactor_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2119,7 +2610,7 @@ func (x *TaskDrained) String() string {
 func (*TaskDrained) ProtoMessage() {}
 
 func (x *TaskDrained) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[29]
+	mi := &file_messages_stactor_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2132,7 +2623,7 @@ func (x *TaskDrained) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskDrained.ProtoReflect.Descriptor instead.
 func (*TaskDrained) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{29}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *TaskDrained) GetLoc() *TaskLocation {
@@ -2158,7 +2649,7 @@ type CloseTask struct {
 
 func (x *CloseTask) Reset() {
 	*x = CloseTask{}
-	mi := &file_messages_stactor_proto_msgTypes[30]
+	mi := &file_messages_stactor_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2170,7 +2661,7 @@ func (x *CloseTask) String() string {
 func (*CloseTask) ProtoMessage() {}
 
 func (x *CloseTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[30]
+	mi := &file_messages_stactor_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2183,7 +2674,7 @@ func (x *CloseTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTask.ProtoReflect.Descriptor instead.
 func (*CloseTask) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{30}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{32}
 }
 
 // StopReading tells a source subtask to stop polling and end its output
@@ -2196,7 +2687,7 @@ type StopReading struct {
 
 func (x *StopReading) Reset() {
 	*x = StopReading{}
-	mi := &file_messages_stactor_proto_msgTypes[31]
+	mi := &file_messages_stactor_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2208,7 +2699,7 @@ func (x *StopReading) String() string {
 func (*StopReading) ProtoMessage() {}
 
 func (x *StopReading) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[31]
+	mi := &file_messages_stactor_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2221,7 +2712,7 @@ func (x *StopReading) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopReading.ProtoReflect.Descriptor instead.
 func (*StopReading) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{31}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{33}
 }
 
 // Savepoint asks a job to take a savepoint and stop (SAVEPOINT_DONE).
@@ -2234,7 +2725,7 @@ type Savepoint struct {
 
 func (x *Savepoint) Reset() {
 	*x = Savepoint{}
-	mi := &file_messages_stactor_proto_msgTypes[32]
+	mi := &file_messages_stactor_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2246,7 +2737,7 @@ func (x *Savepoint) String() string {
 func (*Savepoint) ProtoMessage() {}
 
 func (x *Savepoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[32]
+	mi := &file_messages_stactor_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2259,7 +2750,7 @@ func (x *Savepoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Savepoint.ProtoReflect.Descriptor instead.
 func (*Savepoint) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{32}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *Savepoint) GetJobId() string {
@@ -2278,7 +2769,7 @@ type CancelTask struct {
 
 func (x *CancelTask) Reset() {
 	*x = CancelTask{}
-	mi := &file_messages_stactor_proto_msgTypes[33]
+	mi := &file_messages_stactor_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2290,7 +2781,7 @@ func (x *CancelTask) String() string {
 func (*CancelTask) ProtoMessage() {}
 
 func (x *CancelTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[33]
+	mi := &file_messages_stactor_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2303,7 +2794,7 @@ func (x *CancelTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTask.ProtoReflect.Descriptor instead.
 func (*CancelTask) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{33}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{35}
 }
 
 // TaskClosed says a subtask has closed its operators and stopped.
@@ -2316,7 +2807,7 @@ type TaskClosed struct {
 
 func (x *TaskClosed) Reset() {
 	*x = TaskClosed{}
-	mi := &file_messages_stactor_proto_msgTypes[34]
+	mi := &file_messages_stactor_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2328,7 +2819,7 @@ func (x *TaskClosed) String() string {
 func (*TaskClosed) ProtoMessage() {}
 
 func (x *TaskClosed) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[34]
+	mi := &file_messages_stactor_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2341,7 +2832,7 @@ func (x *TaskClosed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskClosed.ProtoReflect.Descriptor instead.
 func (*TaskClosed) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{34}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *TaskClosed) GetLoc() *TaskLocation {
@@ -2366,7 +2857,7 @@ type Credit struct {
 
 func (x *Credit) Reset() {
 	*x = Credit{}
-	mi := &file_messages_stactor_proto_msgTypes[35]
+	mi := &file_messages_stactor_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2378,7 +2869,7 @@ func (x *Credit) String() string {
 func (*Credit) ProtoMessage() {}
 
 func (x *Credit) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[35]
+	mi := &file_messages_stactor_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2391,7 +2882,7 @@ func (x *Credit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Credit.ProtoReflect.Descriptor instead.
 func (*Credit) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{35}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *Credit) GetEdge() int32 {
@@ -2432,7 +2923,7 @@ type Split struct {
 
 func (x *Split) Reset() {
 	*x = Split{}
-	mi := &file_messages_stactor_proto_msgTypes[36]
+	mi := &file_messages_stactor_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2444,7 +2935,7 @@ func (x *Split) String() string {
 func (*Split) ProtoMessage() {}
 
 func (x *Split) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[36]
+	mi := &file_messages_stactor_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2457,7 +2948,7 @@ func (x *Split) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Split.ProtoReflect.Descriptor instead.
 func (*Split) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{36}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *Split) GetId() string {
@@ -2484,7 +2975,7 @@ type RegisterReader struct {
 
 func (x *RegisterReader) Reset() {
 	*x = RegisterReader{}
-	mi := &file_messages_stactor_proto_msgTypes[37]
+	mi := &file_messages_stactor_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2496,7 +2987,7 @@ func (x *RegisterReader) String() string {
 func (*RegisterReader) ProtoMessage() {}
 
 func (x *RegisterReader) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[37]
+	mi := &file_messages_stactor_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2509,7 +3000,7 @@ func (x *RegisterReader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterReader.ProtoReflect.Descriptor instead.
 func (*RegisterReader) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{37}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *RegisterReader) GetSubtask() int32 {
@@ -2535,7 +3026,7 @@ type SplitRequest struct {
 
 func (x *SplitRequest) Reset() {
 	*x = SplitRequest{}
-	mi := &file_messages_stactor_proto_msgTypes[38]
+	mi := &file_messages_stactor_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2547,7 +3038,7 @@ func (x *SplitRequest) String() string {
 func (*SplitRequest) ProtoMessage() {}
 
 func (x *SplitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[38]
+	mi := &file_messages_stactor_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2560,7 +3051,7 @@ func (x *SplitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SplitRequest.ProtoReflect.Descriptor instead.
 func (*SplitRequest) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{38}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *SplitRequest) GetSubtask() int32 {
@@ -2582,7 +3073,7 @@ type SourceEvent struct {
 
 func (x *SourceEvent) Reset() {
 	*x = SourceEvent{}
-	mi := &file_messages_stactor_proto_msgTypes[39]
+	mi := &file_messages_stactor_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2594,7 +3085,7 @@ func (x *SourceEvent) String() string {
 func (*SourceEvent) ProtoMessage() {}
 
 func (x *SourceEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[39]
+	mi := &file_messages_stactor_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2607,7 +3098,7 @@ func (x *SourceEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceEvent.ProtoReflect.Descriptor instead.
 func (*SourceEvent) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{39}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *SourceEvent) GetSubtask() int32 {
@@ -2634,7 +3125,7 @@ type AddSplits struct {
 
 func (x *AddSplits) Reset() {
 	*x = AddSplits{}
-	mi := &file_messages_stactor_proto_msgTypes[40]
+	mi := &file_messages_stactor_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2646,7 +3137,7 @@ func (x *AddSplits) String() string {
 func (*AddSplits) ProtoMessage() {}
 
 func (x *AddSplits) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[40]
+	mi := &file_messages_stactor_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2659,7 +3150,7 @@ func (x *AddSplits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddSplits.ProtoReflect.Descriptor instead.
 func (*AddSplits) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{40}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *AddSplits) GetVertex() int32 {
@@ -2685,7 +3176,7 @@ type NoMoreSplits struct {
 
 func (x *NoMoreSplits) Reset() {
 	*x = NoMoreSplits{}
-	mi := &file_messages_stactor_proto_msgTypes[41]
+	mi := &file_messages_stactor_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2697,7 +3188,7 @@ func (x *NoMoreSplits) String() string {
 func (*NoMoreSplits) ProtoMessage() {}
 
 func (x *NoMoreSplits) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[41]
+	mi := &file_messages_stactor_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2710,7 +3201,7 @@ func (x *NoMoreSplits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NoMoreSplits.ProtoReflect.Descriptor instead.
 func (*NoMoreSplits) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{41}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *NoMoreSplits) GetVertex() int32 {
@@ -2733,7 +3224,7 @@ type CheckpointTrigger struct {
 
 func (x *CheckpointTrigger) Reset() {
 	*x = CheckpointTrigger{}
-	mi := &file_messages_stactor_proto_msgTypes[42]
+	mi := &file_messages_stactor_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2745,7 +3236,7 @@ func (x *CheckpointTrigger) String() string {
 func (*CheckpointTrigger) ProtoMessage() {}
 
 func (x *CheckpointTrigger) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[42]
+	mi := &file_messages_stactor_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2758,7 +3249,7 @@ func (x *CheckpointTrigger) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointTrigger.ProtoReflect.Descriptor instead.
 func (*CheckpointTrigger) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{42}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *CheckpointTrigger) GetId() int64 {
@@ -2789,7 +3280,7 @@ type Barrier struct {
 
 func (x *Barrier) Reset() {
 	*x = Barrier{}
-	mi := &file_messages_stactor_proto_msgTypes[43]
+	mi := &file_messages_stactor_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2801,7 +3292,7 @@ func (x *Barrier) String() string {
 func (*Barrier) ProtoMessage() {}
 
 func (x *Barrier) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[43]
+	mi := &file_messages_stactor_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2814,7 +3305,7 @@ func (x *Barrier) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Barrier.ProtoReflect.Descriptor instead.
 func (*Barrier) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{43}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *Barrier) GetId() int64 {
@@ -2861,13 +3352,14 @@ type CheckpointAck struct {
 	Error            string                 `protobuf:"bytes,9,opt,name=error,proto3" json:"error,omitempty"`                                          // the subtask could not take its part
 	ReadRows         int64                  `protobuf:"varint,10,opt,name=read_rows,json=readRows,proto3" json:"read_rows,omitempty"`                  // the subtask's counters at the snapshot,
 	WriteRows        int64                  `protobuf:"varint,11,opt,name=write_rows,json=writeRows,proto3" json:"write_rows,omitempty"`               // since its attempt started
+	Timing           *SubtaskTiming         `protobuf:"bytes,12,opt,name=timing,proto3" json:"timing,omitempty"`                                       // how the subtask's part went (DESIGN §9)
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
 }
 
 func (x *CheckpointAck) Reset() {
 	*x = CheckpointAck{}
-	mi := &file_messages_stactor_proto_msgTypes[44]
+	mi := &file_messages_stactor_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2879,7 +3371,7 @@ func (x *CheckpointAck) String() string {
 func (*CheckpointAck) ProtoMessage() {}
 
 func (x *CheckpointAck) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[44]
+	mi := &file_messages_stactor_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2892,7 +3384,7 @@ func (x *CheckpointAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointAck.ProtoReflect.Descriptor instead.
 func (*CheckpointAck) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{44}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *CheckpointAck) GetId() int64 {
@@ -2972,6 +3464,193 @@ func (x *CheckpointAck) GetWriteRows() int64 {
 	return 0
 }
 
+func (x *CheckpointAck) GetTiming() *SubtaskTiming {
+	if x != nil {
+		return x.Timing
+	}
+	return nil
+}
+
+// SubtaskTiming is one subtask's part in a checkpoint, for the diagnosis
+// of slow checkpoints (DESIGN §9). Times are the subtask's wall clock.
+type SubtaskTiming struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	Chain            int32                  `protobuf:"varint,1,opt,name=chain,proto3" json:"chain,omitempty"`
+	Subtask          int32                  `protobuf:"varint,2,opt,name=subtask,proto3" json:"subtask,omitempty"`
+	BarrierUnixUs    int64                  `protobuf:"varint,3,opt,name=barrier_unix_us,json=barrierUnixUs,proto3" json:"barrier_unix_us,omitempty"` // its first barrier (a source: the trigger) was handled
+	SnapshotUs       int64                  `protobuf:"varint,4,opt,name=snapshot_us,json=snapshotUs,proto3" json:"snapshot_us,omitempty"`            // snapshotting its operators (a writer's prepareCommit)
+	AlignedUnixUs    int64                  `protobuf:"varint,5,opt,name=aligned_unix_us,json=alignedUnixUs,proto3" json:"aligned_unix_us,omitempty"` // the last input's marker was handled (no inputs: after the snapshot)
+	StateWriteUs     int64                  `protobuf:"varint,6,opt,name=state_write_us,json=stateWriteUs,proto3" json:"state_write_us,omitempty"`    // encoding and writing its state
+	AckUnixUs        int64                  `protobuf:"varint,7,opt,name=ack_unix_us,json=ackUnixUs,proto3" json:"ack_unix_us,omitempty"`             // the coordinator had its ack (set by the coordinator)
+	StateBytes       int64                  `protobuf:"varint,8,opt,name=state_bytes,json=stateBytes,proto3" json:"state_bytes,omitempty"`
+	ChannelBatches   int64                  `protobuf:"varint,9,opt,name=channel_batches,json=channelBatches,proto3" json:"channel_batches,omitempty"`
+	ChannelBytes     int64                  `protobuf:"varint,10,opt,name=channel_bytes,json=channelBytes,proto3" json:"channel_bytes,omitempty"`                                                                                          // bytes of recorded channel state
+	VertexSnapshotUs map[int32]int64        `protobuf:"bytes,11,rep,name=vertex_snapshot_us,json=vertexSnapshotUs,proto3" json:"vertex_snapshot_us,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"` // by vertex of its chain
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *SubtaskTiming) Reset() {
+	*x = SubtaskTiming{}
+	mi := &file_messages_stactor_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubtaskTiming) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubtaskTiming) ProtoMessage() {}
+
+func (x *SubtaskTiming) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubtaskTiming.ProtoReflect.Descriptor instead.
+func (*SubtaskTiming) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *SubtaskTiming) GetChain() int32 {
+	if x != nil {
+		return x.Chain
+	}
+	return 0
+}
+
+func (x *SubtaskTiming) GetSubtask() int32 {
+	if x != nil {
+		return x.Subtask
+	}
+	return 0
+}
+
+func (x *SubtaskTiming) GetBarrierUnixUs() int64 {
+	if x != nil {
+		return x.BarrierUnixUs
+	}
+	return 0
+}
+
+func (x *SubtaskTiming) GetSnapshotUs() int64 {
+	if x != nil {
+		return x.SnapshotUs
+	}
+	return 0
+}
+
+func (x *SubtaskTiming) GetAlignedUnixUs() int64 {
+	if x != nil {
+		return x.AlignedUnixUs
+	}
+	return 0
+}
+
+func (x *SubtaskTiming) GetStateWriteUs() int64 {
+	if x != nil {
+		return x.StateWriteUs
+	}
+	return 0
+}
+
+func (x *SubtaskTiming) GetAckUnixUs() int64 {
+	if x != nil {
+		return x.AckUnixUs
+	}
+	return 0
+}
+
+func (x *SubtaskTiming) GetStateBytes() int64 {
+	if x != nil {
+		return x.StateBytes
+	}
+	return 0
+}
+
+func (x *SubtaskTiming) GetChannelBatches() int64 {
+	if x != nil {
+		return x.ChannelBatches
+	}
+	return 0
+}
+
+func (x *SubtaskTiming) GetChannelBytes() int64 {
+	if x != nil {
+		return x.ChannelBytes
+	}
+	return 0
+}
+
+func (x *SubtaskTiming) GetVertexSnapshotUs() map[int32]int64 {
+	if x != nil {
+		return x.VertexSnapshotUs
+	}
+	return nil
+}
+
+// CommitTiming is how long a sink vertex's commit of a checkpoint took,
+// from the checkpoint's completion to the committer's report.
+type CommitTiming struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Vertex        int32                  `protobuf:"varint,1,opt,name=vertex,proto3" json:"vertex,omitempty"`
+	CommitUs      int64                  `protobuf:"varint,2,opt,name=commit_us,json=commitUs,proto3" json:"commit_us,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CommitTiming) Reset() {
+	*x = CommitTiming{}
+	mi := &file_messages_stactor_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommitTiming) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommitTiming) ProtoMessage() {}
+
+func (x *CommitTiming) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommitTiming.ProtoReflect.Descriptor instead.
+func (*CommitTiming) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *CommitTiming) GetVertex() int32 {
+	if x != nil {
+		return x.Vertex
+	}
+	return 0
+}
+
+func (x *CommitTiming) GetCommitUs() int64 {
+	if x != nil {
+		return x.CommitUs
+	}
+	return 0
+}
+
 // CheckpointDone tells subtasks, enumerators and committers that
 // checkpoint id is complete (or aborted).
 type CheckpointDone struct {
@@ -2984,7 +3663,7 @@ type CheckpointDone struct {
 
 func (x *CheckpointDone) Reset() {
 	*x = CheckpointDone{}
-	mi := &file_messages_stactor_proto_msgTypes[45]
+	mi := &file_messages_stactor_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2996,7 +3675,7 @@ func (x *CheckpointDone) String() string {
 func (*CheckpointDone) ProtoMessage() {}
 
 func (x *CheckpointDone) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[45]
+	mi := &file_messages_stactor_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3009,7 +3688,7 @@ func (x *CheckpointDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointDone.ProtoReflect.Descriptor instead.
 func (*CheckpointDone) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{45}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *CheckpointDone) GetId() int64 {
@@ -3037,7 +3716,7 @@ type TaskStateRef struct {
 
 func (x *TaskStateRef) Reset() {
 	*x = TaskStateRef{}
-	mi := &file_messages_stactor_proto_msgTypes[46]
+	mi := &file_messages_stactor_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3049,7 +3728,7 @@ func (x *TaskStateRef) String() string {
 func (*TaskStateRef) ProtoMessage() {}
 
 func (x *TaskStateRef) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[46]
+	mi := &file_messages_stactor_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3062,7 +3741,7 @@ func (x *TaskStateRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStateRef.ProtoReflect.Descriptor instead.
 func (*TaskStateRef) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{46}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *TaskStateRef) GetChain() int32 {
@@ -3096,7 +3775,7 @@ type EnumeratorState struct {
 
 func (x *EnumeratorState) Reset() {
 	*x = EnumeratorState{}
-	mi := &file_messages_stactor_proto_msgTypes[47]
+	mi := &file_messages_stactor_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3108,7 +3787,7 @@ func (x *EnumeratorState) String() string {
 func (*EnumeratorState) ProtoMessage() {}
 
 func (x *EnumeratorState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[47]
+	mi := &file_messages_stactor_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3121,7 +3800,7 @@ func (x *EnumeratorState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnumeratorState.ProtoReflect.Descriptor instead.
 func (*EnumeratorState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{47}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *EnumeratorState) GetVertex() int32 {
@@ -3157,7 +3836,7 @@ type PendingCommit struct {
 
 func (x *PendingCommit) Reset() {
 	*x = PendingCommit{}
-	mi := &file_messages_stactor_proto_msgTypes[48]
+	mi := &file_messages_stactor_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3169,7 +3848,7 @@ func (x *PendingCommit) String() string {
 func (*PendingCommit) ProtoMessage() {}
 
 func (x *PendingCommit) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[48]
+	mi := &file_messages_stactor_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3182,7 +3861,7 @@ func (x *PendingCommit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingCommit.ProtoReflect.Descriptor instead.
 func (*PendingCommit) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{48}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *PendingCommit) GetCheckpointId() int64 {
@@ -3249,7 +3928,7 @@ type CommitOnNode struct {
 
 func (x *CommitOnNode) Reset() {
 	*x = CommitOnNode{}
-	mi := &file_messages_stactor_proto_msgTypes[49]
+	mi := &file_messages_stactor_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3261,7 +3940,7 @@ func (x *CommitOnNode) String() string {
 func (*CommitOnNode) ProtoMessage() {}
 
 func (x *CommitOnNode) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[49]
+	mi := &file_messages_stactor_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3274,7 +3953,7 @@ func (x *CommitOnNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitOnNode.ProtoReflect.Descriptor instead.
 func (*CommitOnNode) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{49}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *CommitOnNode) GetJob() *JobSpec {
@@ -3357,7 +4036,7 @@ type CommitOnNodeReply struct {
 
 func (x *CommitOnNodeReply) Reset() {
 	*x = CommitOnNodeReply{}
-	mi := &file_messages_stactor_proto_msgTypes[50]
+	mi := &file_messages_stactor_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3369,7 +4048,7 @@ func (x *CommitOnNodeReply) String() string {
 func (*CommitOnNodeReply) ProtoMessage() {}
 
 func (x *CommitOnNodeReply) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[50]
+	mi := &file_messages_stactor_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3382,7 +4061,7 @@ func (x *CommitOnNodeReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitOnNodeReply.ProtoReflect.Descriptor instead.
 func (*CommitOnNodeReply) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{50}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *CommitOnNodeReply) GetError() string {
@@ -3419,13 +4098,19 @@ type CompletedCheckpoint struct {
 	ReadRows       int64                  `protobuf:"varint,14,opt,name=read_rows,json=readRows,proto3" json:"read_rows,omitempty"`                                                                  // rows read and written up to this checkpoint,
 	WriteRows      int64                  `protobuf:"varint,15,opt,name=write_rows,json=writeRows,proto3" json:"write_rows,omitempty"`                                                               // across attempts (for the job statistics)
 	Term           uint64                 `protobuf:"varint,16,opt,name=term,proto3" json:"term,omitempty"`                                                                                          // the leader's term that ran the attempt
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The diagnosis (DESIGN §9): every subtask's part, and once its commits
+	// are in (the metadata is then stored again), each sink's commit time.
+	TriggerUnixUs   int64            `protobuf:"varint,17,opt,name=trigger_unix_us,json=triggerUnixUs,proto3" json:"trigger_unix_us,omitempty"`
+	Timings         []*SubtaskTiming `protobuf:"bytes,18,rep,name=timings,proto3" json:"timings,omitempty"`
+	Commits         []*CommitTiming  `protobuf:"bytes,19,rep,name=commits,proto3" json:"commits,omitempty"`
+	CommittedUnixMs int64            `protobuf:"varint,20,opt,name=committed_unix_ms,json=committedUnixMs,proto3" json:"committed_unix_ms,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *CompletedCheckpoint) Reset() {
 	*x = CompletedCheckpoint{}
-	mi := &file_messages_stactor_proto_msgTypes[51]
+	mi := &file_messages_stactor_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3437,7 +4122,7 @@ func (x *CompletedCheckpoint) String() string {
 func (*CompletedCheckpoint) ProtoMessage() {}
 
 func (x *CompletedCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[51]
+	mi := &file_messages_stactor_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3450,7 +4135,7 @@ func (x *CompletedCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompletedCheckpoint.ProtoReflect.Descriptor instead.
 func (*CompletedCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{51}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *CompletedCheckpoint) GetJobId() string {
@@ -3565,6 +4250,34 @@ func (x *CompletedCheckpoint) GetTerm() uint64 {
 	return 0
 }
 
+func (x *CompletedCheckpoint) GetTriggerUnixUs() int64 {
+	if x != nil {
+		return x.TriggerUnixUs
+	}
+	return 0
+}
+
+func (x *CompletedCheckpoint) GetTimings() []*SubtaskTiming {
+	if x != nil {
+		return x.Timings
+	}
+	return nil
+}
+
+func (x *CompletedCheckpoint) GetCommits() []*CommitTiming {
+	if x != nil {
+		return x.Commits
+	}
+	return nil
+}
+
+func (x *CompletedCheckpoint) GetCommittedUnixMs() int64 {
+	if x != nil {
+		return x.CommittedUnixMs
+	}
+	return 0
+}
+
 // VertexState is one vertex's operator state in one subtask.
 type VertexState struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -3577,7 +4290,7 @@ type VertexState struct {
 
 func (x *VertexState) Reset() {
 	*x = VertexState{}
-	mi := &file_messages_stactor_proto_msgTypes[52]
+	mi := &file_messages_stactor_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3589,7 +4302,7 @@ func (x *VertexState) String() string {
 func (*VertexState) ProtoMessage() {}
 
 func (x *VertexState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[52]
+	mi := &file_messages_stactor_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3602,7 +4315,7 @@ func (x *VertexState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexState.ProtoReflect.Descriptor instead.
 func (*VertexState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{52}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *VertexState) GetVertex() int32 {
@@ -3641,7 +4354,7 @@ type ChannelState struct {
 
 func (x *ChannelState) Reset() {
 	*x = ChannelState{}
-	mi := &file_messages_stactor_proto_msgTypes[53]
+	mi := &file_messages_stactor_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3653,7 +4366,7 @@ func (x *ChannelState) String() string {
 func (*ChannelState) ProtoMessage() {}
 
 func (x *ChannelState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[53]
+	mi := &file_messages_stactor_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3666,7 +4379,7 @@ func (x *ChannelState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChannelState.ProtoReflect.Descriptor instead.
 func (*ChannelState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{53}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *ChannelState) GetEdge() int32 {
@@ -3710,7 +4423,7 @@ type SubtaskState struct {
 
 func (x *SubtaskState) Reset() {
 	*x = SubtaskState{}
-	mi := &file_messages_stactor_proto_msgTypes[54]
+	mi := &file_messages_stactor_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3722,7 +4435,7 @@ func (x *SubtaskState) String() string {
 func (*SubtaskState) ProtoMessage() {}
 
 func (x *SubtaskState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[54]
+	mi := &file_messages_stactor_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3735,7 +4448,7 @@ func (x *SubtaskState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubtaskState.ProtoReflect.Descriptor instead.
 func (*SubtaskState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{54}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *SubtaskState) GetChain() int32 {
@@ -3784,11 +4497,14 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\bresolved\x18\b \x01(\v2\x1d.stactor.messages.ResolvedJobR\bresolved\x1a7\n" +
 	"\tVarsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01J\x04\b\x03\x10\x04\"Y\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01J\x04\b\x03\x10\x04\"y\n" +
 	"\x0eSubmitJobReply\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x14\n" +
 	"\x05error\x18\x02 \x01(\tR\x05error\x12\x1a\n" +
-	"\bwarnings\x18\x03 \x03(\tR\bwarnings\"\"\n" +
+	"\bwarnings\x18\x03 \x03(\tR\bwarnings\x12\x1e\n" +
+	"\n" +
+	"guarantees\x18\x04 \x03(\tR\n" +
+	"guarantees\"\"\n" +
 	"\tCancelJob\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"%\n" +
 	"\fGetJobStatus\x12\x15\n" +
@@ -3822,12 +4538,59 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\x05error\x18\v \x01(\tR\x05error\x12>\n" +
 	"\tpipelines\x18\f \x03(\v2 .stactor.messages.PipelineStatusR\tpipelines\"&\n" +
 	"\rGetJobMetrics\x12\x15\n" +
-	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"v\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"\x82\x04\n" +
 	"\n" +
 	"JobMetrics\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12;\n" +
-	"\bvertices\x18\x03 \x03(\v2\x1f.stactor.messages.VertexMetricsR\bvertices\"\xff\x02\n" +
+	"\bvertices\x18\x03 \x03(\v2\x1f.stactor.messages.VertexMetricsR\bvertices\x12\x12\n" +
+	"\x04name\x18\x04 \x01(\tR\x04name\x12\x17\n" +
+	"\aunix_ms\x18\x05 \x01(\x03R\x06unixMs\x12?\n" +
+	"\tpipelines\x18\x06 \x03(\v2!.stactor.messages.PipelineMetricsR\tpipelines\x12<\n" +
+	"\bsubtasks\x18\a \x03(\v2 .stactor.messages.SubtaskMetricsR\bsubtasks\x12\x1b\n" +
+	"\tread_rows\x18\b \x01(\x03R\breadRows\x12\x1d\n" +
+	"\n" +
+	"write_rows\x18\t \x01(\x03R\twriteRows\x12\x1d\n" +
+	"\n" +
+	"read_bytes\x18\n" +
+	" \x01(\x03R\treadBytes\x12\x1f\n" +
+	"\vwrite_bytes\x18\v \x01(\x03R\n" +
+	"writeBytes\x12/\n" +
+	"\x14read_rows_per_second\x18\f \x01(\x01R\x11readRowsPerSecond\x121\n" +
+	"\x15write_rows_per_second\x18\r \x01(\x01R\x12writeRowsPerSecond\"\xec\x03\n" +
+	"\x0fPipelineMetrics\x12\x1a\n" +
+	"\bpipeline\x18\x01 \x01(\x05R\bpipeline\x12\x14\n" +
+	"\x05state\x18\x02 \x01(\tR\x05state\x12\x18\n" +
+	"\aattempt\x18\x03 \x01(\x05R\aattempt\x123\n" +
+	"\x15checkpoints_completed\x18\x04 \x01(\x03R\x14checkpointsCompleted\x12,\n" +
+	"\x12last_checkpoint_id\x18\x05 \x01(\x03R\x10lastCheckpointId\x120\n" +
+	"\x14last_checkpoint_type\x18\x06 \x01(\tR\x12lastCheckpointType\x125\n" +
+	"\x17last_checkpoint_unix_ms\x18\a \x01(\x03R\x14lastCheckpointUnixMs\x12=\n" +
+	"\x1blast_checkpoint_duration_ms\x18\b \x01(\x03R\x18lastCheckpointDurationMs\x12;\n" +
+	"\x1alast_checkpoint_size_bytes\x18\t \x01(\x03R\x17lastCheckpointSizeBytes\x12E\n" +
+	"\x1flast_checkpoint_channel_batches\x18\n" +
+	" \x01(\x03R\x1clastCheckpointChannelBatches\"\xe2\x04\n" +
+	"\x0eSubtaskMetrics\x12\x1a\n" +
+	"\bpipeline\x18\x01 \x01(\x05R\bpipeline\x12\x18\n" +
+	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12\x14\n" +
+	"\x05chain\x18\x03 \x01(\x05R\x05chain\x12\x18\n" +
+	"\asubtask\x18\x04 \x01(\x05R\asubtask\x12\x12\n" +
+	"\x04name\x18\x05 \x01(\tR\x04name\x12\x14\n" +
+	"\x05state\x18\x06 \x01(\tR\x05state\x12\x17\n" +
+	"\arows_in\x18\a \x01(\x03R\x06rowsIn\x12\x19\n" +
+	"\brows_out\x18\b \x01(\x03R\arowsOut\x12\x19\n" +
+	"\bbytes_in\x18\t \x01(\x03R\abytesIn\x12\x1b\n" +
+	"\tbytes_out\x18\n" +
+	" \x01(\x03R\bbytesOut\x12+\n" +
+	"\x12rows_in_per_second\x18\v \x01(\x01R\x0frowsInPerSecond\x12-\n" +
+	"\x13rows_out_per_second\x18\f \x01(\x01R\x10rowsOutPerSecond\x12+\n" +
+	"\x12busy_ms_per_second\x18\r \x01(\x01R\x0fbusyMsPerSecond\x12+\n" +
+	"\x12idle_ms_per_second\x18\x0e \x01(\x01R\x0fidleMsPerSecond\x12=\n" +
+	"\x1bbackpressured_ms_per_second\x18\x0f \x01(\x01R\x18backpressuredMsPerSecond\x12\x1f\n" +
+	"\vinput_queue\x18\x10 \x01(\x03R\n" +
+	"inputQueue\x12!\n" +
+	"\foutput_queue\x18\x11 \x01(\x03R\voutputQueue\x12\x1b\n" +
+	"\tin_flight\x18\x12 \x01(\x03R\binFlight\"\x95\x05\n" +
 	"\rVertexMetrics\x12\x16\n" +
 	"\x06vertex\x18\x01 \x01(\x05R\x06vertex\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
@@ -3841,7 +4604,13 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\x10backpressured_ms\x18\n" +
 	" \x01(\x03R\x0fbackpressuredMs\x12=\n" +
 	"\x1bbackpressured_ms_per_second\x18\v \x01(\x01R\x18backpressuredMsPerSecond\x12\x1a\n" +
-	"\bsubtasks\x18\f \x01(\x05R\bsubtasks\"\x9f\x01\n" +
+	"\bsubtasks\x18\f \x01(\x05R\bsubtasks\x12+\n" +
+	"\x12rows_in_per_second\x18\r \x01(\x01R\x0frowsInPerSecond\x12-\n" +
+	"\x13rows_out_per_second\x18\x0e \x01(\x01R\x10rowsOutPerSecond\x12-\n" +
+	"\x13bytes_in_per_second\x18\x0f \x01(\x01R\x10bytesInPerSecond\x12/\n" +
+	"\x14bytes_out_per_second\x18\x10 \x01(\x01R\x11bytesOutPerSecond\x12+\n" +
+	"\x12busy_ms_per_second\x18\x11 \x01(\x01R\x0fbusyMsPerSecond\x12+\n" +
+	"\x12idle_ms_per_second\x18\x12 \x01(\x01R\x0fidleMsPerSecond\"\x9f\x01\n" +
 	"\fTaskLocation\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x1a\n" +
 	"\bpipeline\x18\x02 \x01(\x05R\bpipeline\x12\x18\n" +
@@ -3917,7 +4686,7 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"TaskFailed\x120\n" +
 	"\x03loc\x18\x01 \x01(\v2\x1e.stactor.messages.TaskLocationR\x03loc\x12\x14\n" +
 	"\x05cause\x18\x02 \x01(\tR\x05cause\x12\x16\n" +
-	"\x06fenced\x18\x03 \x01(\bR\x06fenced\"\xc1\x02\n" +
+	"\x06fenced\x18\x03 \x01(\bR\x06fenced\"\xbb\x03\n" +
 	"\vTaskMetrics\x120\n" +
 	"\x03loc\x18\x01 \x01(\v2\x1e.stactor.messages.TaskLocationR\x03loc\x12\x1b\n" +
 	"\tread_rows\x18\x02 \x01(\x03R\breadRows\x12\x1d\n" +
@@ -3930,7 +4699,13 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\bvertices\x18\x06 \x03(\v2\x1e.stactor.messages.VertexCountsR\bvertices\x12)\n" +
 	"\x10backpressured_ns\x18\a \x01(\x03R\x0fbackpressuredNs\x12\x1d\n" +
 	"\n" +
-	"elapsed_ns\x18\b \x01(\x03R\telapsedNs\"\x92\x01\n" +
+	"elapsed_ns\x18\b \x01(\x03R\telapsedNs\x12\x17\n" +
+	"\abusy_ns\x18\t \x01(\x03R\x06busyNs\x12\x1f\n" +
+	"\vinput_queue\x18\n" +
+	" \x01(\x03R\n" +
+	"inputQueue\x12!\n" +
+	"\foutput_queue\x18\v \x01(\x03R\voutputQueue\x12\x1b\n" +
+	"\tin_flight\x18\f \x01(\x03R\binFlight\"\x92\x01\n" +
 	"\fVertexCounts\x12\x16\n" +
 	"\x06vertex\x18\x01 \x01(\x05R\x06vertex\x12\x17\n" +
 	"\arows_in\x18\x02 \x01(\x03R\x06rowsIn\x12\x19\n" +
@@ -3984,7 +4759,7 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
 	"\x04edge\x18\x02 \x01(\x05R\x04edge\x12\x12\n" +
 	"\x04from\x18\x03 \x01(\x05R\x04from\x12\x12\n" +
-	"\x04type\x18\x04 \x01(\tR\x04type\"\x95\x03\n" +
+	"\x04type\x18\x04 \x01(\tR\x04type\"\xce\x03\n" +
 	"\rCheckpointAck\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x120\n" +
 	"\x03loc\x18\x02 \x01(\v2\x1e.stactor.messages.TaskLocationR\x03loc\x12+\n" +
@@ -3999,7 +4774,29 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\tread_rows\x18\n" +
 	" \x01(\x03R\breadRows\x12\x1d\n" +
 	"\n" +
-	"write_rows\x18\v \x01(\x03R\twriteRows\":\n" +
+	"write_rows\x18\v \x01(\x03R\twriteRows\x127\n" +
+	"\x06timing\x18\f \x01(\v2\x1f.stactor.messages.SubtaskTimingR\x06timing\"\x8f\x04\n" +
+	"\rSubtaskTiming\x12\x14\n" +
+	"\x05chain\x18\x01 \x01(\x05R\x05chain\x12\x18\n" +
+	"\asubtask\x18\x02 \x01(\x05R\asubtask\x12&\n" +
+	"\x0fbarrier_unix_us\x18\x03 \x01(\x03R\rbarrierUnixUs\x12\x1f\n" +
+	"\vsnapshot_us\x18\x04 \x01(\x03R\n" +
+	"snapshotUs\x12&\n" +
+	"\x0faligned_unix_us\x18\x05 \x01(\x03R\ralignedUnixUs\x12$\n" +
+	"\x0estate_write_us\x18\x06 \x01(\x03R\fstateWriteUs\x12\x1e\n" +
+	"\vack_unix_us\x18\a \x01(\x03R\tackUnixUs\x12\x1f\n" +
+	"\vstate_bytes\x18\b \x01(\x03R\n" +
+	"stateBytes\x12'\n" +
+	"\x0fchannel_batches\x18\t \x01(\x03R\x0echannelBatches\x12#\n" +
+	"\rchannel_bytes\x18\n" +
+	" \x01(\x03R\fchannelBytes\x12c\n" +
+	"\x12vertex_snapshot_us\x18\v \x03(\v25.stactor.messages.SubtaskTiming.VertexSnapshotUsEntryR\x10vertexSnapshotUs\x1aC\n" +
+	"\x15VertexSnapshotUsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\x05R\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"C\n" +
+	"\fCommitTiming\x12\x16\n" +
+	"\x06vertex\x18\x01 \x01(\x05R\x06vertex\x12\x1b\n" +
+	"\tcommit_us\x18\x02 \x01(\x03R\bcommitUs\":\n" +
 	"\x0eCheckpointDone\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x18\n" +
 	"\aaborted\x18\x02 \x01(\bR\aaborted\"V\n" +
@@ -4032,7 +4829,7 @@ const file_messages_stactor_proto_rawDesc = "" +
 	" \x01(\tR\x04node\"G\n" +
 	"\x11CommitOnNodeReply\x12\x14\n" +
 	"\x05error\x18\x01 \x01(\tR\x05error\x12\x1c\n" +
-	"\tpermanent\x18\x02 \x01(\bR\tpermanent\"\xc0\x05\n" +
+	"\tpermanent\x18\x02 \x01(\bR\tpermanent\"\x89\a\n" +
 	"\x13CompletedCheckpoint\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x1a\n" +
 	"\bpipeline\x18\x02 \x01(\x05R\bpipeline\x12\x0e\n" +
@@ -4052,7 +4849,11 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\tread_rows\x18\x0e \x01(\x03R\breadRows\x12\x1d\n" +
 	"\n" +
 	"write_rows\x18\x0f \x01(\x03R\twriteRows\x12\x12\n" +
-	"\x04term\x18\x10 \x01(\x04R\x04term\x1a>\n" +
+	"\x04term\x18\x10 \x01(\x04R\x04term\x12&\n" +
+	"\x0ftrigger_unix_us\x18\x11 \x01(\x03R\rtriggerUnixUs\x129\n" +
+	"\atimings\x18\x12 \x03(\v2\x1f.stactor.messages.SubtaskTimingR\atimings\x128\n" +
+	"\acommits\x18\x13 \x03(\v2\x1e.stactor.messages.CommitTimingR\acommits\x12*\n" +
+	"\x11committed_unix_ms\x18\x14 \x01(\x03R\x0fcommittedUnixMs\x1a>\n" +
 	"\x10ParallelismEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x05R\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\"{\n" +
@@ -4083,7 +4884,7 @@ func file_messages_stactor_proto_rawDescGZIP() []byte {
 	return file_messages_stactor_proto_rawDescData
 }
 
-var file_messages_stactor_proto_msgTypes = make([]protoimpl.MessageInfo, 58)
+var file_messages_stactor_proto_msgTypes = make([]protoimpl.MessageInfo, 63)
 var file_messages_stactor_proto_goTypes = []any{
 	(*Pid)(nil),                 // 0: stactor.messages.Pid
 	(*SubmitJob)(nil),           // 1: stactor.messages.SubmitJob
@@ -4097,106 +4898,117 @@ var file_messages_stactor_proto_goTypes = []any{
 	(*JobStatus)(nil),           // 9: stactor.messages.JobStatus
 	(*GetJobMetrics)(nil),       // 10: stactor.messages.GetJobMetrics
 	(*JobMetrics)(nil),          // 11: stactor.messages.JobMetrics
-	(*VertexMetrics)(nil),       // 12: stactor.messages.VertexMetrics
-	(*TaskLocation)(nil),        // 13: stactor.messages.TaskLocation
-	(*JobSpec)(nil),             // 14: stactor.messages.JobSpec
-	(*Hocon)(nil),               // 15: stactor.messages.Hocon
-	(*HoconField)(nil),          // 16: stactor.messages.HoconField
-	(*ResolvedJob)(nil),         // 17: stactor.messages.ResolvedJob
-	(*ResolvedVertex)(nil),      // 18: stactor.messages.ResolvedVertex
-	(*DeployTask)(nil),          // 19: stactor.messages.DeployTask
-	(*DeployTaskReply)(nil),     // 20: stactor.messages.DeployTaskReply
-	(*TaskPid)(nil),             // 21: stactor.messages.TaskPid
-	(*StartTask)(nil),           // 22: stactor.messages.StartTask
-	(*EnumeratorPid)(nil),       // 23: stactor.messages.EnumeratorPid
-	(*TaskStateChanged)(nil),    // 24: stactor.messages.TaskStateChanged
-	(*TaskFailed)(nil),          // 25: stactor.messages.TaskFailed
-	(*TaskMetrics)(nil),         // 26: stactor.messages.TaskMetrics
-	(*VertexCounts)(nil),        // 27: stactor.messages.VertexCounts
-	(*CommitInfo)(nil),          // 28: stactor.messages.CommitInfo
-	(*TaskDrained)(nil),         // 29: stactor.messages.TaskDrained
-	(*CloseTask)(nil),           // 30: stactor.messages.CloseTask
-	(*StopReading)(nil),         // 31: stactor.messages.StopReading
-	(*Savepoint)(nil),           // 32: stactor.messages.Savepoint
-	(*CancelTask)(nil),          // 33: stactor.messages.CancelTask
-	(*TaskClosed)(nil),          // 34: stactor.messages.TaskClosed
-	(*Credit)(nil),              // 35: stactor.messages.Credit
-	(*Split)(nil),               // 36: stactor.messages.Split
-	(*RegisterReader)(nil),      // 37: stactor.messages.RegisterReader
-	(*SplitRequest)(nil),        // 38: stactor.messages.SplitRequest
-	(*SourceEvent)(nil),         // 39: stactor.messages.SourceEvent
-	(*AddSplits)(nil),           // 40: stactor.messages.AddSplits
-	(*NoMoreSplits)(nil),        // 41: stactor.messages.NoMoreSplits
-	(*CheckpointTrigger)(nil),   // 42: stactor.messages.CheckpointTrigger
-	(*Barrier)(nil),             // 43: stactor.messages.Barrier
-	(*CheckpointAck)(nil),       // 44: stactor.messages.CheckpointAck
-	(*CheckpointDone)(nil),      // 45: stactor.messages.CheckpointDone
-	(*TaskStateRef)(nil),        // 46: stactor.messages.TaskStateRef
-	(*EnumeratorState)(nil),     // 47: stactor.messages.EnumeratorState
-	(*PendingCommit)(nil),       // 48: stactor.messages.PendingCommit
-	(*CommitOnNode)(nil),        // 49: stactor.messages.CommitOnNode
-	(*CommitOnNodeReply)(nil),   // 50: stactor.messages.CommitOnNodeReply
-	(*CompletedCheckpoint)(nil), // 51: stactor.messages.CompletedCheckpoint
-	(*VertexState)(nil),         // 52: stactor.messages.VertexState
-	(*ChannelState)(nil),        // 53: stactor.messages.ChannelState
-	(*SubtaskState)(nil),        // 54: stactor.messages.SubtaskState
-	nil,                         // 55: stactor.messages.SubmitJob.VarsEntry
-	nil,                         // 56: stactor.messages.JobSpec.VarsEntry
-	nil,                         // 57: stactor.messages.CompletedCheckpoint.ParallelismEntry
+	(*PipelineMetrics)(nil),     // 12: stactor.messages.PipelineMetrics
+	(*SubtaskMetrics)(nil),      // 13: stactor.messages.SubtaskMetrics
+	(*VertexMetrics)(nil),       // 14: stactor.messages.VertexMetrics
+	(*TaskLocation)(nil),        // 15: stactor.messages.TaskLocation
+	(*JobSpec)(nil),             // 16: stactor.messages.JobSpec
+	(*Hocon)(nil),               // 17: stactor.messages.Hocon
+	(*HoconField)(nil),          // 18: stactor.messages.HoconField
+	(*ResolvedJob)(nil),         // 19: stactor.messages.ResolvedJob
+	(*ResolvedVertex)(nil),      // 20: stactor.messages.ResolvedVertex
+	(*DeployTask)(nil),          // 21: stactor.messages.DeployTask
+	(*DeployTaskReply)(nil),     // 22: stactor.messages.DeployTaskReply
+	(*TaskPid)(nil),             // 23: stactor.messages.TaskPid
+	(*StartTask)(nil),           // 24: stactor.messages.StartTask
+	(*EnumeratorPid)(nil),       // 25: stactor.messages.EnumeratorPid
+	(*TaskStateChanged)(nil),    // 26: stactor.messages.TaskStateChanged
+	(*TaskFailed)(nil),          // 27: stactor.messages.TaskFailed
+	(*TaskMetrics)(nil),         // 28: stactor.messages.TaskMetrics
+	(*VertexCounts)(nil),        // 29: stactor.messages.VertexCounts
+	(*CommitInfo)(nil),          // 30: stactor.messages.CommitInfo
+	(*TaskDrained)(nil),         // 31: stactor.messages.TaskDrained
+	(*CloseTask)(nil),           // 32: stactor.messages.CloseTask
+	(*StopReading)(nil),         // 33: stactor.messages.StopReading
+	(*Savepoint)(nil),           // 34: stactor.messages.Savepoint
+	(*CancelTask)(nil),          // 35: stactor.messages.CancelTask
+	(*TaskClosed)(nil),          // 36: stactor.messages.TaskClosed
+	(*Credit)(nil),              // 37: stactor.messages.Credit
+	(*Split)(nil),               // 38: stactor.messages.Split
+	(*RegisterReader)(nil),      // 39: stactor.messages.RegisterReader
+	(*SplitRequest)(nil),        // 40: stactor.messages.SplitRequest
+	(*SourceEvent)(nil),         // 41: stactor.messages.SourceEvent
+	(*AddSplits)(nil),           // 42: stactor.messages.AddSplits
+	(*NoMoreSplits)(nil),        // 43: stactor.messages.NoMoreSplits
+	(*CheckpointTrigger)(nil),   // 44: stactor.messages.CheckpointTrigger
+	(*Barrier)(nil),             // 45: stactor.messages.Barrier
+	(*CheckpointAck)(nil),       // 46: stactor.messages.CheckpointAck
+	(*SubtaskTiming)(nil),       // 47: stactor.messages.SubtaskTiming
+	(*CommitTiming)(nil),        // 48: stactor.messages.CommitTiming
+	(*CheckpointDone)(nil),      // 49: stactor.messages.CheckpointDone
+	(*TaskStateRef)(nil),        // 50: stactor.messages.TaskStateRef
+	(*EnumeratorState)(nil),     // 51: stactor.messages.EnumeratorState
+	(*PendingCommit)(nil),       // 52: stactor.messages.PendingCommit
+	(*CommitOnNode)(nil),        // 53: stactor.messages.CommitOnNode
+	(*CommitOnNodeReply)(nil),   // 54: stactor.messages.CommitOnNodeReply
+	(*CompletedCheckpoint)(nil), // 55: stactor.messages.CompletedCheckpoint
+	(*VertexState)(nil),         // 56: stactor.messages.VertexState
+	(*ChannelState)(nil),        // 57: stactor.messages.ChannelState
+	(*SubtaskState)(nil),        // 58: stactor.messages.SubtaskState
+	nil,                         // 59: stactor.messages.SubmitJob.VarsEntry
+	nil,                         // 60: stactor.messages.JobSpec.VarsEntry
+	nil,                         // 61: stactor.messages.SubtaskTiming.VertexSnapshotUsEntry
+	nil,                         // 62: stactor.messages.CompletedCheckpoint.ParallelismEntry
 }
 var file_messages_stactor_proto_depIdxs = []int32{
-	55, // 0: stactor.messages.SubmitJob.vars:type_name -> stactor.messages.SubmitJob.VarsEntry
-	15, // 1: stactor.messages.SubmitJob.tree:type_name -> stactor.messages.Hocon
-	17, // 2: stactor.messages.SubmitJob.resolved:type_name -> stactor.messages.ResolvedJob
+	59, // 0: stactor.messages.SubmitJob.vars:type_name -> stactor.messages.SubmitJob.VarsEntry
+	17, // 1: stactor.messages.SubmitJob.tree:type_name -> stactor.messages.Hocon
+	19, // 2: stactor.messages.SubmitJob.resolved:type_name -> stactor.messages.ResolvedJob
 	9,  // 3: stactor.messages.JobList.jobs:type_name -> stactor.messages.JobStatus
 	8,  // 4: stactor.messages.JobStatus.pipelines:type_name -> stactor.messages.PipelineStatus
-	12, // 5: stactor.messages.JobMetrics.vertices:type_name -> stactor.messages.VertexMetrics
-	56, // 6: stactor.messages.JobSpec.vars:type_name -> stactor.messages.JobSpec.VarsEntry
-	15, // 7: stactor.messages.JobSpec.tree:type_name -> stactor.messages.Hocon
-	17, // 8: stactor.messages.JobSpec.resolved:type_name -> stactor.messages.ResolvedJob
-	16, // 9: stactor.messages.Hocon.fields:type_name -> stactor.messages.HoconField
-	15, // 10: stactor.messages.Hocon.items:type_name -> stactor.messages.Hocon
-	15, // 11: stactor.messages.HoconField.value:type_name -> stactor.messages.Hocon
-	15, // 12: stactor.messages.ResolvedJob.tree:type_name -> stactor.messages.Hocon
-	18, // 13: stactor.messages.ResolvedJob.vertices:type_name -> stactor.messages.ResolvedVertex
-	13, // 14: stactor.messages.DeployTask.loc:type_name -> stactor.messages.TaskLocation
-	14, // 15: stactor.messages.DeployTask.job:type_name -> stactor.messages.JobSpec
-	0,  // 16: stactor.messages.DeployTask.job_master:type_name -> stactor.messages.Pid
-	51, // 17: stactor.messages.DeployTask.restore:type_name -> stactor.messages.CompletedCheckpoint
-	13, // 18: stactor.messages.DeployTaskReply.loc:type_name -> stactor.messages.TaskLocation
-	0,  // 19: stactor.messages.DeployTaskReply.task:type_name -> stactor.messages.Pid
-	0,  // 20: stactor.messages.TaskPid.pid:type_name -> stactor.messages.Pid
-	21, // 21: stactor.messages.StartTask.peers:type_name -> stactor.messages.TaskPid
-	23, // 22: stactor.messages.StartTask.enumerators:type_name -> stactor.messages.EnumeratorPid
-	0,  // 23: stactor.messages.StartTask.coordinator:type_name -> stactor.messages.Pid
-	0,  // 24: stactor.messages.EnumeratorPid.pid:type_name -> stactor.messages.Pid
-	13, // 25: stactor.messages.TaskStateChanged.loc:type_name -> stactor.messages.TaskLocation
-	13, // 26: stactor.messages.TaskFailed.loc:type_name -> stactor.messages.TaskLocation
-	13, // 27: stactor.messages.TaskMetrics.loc:type_name -> stactor.messages.TaskLocation
-	27, // 28: stactor.messages.TaskMetrics.vertices:type_name -> stactor.messages.VertexCounts
-	0,  // 29: stactor.messages.CommitInfo.worker:type_name -> stactor.messages.Pid
-	13, // 30: stactor.messages.TaskDrained.loc:type_name -> stactor.messages.TaskLocation
-	26, // 31: stactor.messages.TaskDrained.metrics:type_name -> stactor.messages.TaskMetrics
-	13, // 32: stactor.messages.TaskClosed.loc:type_name -> stactor.messages.TaskLocation
-	0,  // 33: stactor.messages.RegisterReader.reader:type_name -> stactor.messages.Pid
-	36, // 34: stactor.messages.AddSplits.splits:type_name -> stactor.messages.Split
-	13, // 35: stactor.messages.CheckpointAck.loc:type_name -> stactor.messages.TaskLocation
-	28, // 36: stactor.messages.CheckpointAck.commits:type_name -> stactor.messages.CommitInfo
-	0,  // 37: stactor.messages.PendingCommit.worker:type_name -> stactor.messages.Pid
-	14, // 38: stactor.messages.CommitOnNode.job:type_name -> stactor.messages.JobSpec
-	48, // 39: stactor.messages.CommitOnNode.infos:type_name -> stactor.messages.PendingCommit
-	46, // 40: stactor.messages.CompletedCheckpoint.tasks:type_name -> stactor.messages.TaskStateRef
-	47, // 41: stactor.messages.CompletedCheckpoint.enumerators:type_name -> stactor.messages.EnumeratorState
-	48, // 42: stactor.messages.CompletedCheckpoint.pending:type_name -> stactor.messages.PendingCommit
-	57, // 43: stactor.messages.CompletedCheckpoint.parallelism:type_name -> stactor.messages.CompletedCheckpoint.ParallelismEntry
-	36, // 44: stactor.messages.VertexState.splits:type_name -> stactor.messages.Split
-	52, // 45: stactor.messages.SubtaskState.vertices:type_name -> stactor.messages.VertexState
-	53, // 46: stactor.messages.SubtaskState.channels:type_name -> stactor.messages.ChannelState
-	47, // [47:47] is the sub-list for method output_type
-	47, // [47:47] is the sub-list for method input_type
-	47, // [47:47] is the sub-list for extension type_name
-	47, // [47:47] is the sub-list for extension extendee
-	0,  // [0:47] is the sub-list for field type_name
+	14, // 5: stactor.messages.JobMetrics.vertices:type_name -> stactor.messages.VertexMetrics
+	12, // 6: stactor.messages.JobMetrics.pipelines:type_name -> stactor.messages.PipelineMetrics
+	13, // 7: stactor.messages.JobMetrics.subtasks:type_name -> stactor.messages.SubtaskMetrics
+	60, // 8: stactor.messages.JobSpec.vars:type_name -> stactor.messages.JobSpec.VarsEntry
+	17, // 9: stactor.messages.JobSpec.tree:type_name -> stactor.messages.Hocon
+	19, // 10: stactor.messages.JobSpec.resolved:type_name -> stactor.messages.ResolvedJob
+	18, // 11: stactor.messages.Hocon.fields:type_name -> stactor.messages.HoconField
+	17, // 12: stactor.messages.Hocon.items:type_name -> stactor.messages.Hocon
+	17, // 13: stactor.messages.HoconField.value:type_name -> stactor.messages.Hocon
+	17, // 14: stactor.messages.ResolvedJob.tree:type_name -> stactor.messages.Hocon
+	20, // 15: stactor.messages.ResolvedJob.vertices:type_name -> stactor.messages.ResolvedVertex
+	15, // 16: stactor.messages.DeployTask.loc:type_name -> stactor.messages.TaskLocation
+	16, // 17: stactor.messages.DeployTask.job:type_name -> stactor.messages.JobSpec
+	0,  // 18: stactor.messages.DeployTask.job_master:type_name -> stactor.messages.Pid
+	55, // 19: stactor.messages.DeployTask.restore:type_name -> stactor.messages.CompletedCheckpoint
+	15, // 20: stactor.messages.DeployTaskReply.loc:type_name -> stactor.messages.TaskLocation
+	0,  // 21: stactor.messages.DeployTaskReply.task:type_name -> stactor.messages.Pid
+	0,  // 22: stactor.messages.TaskPid.pid:type_name -> stactor.messages.Pid
+	23, // 23: stactor.messages.StartTask.peers:type_name -> stactor.messages.TaskPid
+	25, // 24: stactor.messages.StartTask.enumerators:type_name -> stactor.messages.EnumeratorPid
+	0,  // 25: stactor.messages.StartTask.coordinator:type_name -> stactor.messages.Pid
+	0,  // 26: stactor.messages.EnumeratorPid.pid:type_name -> stactor.messages.Pid
+	15, // 27: stactor.messages.TaskStateChanged.loc:type_name -> stactor.messages.TaskLocation
+	15, // 28: stactor.messages.TaskFailed.loc:type_name -> stactor.messages.TaskLocation
+	15, // 29: stactor.messages.TaskMetrics.loc:type_name -> stactor.messages.TaskLocation
+	29, // 30: stactor.messages.TaskMetrics.vertices:type_name -> stactor.messages.VertexCounts
+	0,  // 31: stactor.messages.CommitInfo.worker:type_name -> stactor.messages.Pid
+	15, // 32: stactor.messages.TaskDrained.loc:type_name -> stactor.messages.TaskLocation
+	28, // 33: stactor.messages.TaskDrained.metrics:type_name -> stactor.messages.TaskMetrics
+	15, // 34: stactor.messages.TaskClosed.loc:type_name -> stactor.messages.TaskLocation
+	0,  // 35: stactor.messages.RegisterReader.reader:type_name -> stactor.messages.Pid
+	38, // 36: stactor.messages.AddSplits.splits:type_name -> stactor.messages.Split
+	15, // 37: stactor.messages.CheckpointAck.loc:type_name -> stactor.messages.TaskLocation
+	30, // 38: stactor.messages.CheckpointAck.commits:type_name -> stactor.messages.CommitInfo
+	47, // 39: stactor.messages.CheckpointAck.timing:type_name -> stactor.messages.SubtaskTiming
+	61, // 40: stactor.messages.SubtaskTiming.vertex_snapshot_us:type_name -> stactor.messages.SubtaskTiming.VertexSnapshotUsEntry
+	0,  // 41: stactor.messages.PendingCommit.worker:type_name -> stactor.messages.Pid
+	16, // 42: stactor.messages.CommitOnNode.job:type_name -> stactor.messages.JobSpec
+	52, // 43: stactor.messages.CommitOnNode.infos:type_name -> stactor.messages.PendingCommit
+	50, // 44: stactor.messages.CompletedCheckpoint.tasks:type_name -> stactor.messages.TaskStateRef
+	51, // 45: stactor.messages.CompletedCheckpoint.enumerators:type_name -> stactor.messages.EnumeratorState
+	52, // 46: stactor.messages.CompletedCheckpoint.pending:type_name -> stactor.messages.PendingCommit
+	62, // 47: stactor.messages.CompletedCheckpoint.parallelism:type_name -> stactor.messages.CompletedCheckpoint.ParallelismEntry
+	47, // 48: stactor.messages.CompletedCheckpoint.timings:type_name -> stactor.messages.SubtaskTiming
+	48, // 49: stactor.messages.CompletedCheckpoint.commits:type_name -> stactor.messages.CommitTiming
+	38, // 50: stactor.messages.VertexState.splits:type_name -> stactor.messages.Split
+	56, // 51: stactor.messages.SubtaskState.vertices:type_name -> stactor.messages.VertexState
+	57, // 52: stactor.messages.SubtaskState.channels:type_name -> stactor.messages.ChannelState
+	53, // [53:53] is the sub-list for method output_type
+	53, // [53:53] is the sub-list for method input_type
+	53, // [53:53] is the sub-list for extension type_name
+	53, // [53:53] is the sub-list for extension extendee
+	0,  // [0:53] is the sub-list for field type_name
 }
 
 func init() { file_messages_stactor_proto_init() }
@@ -4210,7 +5022,7 @@ func file_messages_stactor_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_stactor_proto_rawDesc), len(file_messages_stactor_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   58,
+			NumMessages:   63,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

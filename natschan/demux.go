@@ -76,7 +76,9 @@ func (d *demux) handle(subject string, h nats.Header, data []byte) {
 	k := chanKey{edge, int32(from)}
 	c := d.chans[k]
 	if c == nil {
-		c = &inChan{dec: row.NewDecoder()}
+		// Recycled: the subtask that is delivered a batch owns its one
+		// reference and releases it when its operators are done.
+		c = &inChan{dec: row.NewDecoder().Recycle()}
 		d.chans[k] = c
 	}
 	if c.failed {

@@ -13,7 +13,10 @@ import (
 // wildcard over edges or one subscription per edge (WithEdges), and hands
 // each channel's messages on in the order they were sent:
 // *messages.Batch, *messages.EndOfData, and for a barrier *messages.Barrier
-// then *messages.BarrierMarker.
+// then *messages.BarrierMarker. A delivered batch is decoded into recycled
+// vectors (row.Decoder.Recycle): whoever it is delivered to owns its one
+// reference and releases it when done (row.Batch.Release), or simply
+// drops it.
 //
 // deliver and onError are called from the subscriptions' goroutines (and
 // onError also from the goroutines that watch the connection and the

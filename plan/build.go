@@ -217,6 +217,7 @@ func build(job *config.Job, jobID string, resolved func(v *Vertex) ([]byte, erro
 		}
 	}
 	p.cut(order)
+	p.Warnings = append(p.Warnings, p.guaranteeWarnings()...)
 	return p, nil
 }
 

@@ -22,4 +22,12 @@
 // bytes come from. CheckCompatible tells whether a job re-resolved from a
 // changed file can continue from the state of the plan it was resolved
 // with.
+//
+// Guarantees (guarantee.go) are what each pipeline, as written, guarantees
+// about delivery: the least of its sources' and sinks' declared guarantees
+// with their options, naming the connector that limits it. A sink whose
+// options ask for exactly-once in any connector's spelling
+// (is_exactly_once, semantics = EXACTLY_ONCE, is_enable_transaction, ...)
+// when it or its pipeline's sources cannot give it is a warning of the
+// plan, so run --check and submit show it.
 package plan

@@ -8,6 +8,8 @@ type Batch struct {
 	Kinds  []Kind // nil: every row is an INSERT
 	Cols   []*Column
 	N      int
+
+	rc *recycling // nil: not recycled (recycle.go)
 }
 
 // NewBatch assembles a batch from columns of equal length; kinds may be nil.
@@ -83,11 +85,24 @@ func (b *Batch) WithKinds(kinds []Kind) *Batch {
 	return &Batch{Schema: b.Schema, Kinds: kinds, Cols: b.Cols, N: b.N}
 }
 
-// ByteSize estimates the batch's size in memory.
+// ByteSize estimates the batch's size in memory, walking every string and
+// bytes value: for splitting batches by bytes and for
+// read_limit.bytes_per_second. Metrics use ApproxByteSize.
 func (b *Batch) ByteSize() int {
 	n := len(b.Kinds)
 	for _, c := range b.Cols {
 		n += c.ByteSize()
+	}
+	return n
+}
+
+// ApproxByteSize is ByteSize estimated from the columns' lengths, with
+// the mean size of a few sampled values standing for variable-length ones:
+// a cost per column, not per value, for byte metrics.
+func (b *Batch) ApproxByteSize() int {
+	n := len(b.Kinds)
+	for _, c := range b.Cols {
+		n += c.ApproxByteSize()
 	}
 	return n
 }

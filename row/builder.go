@@ -9,22 +9,43 @@ import "fmt"
 type Builder struct {
 	schema   *Schema
 	capacity int
+	recycle  bool
 	cols     []*Column
 	kinds    []Kind // nil while every row is an INSERT
 	n        int
 }
 
+// BuilderOption changes how a Builder builds.
+type BuilderOption func(*Builder)
+
+// Recycling makes Build hand over recycled batches (NewRecycledBatch)
+// whose columns come from the pool and go back to it when the batch is
+// released. The caller of Build promises to hand the batch on whole and
+// not to read it again: a reader emitting it to the engine does.
+func Recycling() BuilderOption {
+	return func(b *Builder) { b.recycle = true }
+}
+
 // NewBuilder starts a batch of schema with room for capacity rows.
-func NewBuilder(schema *Schema, capacity int) *Builder {
+func NewBuilder(schema *Schema, capacity int, opts ...BuilderOption) *Builder {
 	b := &Builder{schema: schema, capacity: capacity}
+	for _, o := range opts {
+		o(b)
+	}
 	b.reset()
 	return b
 }
 
 func (b *Builder) reset() {
-	b.cols = make([]*Column, len(b.schema.Fields))
+	if !b.recycle || b.cols == nil {
+		b.cols = make([]*Column, len(b.schema.Fields))
+	}
 	for j, f := range b.schema.Fields {
-		b.cols[j] = NewColumn(f.Type, b.capacity)
+		if b.recycle {
+			b.cols[j] = NewRecycledColumn(f.Type, b.capacity)
+		} else {
+			b.cols[j] = NewColumn(f.Type, b.capacity)
+		}
 	}
 	b.kinds = nil
 	b.n = 0
@@ -79,7 +100,16 @@ func (b *Builder) Build() *Batch {
 	if b.n == 0 {
 		return nil
 	}
-	out := &Batch{Schema: b.schema, Kinds: b.kinds, Cols: b.cols, N: b.n}
+	var out *Batch
+	if b.recycle {
+		out = NewRecycledBatch(b.schema, b.kinds, b.n)
+		for j, c := range b.cols {
+			out.Cols[j] = c
+			out.Own(c)
+		}
+	} else {
+		out = &Batch{Schema: b.schema, Kinds: b.kinds, Cols: b.cols, N: b.n}
+	}
 	b.reset()
 	return out
 }

@@ -14,10 +14,19 @@ import (
 // schema encoding share one *Schema. A Decoder is used by one goroutine.
 type Decoder struct {
 	schemas map[string]*Schema // by their encoding
+	recycle bool
 }
 
 // NewDecoder is a Decoder with an empty schema cache.
 func NewDecoder() *Decoder { return &Decoder{schemas: make(map[string]*Schema)} }
+
+// Recycle makes d decode into recycled batches (NewRecycledBatch) whose
+// columns come from the pool: for a receiver that hands each batch on
+// whole, to a reader that releases it. It returns d.
+func (d *Decoder) Recycle() *Decoder {
+	d.recycle = true
+	return d
+}
 
 // Decode reads one batch from src and returns it and the rest of src. The
 // batch does not share memory with src; the strings of a column share one
@@ -25,7 +34,7 @@ func NewDecoder() *Decoder { return &Decoder{schemas: make(map[string]*Schema)} 
 // ErrTruncated (src ends inside the batch), ErrCorrupt or ErrVersion; Decode
 // never panics on bad input.
 func (d *Decoder) Decode(src []byte) (*Batch, []byte, error) {
-	r := &reader[[]byte]{b: src}
+	r := &reader[[]byte]{b: src, recycle: d.recycle}
 	v, err := r.byte()
 	if err != nil {
 		return nil, src, err
@@ -141,7 +150,12 @@ func (r *reader[T]) batch(s *Schema) (*Batch, error) {
 	if flags&^batchKinds != 0 {
 		return nil, corrupt("batch flags %#x", flags)
 	}
-	b := &Batch{Schema: s, N: n, Cols: make([]*Column, len(s.Fields))}
+	var b *Batch
+	if r.recycle {
+		b = NewRecycledBatch(s, nil, n)
+	} else {
+		b = &Batch{Schema: s, N: n, Cols: make([]*Column, len(s.Fields))}
+	}
 	if flags&batchKinds != 0 {
 		raw, err := r.take(n)
 		if err != nil {
@@ -159,9 +173,11 @@ func (r *reader[T]) batch(s *Schema) (*Batch, error) {
 	for j, f := range s.Fields {
 		c, err := r.column(f.Type, n)
 		if err != nil {
+			b.Release()
 			return nil, fmt.Errorf("field %s: %w", f.Name, err)
 		}
 		b.Cols[j] = c
+		b.Own(c)
 	}
 	return b, nil
 }
@@ -188,6 +204,9 @@ func (r *reader[T]) column(t *Type, n int) (*Column, error) {
 		return nil, corrupt("column flags %#x", flags)
 	}
 	c := &Column{Type: t}
+	if r.recycle {
+		c = NewRecycledColumn(t, n)
+	}
 	if flags&colNulls != 0 {
 		if c.Nulls, err = r.bitmap(n); err != nil {
 			return nil, err
@@ -199,13 +218,13 @@ func (r *reader[T]) column(t *Type, n int) (*Column, error) {
 			return nil, corrupt("a null column with values")
 		}
 	case StoreInt:
-		c.Ints, err = r.ints(n, c.Nulls)
+		c.Ints, err = r.ints(c.Ints, n, c.Nulls)
 	case StoreTimestamp:
 		c.Secs, c.Nanos, err = r.timestamps(n, c.Nulls)
 	case StoreFloat:
 		var raw T
 		if raw, err = r.take(8 * n); err == nil {
-			c.Floats = make([]float64, n)
+			c.Floats = sized(c.Floats, n)
 			for i := range c.Floats {
 				c.Floats[i] = math.Float64frombits(le64(raw, 8*i))
 			}
@@ -213,7 +232,7 @@ func (r *reader[T]) column(t *Type, n int) (*Column, error) {
 	case StoreBool:
 		c.Bools, err = r.bitmap(n)
 	case StoreString:
-		c.Strs, err = r.strs(n)
+		c.Strs, err = r.strs(c.Strs, n)
 	case StoreBytes:
 		c.Bins, err = r.bins(n, c.Nulls)
 	case StoreDecimal:
@@ -241,13 +260,13 @@ func (r *reader[T]) lengths(n int) (int, int, error) {
 	return start, total, nil
 }
 
-func (r *reader[T]) strs(n int) ([]string, error) {
+func (r *reader[T]) strs(dst []string, n int) ([]string, error) {
 	start, total, err := r.lengths(n)
 	if err != nil {
 		return nil, err
 	}
 	all := string(r.b[r.p : r.p+total]) // the one copy
-	out := make([]string, n)
+	out := sized(dst, n)
 	lr := reader[T]{b: r.b, p: start}
 	off := 0
 	for i := range out {
@@ -285,4 +304,12 @@ func (r *reader[T]) bins(n int, nulls []bool) ([][]byte, error) {
 	}
 	r.p += total
 	return out, nil
+}
+
+// sized is dst with n elements, reusing its room (a recycled column's).
+func sized[T any](dst []T, n int) []T {
+	if cap(dst) >= n {
+		return dst[:n]
+	}
+	return make([]T, n)
 }

@@ -96,7 +96,7 @@ func le64[T []byte | string](b T, p int) uint64 {
 		uint64(b[p+4])<<32 | uint64(b[p+5])<<40 | uint64(b[p+6])<<48 | uint64(b[p+7])<<56
 }
 
-func (r *reader[T]) ints(n int, nulls []bool) ([]int64, error) {
+func (r *reader[T]) ints(dst []int64, n int, nulls []bool) ([]int64, error) {
 	base, err := r.varint()
 	if err != nil {
 		return nil, err
@@ -112,7 +112,7 @@ func (r *reader[T]) ints(n int, nulls []bool) ([]int64, error) {
 	if n*w > r.left() {
 		return nil, ErrTruncated
 	}
-	out := make([]int64, n)
+	out := sized(dst, n)
 	src := r.b[r.p:]
 	switch w {
 	case 1:

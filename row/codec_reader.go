@@ -13,6 +13,8 @@ type reader[T []byte | string] struct {
 	b   T
 	p   int
 	ver byte // the encoding's version
+	// recycle: decode into columns from the pool (Decoder.Recycle).
+	recycle bool
 }
 
 func (r *reader[T]) left() int { return len(r.b) - r.p }

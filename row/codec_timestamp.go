@@ -58,7 +58,7 @@ func timestampsSize(c *Column, n int, nulls []bool) int {
 // encoding, the int-framed nanoseconds since the epoch that it held then.
 func (r *reader[T]) timestamps(n int, nulls []bool) (secs []int64, nanos []int32, err error) {
 	if r.ver == 1 {
-		ns, err := r.ints(n, nulls)
+		ns, err := r.ints(nil, n, nulls)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -68,7 +68,7 @@ func (r *reader[T]) timestamps(n int, nulls []bool) (secs []int64, nanos []int32
 		}
 		return ns, nanos, nil
 	}
-	if secs, err = r.ints(n, nulls); err != nil {
+	if secs, err = r.ints(nil, n, nulls); err != nil {
 		return nil, nil, err
 	}
 	flags, err := r.byte()

@@ -369,3 +369,71 @@ func anySize(v any) int {
 	}
 	return 8
 }
+
+// approxSamples is how many values ApproxByteSize reads of a
+// variable-length column.
+const approxSamples = 8
+
+// ApproxByteSize is ByteSize with variable-length values estimated from
+// approxSamples of them spread over the column.
+func (c *Column) ApproxByteSize() int {
+	switch c.Type.Storage() {
+	case StoreString, StoreBytes, StoreAny:
+	default:
+		return c.ByteSize()
+	}
+	n := c.Len()
+	if n <= approxSamples {
+		return c.ByteSize()
+	}
+	step := n / approxSamples
+	sum := 0
+	for k := 0; k < approxSamples; k++ {
+		i := k * step
+		switch c.Type.Storage() {
+		case StoreString:
+			sum += len(c.Strs[i]) + 4
+		case StoreBytes:
+			sum += len(c.Bins[i]) + 4
+		default:
+			sum += anySize(c.Anys[i])
+		}
+	}
+	return len(c.Nulls) + sum*n/approxSamples
+}
+
+// GrowInts appends n values to an int-stored column and returns them, to
+// be filled in place: a generator or parser writes a whole run of values
+// without an append per value. They are not null.
+func (c *Column) GrowInts(n int) []int64 {
+	c.Ints = growBy(c.Ints, n)
+	c.growNulls(n)
+	return c.Ints[len(c.Ints)-n:]
+}
+
+// GrowFloats is GrowInts for a float or double column.
+func (c *Column) GrowFloats(n int) []float64 {
+	c.Floats = growBy(c.Floats, n)
+	c.growNulls(n)
+	return c.Floats[len(c.Floats)-n:]
+}
+
+// GrowStrings is GrowInts for a string column.
+func (c *Column) GrowStrings(n int) []string {
+	c.Strs = growBy(c.Strs, n)
+	c.growNulls(n)
+	return c.Strs[len(c.Strs)-n:]
+}
+
+func (c *Column) growNulls(n int) {
+	if c.Nulls != nil {
+		c.Nulls = append(c.Nulls, make([]bool, n)...)
+	}
+}
+
+func growBy[T any](s []T, n int) []T {
+	if len(s)+n <= cap(s) {
+		return s[:len(s)+n]
+	}
+	return append(s, make([]T, n)...)
+}

@@ -13,4 +13,10 @@
 // returned by a transform, sent on a channel): recorded channel state and
 // replay after a failure rely on that. A transform that changes rows builds a
 // new batch, sharing the columns it does not change.
+//
+// Batches can be recycled (recycle.go): a recycled batch counts its
+// references, and its vectors go back to a pool when the last reader
+// releases it, so a fused chain in steady state allocates nothing per
+// batch. Immutability is unchanged; the count only says when a batch's
+// last reader is done, and a batch never released is simply collected.
 package row

@@ -130,14 +130,31 @@ type evalCtx struct {
 	cols   []*row.Column
 	n      int
 	now    time.Time
+	// taken are the passed-through input columns taken for the selected
+	// rows into columns from the row pool: the output batch owns them.
+	taken []*row.Column
 }
 
 func newCtx(p *program, in *row.Batch, sel []int) *evalCtx {
+	c := &evalCtx{}
+	c.reset(p, in, sel)
+	return c
+}
+
+// reset makes c the context of rows sel of in, reusing its buffers.
+func (c *evalCtx) reset(p *program, in *row.Batch, sel []int) {
 	n := in.Len()
 	if sel != nil {
 		n = len(sel)
 	}
-	return &evalCtx{prog: p, in: in, sel: sel, cols: make([]*row.Column, len(in.Cols)), n: n, now: p.now()}
+	cols := c.cols
+	if cap(cols) < len(in.Cols) {
+		cols = make([]*row.Column, len(in.Cols))
+	}
+	cols = cols[:len(in.Cols)]
+	clear(cols)
+	clear(c.taken)
+	*c = evalCtx{prog: p, in: in, sel: sel, cols: cols, n: n, now: p.now(), taken: c.taken[:0]}
 }
 
 // col is input column j for the context's rows.
@@ -155,7 +172,10 @@ func (c *evalCtx) col(j int) *row.Column {
 	} else {
 		src = c.parent.col(j)
 	}
-	if c.sel != nil {
+	if c.sel != nil && c.parent == nil {
+		src = src.TakeRecycled(c.sel)
+		c.taken = append(c.taken, src)
+	} else if c.sel != nil {
 		src = src.Take(c.sel)
 	}
 	c.cols[j] = src

@@ -3,6 +3,7 @@ package sqlengine
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/stactor/stactor/row"
@@ -18,6 +19,9 @@ type Query struct {
 	items    []evaluator
 	laterals []lateral
 	sel      []int
+	// wctx and ctx are the contexts of the WHERE and of the select items,
+	// reused from batch to batch.
+	wctx, ctx evalCtx
 }
 
 // Option changes how Compile checks a query.
@@ -182,9 +186,17 @@ func keptKey(in, out *row.Schema, items []evaluator) []string {
 // OutputSchema is the schema of the batches Process returns.
 func (t *Query) OutputSchema() *row.Schema { return t.out }
 
+// BorrowsBatches tells the engine that Process keeps nothing of its input
+// past the call except through its output, which holds the input while it
+// shares the input's columns (connectors.BatchBorrower): the engine may
+// recycle batches through a Sql transform.
+func (t *Query) BorrowsBatches() {}
+
 // Process filters and projects one batch. Row kinds and unchanged columns
 // pass through; selected rows are taken once, then every select item is
-// computed a whole column at a time.
+// computed a whole column at a time. The output is a recycled batch
+// (row.NewRecycledBatch): it owns the columns computed or taken for it,
+// and holds b when it shares b's columns.
 func (t *Query) Process(b *row.Batch) (*row.Batch, error) {
 	if b == nil || b.Len() == 0 {
 		return nil, nil
@@ -192,24 +204,12 @@ func (t *Query) Process(b *row.Batch) (*row.Batch, error) {
 	n := b.Len()
 	var sel []int
 	if t.where != nil {
-		w, err := t.where.eval(newCtx(t.prog, b, nil))
+		t.wctx.reset(t.prog, b, nil)
+		w, err := t.where.eval(&t.wctx)
 		if err != nil {
 			return nil, t.evalError(b, err)
 		}
-		sel = t.sel[:0]
-		if w.Nulls == nil {
-			for i, ok := range w.Bools[:n] {
-				if ok {
-					sel = append(sel, i)
-				}
-			}
-		} else {
-			for i, ok := range w.Bools[:n] {
-				if ok && !w.Nulls[i] {
-					sel = append(sel, i)
-				}
-			}
-		}
+		sel = selected(grow(t.sel, n), w.Bools[:n], w.Nulls)
 		t.sel = sel
 		switch len(sel) {
 		case 0:
@@ -218,18 +218,8 @@ func (t *Query) Process(b *row.Batch) (*row.Batch, error) {
 			sel = nil
 		}
 	}
-	ctx := newCtx(t.prog, b, sel)
-	cols := make([]*row.Column, len(t.items))
-	for k, e := range t.items {
-		col, err := e.eval(ctx)
-		if err != nil {
-			return nil, t.evalError(b, err)
-		}
-		if t.prog.scratch[col] {
-			col = cloneCol(col, ctx.n)
-		}
-		cols[k] = col
-	}
+	ctx := &t.ctx
+	ctx.reset(t.prog, b, sel)
 	kinds := b.Kinds
 	if sel != nil && kinds != nil {
 		kinds = make([]row.Kind, len(sel))
@@ -237,14 +227,70 @@ func (t *Query) Process(b *row.Batch) (*row.Batch, error) {
 			kinds[k] = b.Kinds[i]
 		}
 	}
-	out := &row.Batch{Schema: t.out, Kinds: kinds, Cols: cols, N: ctx.n}
-	if len(t.laterals) > 0 {
-		var err error
-		if out, err = t.explode(ctx, out); err != nil {
+	out := row.NewRecycledBatch(t.out, kinds, ctx.n)
+	out.Cols = out.Cols[:len(t.items)] // a lateral view adds its column later
+	shares := false
+	for k, e := range t.items {
+		m := e.meta()
+		m.out.last = nil
+		col, err := e.eval(ctx)
+		if err != nil {
+			out.Release()
 			return nil, t.evalError(b, err)
 		}
+		switch {
+		case t.prog.scratch[col]:
+			col = cloneCol(col, ctx.n)
+			out.Own(col)
+		case col == m.out.last || slices.Contains(ctx.taken, col):
+			out.Own(col)
+		case slices.Contains(b.Cols, col):
+			shares = true
+		}
+		// Anything else is an evaluator's constant column, shared and
+		// never modified.
+		out.Cols[k] = col
+	}
+	if shares {
+		out.Hold(b)
+	}
+	if len(t.laterals) > 0 {
+		exploded, err := t.explode(ctx, out)
+		out.Release() // explode copies what it keeps
+		if err != nil {
+			return nil, t.evalError(b, err)
+		}
+		return exploded, nil
 	}
 	return out, nil
+}
+
+// selected is the rows whose flag is true and not null, written into sel
+// (of len(flags)) without a branch per row: a filter keeping a random half
+// of the rows would mispredict every other one.
+func selected(sel []int, flags, nulls []bool) []int {
+	k := 0
+	if nulls == nil {
+		for i, ok := range flags {
+			sel[k] = i
+			k += b2i(ok)
+		}
+		return sel[:k]
+	}
+	nulls = nulls[:len(flags)]
+	for i, ok := range flags {
+		sel[k] = i
+		k += b2i(ok && !nulls[i])
+	}
+	return sel[:k]
+}
+
+// b2i is 1 for true; the compiler makes it a flag move, not a branch.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // evalError names the expression and the input row a run-time error

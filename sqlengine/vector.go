@@ -16,12 +16,16 @@ import (
 // slot is where an evaluator puts its result. An inner node reuses its
 // buffer from batch to batch (its result is consumed before the next
 // batch); a root node, whose result leaves the transform in an output
-// batch, gets a fresh column each time since batches are immutable once
-// handed on.
+// batch, gets a column from the row pool each time (batches are immutable
+// once handed on), which the output batch owns and returns to the pool
+// when its last reader is done.
 type slot struct {
 	root  bool
 	col   row.Column
 	nulls []bool
+	// last is the column a root slot gave out for the current batch: the
+	// output batch owns it (Query.Process).
+	last *row.Column
 }
 
 func grow[T any](s []T, n int) []T {
@@ -61,22 +65,47 @@ func newVec(t *row.Type, n int) *row.Column {
 	return c
 }
 
+// recycledVec is a column of n values of type t from the row pool, for a
+// batch to own; its values are garbage until the caller writes them (a
+// null column's are null).
+func recycledVec(t *row.Type, n int) *row.Column {
+	c := row.NewRecycledColumn(t, n)
+	if t.Storage() == row.StoreNone {
+		c.Nulls = grow(c.Nulls, n)
+		for i := range c.Nulls {
+			c.Nulls[i] = true
+		}
+		return c
+	}
+	sizeVec(c, n)
+	return c
+}
+
 // get is a column of type t with room for n values, without nulls; its
 // values are garbage until the caller writes them.
 func (s *slot) get(t *row.Type, n int) *row.Column {
 	if s.root {
-		return newVec(t, n)
+		s.last = recycledVec(t, n)
+		return s.last
 	}
 	c := &s.col
 	c.Type = t
 	c.Nulls = nil
-	switch t.Storage() {
-	case row.StoreNone:
+	if t.Storage() == row.StoreNone {
 		s.nulls = grow(s.nulls, n)
 		for i := range s.nulls {
 			s.nulls[i] = true
 		}
 		c.Nulls = s.nulls
+		return c
+	}
+	sizeVec(c, n)
+	return c
+}
+
+// sizeVec gives c's value vector n values, reusing its room.
+func sizeVec(c *row.Column, n int) {
+	switch c.Type.Storage() {
 	case row.StoreInt:
 		c.Ints = grow(c.Ints, n)
 	case row.StoreFloat:
@@ -95,7 +124,6 @@ func (s *slot) get(t *row.Type, n int) *row.Column {
 		c.Secs = grow(c.Secs, n)
 		c.Nanos = grow(c.Nanos, n)
 	}
-	return c
 }
 
 // nullsOf gives c (a column from get) a null vector of n false flags.
@@ -380,35 +408,36 @@ func scatter(s *slot, dst *row.Column, n int, pos []int, src *row.Column) {
 	}
 }
 
-// cloneCol is a copy of c's first n values that shares nothing mutable.
+// cloneCol is a copy of c's first n values that shares nothing mutable,
+// in a column from the row pool for the output batch to own.
 func cloneCol(c *row.Column, n int) *row.Column {
-	out := &row.Column{Type: c.Type}
+	out := row.NewRecycledColumn(c.Type, n)
 	if c.Nulls != nil {
-		out.Nulls = append([]bool(nil), c.Nulls[:n]...)
+		out.Nulls = append(out.Nulls[:0], c.Nulls[:n]...)
 	}
 	switch c.Type.Storage() {
 	case row.StoreInt:
-		out.Ints = append([]int64(nil), c.Ints[:n]...)
+		out.Ints = append(out.Ints[:0], c.Ints[:n]...)
 	case row.StoreFloat:
-		out.Floats = append([]float64(nil), c.Floats[:n]...)
+		out.Floats = append(out.Floats[:0], c.Floats[:n]...)
 	case row.StoreString:
-		out.Strs = append([]string(nil), c.Strs[:n]...)
+		out.Strs = append(out.Strs[:0], c.Strs[:n]...)
 	case row.StoreBool:
-		out.Bools = append([]bool(nil), c.Bools[:n]...)
+		out.Bools = append(out.Bools[:0], c.Bools[:n]...)
 	case row.StoreBytes:
-		out.Bins = append([][]byte(nil), c.Bins[:n]...)
+		out.Bins = append(out.Bins[:0], c.Bins[:n]...)
 	case row.StoreDecimal:
-		out.Decs = append([]decimal.Decimal(nil), c.Decs[:n]...)
+		out.Decs = append(out.Decs[:0], c.Decs[:n]...)
 	case row.StoreAny:
-		out.Anys = append([]any(nil), c.Anys[:n]...)
+		out.Anys = append(out.Anys[:0], c.Anys[:n]...)
 	case row.StoreTimestamp:
-		out.Secs = append([]int64(nil), c.Secs[:n]...)
-		out.Nanos = append([]int32(nil), c.Nanos[:n]...)
+		out.Secs = append(out.Secs[:0], c.Secs[:n]...)
+		out.Nanos = append(out.Nanos[:0], c.Nanos[:n]...)
 	case row.StoreNone:
-		if out.Nulls == nil {
-			out.Nulls = make([]bool, n)
-			for i := range out.Nulls {
-				out.Nulls[i] = true
+		if c.Nulls == nil {
+			out.Nulls = out.Nulls[:0]
+			for range n {
+				out.Nulls = append(out.Nulls, true)
 			}
 		}
 	}

@@ -52,7 +52,11 @@ type Storage interface {
 	// returns nil the checkpoint survives a crash and only then may the
 	// coordinator send CheckpointDone (and so let commits run).
 	//
-	// Called by the pipeline's CheckpointCoordinator once all acks are in.
+	// Called by the pipeline's CheckpointCoordinator once all acks are in,
+	// and again for the same checkpoint (same id, attempt and states) once
+	// its commits are in, to add their times (DESIGN §9): completing a
+	// stored checkpoint again replaces its metadata, also when newer ones
+	// of the attempt are stored.
 	// ErrFenced: a checkpoint of this pipeline from a newer attempt is
 	// already stored, or cp.Attempt is older than the pipeline's latest
 	// persisted attempt (NextAttempt) — the coordinator was replaced.

@@ -51,6 +51,11 @@ type Coordinator struct {
 	finalType     string
 	done          bool
 	lastCompleted *messages.CompletedCheckpoint
+	// committing are the completed checkpoints whose commits are not all
+	// in, with when each sink's began: once they are, the checkpoint is
+	// stored again with its commit times (diagnosis.go).
+	committing map[int64]*committing
+	stopping   bool // the pipeline is stopping: store nothing more
 }
 
 type inflight struct {
@@ -68,7 +73,7 @@ func New(cfg Config, job Job, pipe *plan.Pipeline, attempt int, store storage.St
 		return &Coordinator{cfg: cfg, job: job, jobID: job.Spec.JobId, pipe: pipe, attempt: attempt, term: job.Term, store: store, restore: restore,
 			log:        log.With().Int("pipeline", pipe.ID).Int("attempt", attempt).Logger(),
 			committers: map[int]*actor.PID{}, pending: map[int64][]*messages.PendingCommit{},
-			pendingFinal: map[int64]bool{}, uncommitted: map[int64]map[int]bool{}, restoring: map[int]bool{}}
+			pendingFinal: map[int64]bool{}, uncommitted: map[int64]map[int]bool{}, restoring: map[int]bool{}, committing: map[int64]*committing{}}
 	}
 }
 
@@ -76,6 +81,7 @@ func New(cfg Config, job Job, pipe *plan.Pipeline, attempt int, store storage.St
 func (c *Coordinator) Receive(ctx actor.Context) {
 	if _, ok := ctx.Message().(*actor.Stopping); ok {
 		c.timers.Stop()
+		c.stopping = true
 	}
 	if c.done {
 		return
@@ -209,6 +215,9 @@ func (c *Coordinator) onAck(ctx actor.Context, a *messages.CheckpointAck) {
 		c.abort(ctx, fmt.Sprintf("checkpoint %d: %s", a.Id, a.Error))
 		return
 	}
+	if a.Timing != nil {
+		a.Timing.AckUnixUs = time.Now().UnixMicro()
+	}
 	in.acks[ackKey(a)] = a
 	if len(in.acks) < in.need {
 		return
@@ -219,7 +228,7 @@ func (c *Coordinator) onAck(ctx actor.Context, a *messages.CheckpointAck) {
 func (c *Coordinator) complete(ctx actor.Context) {
 	in := c.inflight
 	cp := &messages.CompletedCheckpoint{JobId: c.jobID, Pipeline: int32(c.pipe.ID), Id: in.id, Attempt: int32(c.attempt), Term: c.term,
-		Type: in.typ, TriggerUnixMs: in.started.UnixMilli(), Parallelism: map[int32]int32{}}
+		Type: in.typ, TriggerUnixMs: in.started.UnixMilli(), TriggerUnixUs: in.started.UnixMicro(), Parallelism: map[int32]int32{}}
 	for _, v := range c.pipe.Vertices {
 		cp.Parallelism[int32(v.ID)] = int32(v.Parallelism)
 	}
@@ -237,6 +246,9 @@ func (c *Coordinator) complete(ctx actor.Context) {
 			continue
 		}
 		cp.Tasks = append(cp.Tasks, &messages.TaskStateRef{Chain: a.Loc.Chain, Subtask: a.Loc.Subtask, Handle: a.Handle})
+		if a.Timing != nil {
+			cp.Timings = append(cp.Timings, a.Timing)
+		}
 		for _, ci := range a.Commits {
 			newInfos = append(newInfos, &messages.PendingCommit{CheckpointId: in.id, Vertex: ci.Vertex, Subtask: ci.Subtask, Info: ci.Info,
 				Node: ci.Node, Worker: ci.Worker})
@@ -281,6 +293,7 @@ func (c *Coordinator) complete(ctx actor.Context) {
 	c.pending[cp.Id] = newInfos
 	c.pendingFinal[cp.Id] = isLast(cp.Type)
 	c.uncommitted[cp.Id] = map[int]bool{}
+	c.committing[cp.Id] = &committing{cp: cp, began: time.Now()}
 	for v, pid := range c.committers {
 		c.uncommitted[cp.Id][v] = true
 		ctx.Send(pid, &commit{checkpoint: cp.Id, final: cp.Type == TypeFinal, infos: byVertex[v]})
@@ -326,6 +339,7 @@ func (c *Coordinator) onCommitted(ctx actor.Context, m *committed) {
 		return
 	}
 	if u := c.uncommitted[m.checkpoint]; u != nil {
+		c.committedBy(m.checkpoint, m.vertex)
 		delete(u, m.vertex)
 		c.checkCommitted(ctx, m.checkpoint)
 	}
@@ -337,6 +351,7 @@ func (c *Coordinator) checkCommitted(ctx actor.Context, id int64) {
 	}
 	delete(c.uncommitted, id)
 	delete(c.pending, id)
+	c.storeCommitTimes(id)
 	if c.pendingFinal[id] {
 		delete(c.pendingFinal, id)
 		ctx.Send(ctx.Parent(), &FinalCommitted{Pipeline: c.pipe.ID, Attempt: c.attempt})

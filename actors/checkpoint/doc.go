@@ -16,4 +16,25 @@
 // JobMaster is; a sink whose commit touches the writer's local disk
 // (connectors.WriterNodeCommitter) has each node's infos committed on that
 // node, by its TaskExecutionService (nodes.go, DESIGN §8).
+//
+// Diagnosis (DESIGN §9; diagnose.go, diagnosis.go): every subtask's ack
+// carries its SubtaskTiming — when its first barrier (at a source, the
+// trigger) was handled, how long its operators' snapshot (a writer's
+// prepare commit) and its state write took, when its last input's marker
+// came, how much channel state it recorded — and the completed checkpoint
+// keeps them with the coordinator's ack times. Commit times are known only
+// after the checkpoint is stored, so once every sink has committed it the
+// coordinator stores the checkpoint again with them (a decision: Complete
+// on a stored checkpoint replaces its metadata; storagetest pins it). A
+// failure there loses only the times. Diagnose cuts each subtask's time
+// into the parts that are its own (the barrier waiting for it after its
+// earliest upstream forwarded it; its snapshot; waiting for markers after
+// its last upstream forwarded; its state write) plus each sink's commit,
+// and names the longest: the vertex that delayed the checkpoint and why.
+//
+// PreviewRestore (preview.go) reads what a restore would start from —
+// storage.Latest per pipeline, as the JobMaster picks it, the readers'
+// splits and the enumerators' unassigned ones, the pending commit infos,
+// and the parallelism changes of the plan to run — without running
+// anything.
 package checkpoint

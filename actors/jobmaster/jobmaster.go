@@ -21,6 +21,14 @@
 // when it is restored) the sinks apply their save modes
 // (connectors.SaveModeHandler) in that goroutine too. Only then does it
 // answer the submitter: an error there refuses the job.
+//
+// Metrics (metrics.go): the JobMaster keeps each subtask's last two
+// TaskMetrics reports and builds messages.JobMetrics from them (per job,
+// pipeline, vertex and subtask: counts, rates, busy / idle /
+// back-pressured time per second, queues, the last checkpoint). That one
+// message answers GetJobMetrics (the HTTP API, /metrics) and, with
+// Options.Metrics, goes out every MetricsInterval on
+// <prefix>.metrics.<job> for stactor top (publish.go, monitor/metrics).
 package jobmaster
 
 import (
@@ -72,6 +80,10 @@ type Options struct {
 	Term uint64
 	// ResolveTimeout bounds resolving a job (0: 5 minutes).
 	ResolveTimeout time.Duration
+	// Metrics, when set, gets the job's JobMetrics every MetricsInterval
+	// (0: DefaultMetricsInterval) and once more when the job ends.
+	Metrics         MetricsPublisher
+	MetricsInterval time.Duration
 }
 
 // Resolved tells the JobMaster's parent that the job is resolved: Spec now
@@ -129,6 +141,10 @@ type pipelineRun struct {
 	permanent   bool
 	backoff     bool // failed, waiting job.retry.interval.seconds to restart
 	lastCkpt    int64
+	// the latest completed checkpoint and how many completed, for the
+	// metrics (PipelineMetrics)
+	lastCheckpoint *messages.CompletedCheckpoint
+	checkpoints    int64
 	// the watchdog's view: when rows last moved or a checkpoint completed
 	lastProgress time.Time
 	lastRows     int64
@@ -183,6 +199,7 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 		j.timers = timers.New(ctx)
 		j.start = time.Now()
 		j.state = state.JobInitializing
+		j.startPublishing()
 		j.resolve()
 	case *resolved:
 		j.onResolved(ctx, m)
@@ -232,10 +249,16 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 	case *checkpoint.Completed:
 		if p := j.pipeline(int(m.Checkpoint.Pipeline), int(m.Checkpoint.Attempt)); p != nil {
 			p.lastCkpt = m.Checkpoint.Id
+			p.lastCheckpoint = m.Checkpoint
+			p.checkpoints++
 			p.lastProgress = time.Now()
 		}
 	case *watchdogTick:
 		j.watchdog(ctx)
+	case *publishTick:
+		if !j.ended {
+			j.publish(j.jobMetrics())
+		}
 	case *cancelTimeout:
 		if m.p.attempt == m.attempt && !allGone(m.p) {
 			for _, t := range m.p.tasks {

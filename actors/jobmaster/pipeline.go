@@ -200,5 +200,7 @@ func (j *JobMaster) checkEnd(ctx actor.Context) {
 	j.ended = true
 	// The coordinator stops this actor when it has the final status
 	// (with a PoisonPill, after any status request it forwarded here).
-	ctx.Send(ctx.Parent(), &Ended{Status: j.status(), Metrics: j.jobMetrics()})
+	m := j.jobMetrics()
+	j.publish(m)
+	ctx.Send(ctx.Parent(), &Ended{Status: j.status(), Metrics: m})
 }

@@ -153,7 +153,7 @@ func handleSaveModes(ctx context.Context, p *plan.Plan, done func(*plan.Vertex))
 func (j *JobMaster) onResolved(ctx actor.Context, m *resolved) {
 	j.cancelResolve = nil
 	if j.state == state.JobCanceling {
-		j.reply(ctx, "")
+		j.reply(ctx, "", nil, nil)
 		j.state = state.JobCanceled
 		j.endNow(ctx)
 		return
@@ -177,7 +177,11 @@ func (j *JobMaster) onResolved(ctx actor.Context, m *resolved) {
 		j.log.Warn().Msg(w.String())
 		warnings = append(warnings, w.String())
 	}
-	j.reply(ctx, "", warnings...)
+	var guarantees []string
+	for _, g := range j.plan.Guarantees() {
+		guarantees = append(guarantees, g.String())
+	}
+	j.reply(ctx, "", warnings, guarantees)
 	if m.err != nil {
 		j.failBeforeStart(ctx, m.err.Error())
 		return
@@ -195,12 +199,13 @@ func (j *JobMaster) onResolved(ctx actor.Context, m *resolved) {
 	j.scheduleWatchdog()
 }
 
-// reply answers the submitter, once.
-func (j *JobMaster) reply(ctx actor.Context, cause string, warnings ...string) {
+// reply answers the submitter, once: the warnings resolving found and
+// what each pipeline guarantees (plan.Guarantees).
+func (j *JobMaster) reply(ctx actor.Context, cause string, warnings, guarantees []string) {
 	if j.submitter == nil {
 		return
 	}
-	ctx.Send(j.submitter, &messages.SubmitJobReply{JobId: j.spec.JobId, Error: cause, Warnings: warnings})
+	ctx.Send(j.submitter, &messages.SubmitJobReply{JobId: j.spec.JobId, Error: cause, Warnings: warnings, Guarantees: guarantees})
 	j.submitter = nil
 }
 
@@ -209,5 +214,7 @@ func (j *JobMaster) reply(ctx actor.Context, cause string, warnings ...string) {
 func (j *JobMaster) endNow(ctx actor.Context) {
 	j.end = time.Now()
 	j.ended = true
-	ctx.Send(ctx.Parent(), &Ended{Status: j.status(), Metrics: j.jobMetrics()})
+	m := j.jobMetrics()
+	j.publish(m)
+	ctx.Send(ctx.Parent(), &Ended{Status: j.status(), Metrics: m})
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/stactor/stactor/connectors"
+	"github.com/stactor/stactor/monitor/tap"
 	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/row"
 )
@@ -22,6 +23,7 @@ type op struct {
 	writer     connectors.Writer
 	next       []*op      // fused downstream operators
 	outs       []*outEdge // channels leaving from this vertex
+	tap        *tap.Point // nil without taps (taps.go)
 
 	// cumulative counts (messages.VertexCounts)
 	rowsIn, rowsOut, bytesIn int64
@@ -80,6 +82,11 @@ func (o *operators) open() error {
 }
 
 // push runs batch b through operator p and everything fused after it.
+// The caller hands over one reference to b (row.Batch.Release): push
+// gives it up once the operators are done with b, or passes it on to
+// those that keep it. An operator that is not a connectors.BatchBorrower
+// may keep what it is given, so its reference is never given up and the
+// batch is left to the garbage collector.
 func (o *operators) push(p *op, b *row.Batch) error {
 	p.rowsIn += int64(b.Len())
 	switch p.v.Kind {
@@ -92,21 +99,34 @@ func (o *operators) push(p *op, b *row.Batch) error {
 			}
 			p.transforms[b.Schema.TableID] = tr
 		}
+		if _, ok := tr.(connectors.BatchBorrower); !ok {
+			b.Retain() // the transform's, for good
+		}
 		out, err := tr.Process(b)
+		if out != b {
+			b.Release()
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.v.Name, err)
 		}
 		if out == nil || out.Len() == 0 {
+			out.Release()
 			return nil
 		}
 		b = out
 	case plan.SinkVertex:
+		if p.tap != nil && p.tap.On() {
+			p.tap.Offer(b) // a sink's tap shows what it writes (it retains b)
+		}
+		n, sz := int64(b.Len()), int64(b.ApproxByteSize())
 		if err := p.writer.Write(b); err != nil {
 			return fmt.Errorf("%s: %w", p.v.Name, err)
 		}
-		sz := int64(b.ByteSize())
+		if _, ok := p.writer.(connectors.BatchBorrower); ok {
+			b.Release()
+		}
 		p.bytesIn += sz
-		o.t.metrics.writeRows += int64(b.Len())
+		o.t.metrics.writeRows += n
 		o.t.metrics.writeBytes += sz
 		return nil
 	}
@@ -114,8 +134,20 @@ func (o *operators) push(p *op, b *row.Batch) error {
 	return o.emit(p, b)
 }
 
-// emit hands p's output to its fused successors and its channels.
+// emit hands p's output, and the caller's reference to it, to its fused
+// successors and its channels: each of them gets a reference.
 func (o *operators) emit(p *op, b *row.Batch) error {
+	if p.tap != nil && p.tap.On() {
+		p.tap.Offer(b) // it retains b until published
+	}
+	readers := len(p.next) + len(p.outs)
+	if readers == 0 {
+		b.Release()
+		return nil
+	}
+	for range readers - 1 {
+		b.Retain()
+	}
 	for _, n := range p.next {
 		if err := o.push(n, b); err != nil {
 			return err

@@ -2,6 +2,7 @@ package task
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -18,7 +19,7 @@ type outEdge struct {
 	t     *Task
 	edge  *plan.Edge
 	chans []*outChannel
-	queue []*row.Batch // waiting for credit, oldest first
+	queue []*row.Batch // waiting for credit, oldest first; a reference each
 	next  int          // rebalance: where to look for credit first
 	held  bool         // the queue held batches when drain last returned
 }
@@ -143,12 +144,18 @@ func (o *outEdge) sendWithCredit() {
 		o.queue = o.queue[1:]
 		ch.seq++
 		if ch.remote != nil {
-			if err := ch.remote.SendBatch(int32(o.t.index), ch.seq, o.t.cp.last, b); err != nil {
+			// Encoded before SendBatch returns: this subtask's reference
+			// is done with.
+			err := ch.remote.SendBatch(int32(o.t.index), ch.seq, o.t.cp.last, b)
+			b.Release()
+			if err != nil {
 				o.t.remoteErr = err
 				return
 			}
 			continue
 		}
+		// The message carries the queue's reference to the receiver,
+		// whose process hands it to its operators.
 		o.t.system.Root.Send(ch.pid, &messages.Batch{Edge: int32(o.edge.ID), From: int32(o.t.index), Seq: ch.seq, Barrier: o.t.cp.last, Rows: b})
 	}
 }
@@ -262,9 +269,11 @@ func (t *Task) process(ctx actor.Context, msg any) error {
 	switch m := msg.(type) {
 	case *messages.Batch:
 		ch := t.ins[chanKey{m.Edge, m.From}]
+		start := time.Now()
 		if err := t.ops.push(t.ops.ops[t.chain.Head.ID], m.Rows); err != nil {
 			return err
 		}
+		t.metrics.busy(start)
 		ch.processed = m.Seq
 		if w := t.opts.CreditWindow; ch.processed+w-ch.granted >= (w+1)/2 {
 			ch.granted = ch.processed + w

@@ -2,6 +2,7 @@ package task
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"google.golang.org/protobuf/proto"
@@ -17,13 +18,31 @@ import (
 // batches arriving before a channel's marker are recorded as that channel's
 // input state, and nothing is processed.
 type capture struct {
-	id       int64
-	typ      string
-	state    *messages.SubtaskState
-	waiting  map[chanKey]bool
+	id      int64
+	typ     string
+	state   *messages.SubtaskState
+	waiting map[chanKey]bool
+	// recorded batches hold a reference each (row.Batch.Retain) until
+	// the capture is written or aborted: they must stay valid, unrecycled,
+	// until then, whatever the operators did with them meanwhile.
 	recorded map[chanKey][]*row.Batch
 	// the counters at the snapshot
 	readRows, writeRows int64
+	// timing is the diagnosis of this subtask's part (DESIGN §9).
+	timing *messages.SubtaskTiming
+}
+
+// release gives up the references of the recorded batches; c may be nil.
+func (c *capture) release() {
+	if c == nil {
+		return
+	}
+	for k, bs := range c.recorded {
+		for _, b := range bs {
+			b.Release()
+		}
+		delete(c.recorded, k)
+	}
 }
 
 // checkpointing is the subtask's checkpoint bookkeeping.
@@ -63,12 +82,17 @@ func (t *Task) startCapture(ctx actor.Context, id int64, typ string) error {
 		return nil
 	}
 	t.cp.last = id
-	t.cp.cur = nil // a newer barrier aborts an older capture
+	t.cp.cur.release() // a newer barrier aborts an older capture
+	t.cp.cur = nil
+	barrierAt := time.Now()
 	c := &capture{id: id, typ: typ, waiting: map[chanKey]bool{}, recorded: map[chanKey][]*row.Batch{},
 		state:    &messages.SubtaskState{Chain: t.loc.Chain, Subtask: t.loc.Subtask},
-		readRows: t.metrics.readRows, writeRows: t.metrics.writeRows}
+		readRows: t.metrics.readRows, writeRows: t.metrics.writeRows,
+		timing: &messages.SubtaskTiming{Chain: t.loc.Chain, Subtask: t.loc.Subtask, BarrierUnixUs: barrierAt.UnixMicro(),
+			VertexSnapshotUs: map[int32]int64{}}}
 	// Operator state, at once.
 	if t.src != nil && t.src.reader != nil {
+		began := time.Now()
 		splits, err := t.src.reader.SnapshotState(id)
 		if err != nil {
 			return fmt.Errorf("%s: snapshot: %w", t.chain.Head.Name, err)
@@ -78,11 +102,13 @@ func (t *Task) startCapture(ctx actor.Context, id int64, typ string) error {
 			vs.Splits = append(vs.Splits, &messages.Split{Id: s.ID, Data: s.Data})
 		}
 		c.state.Vertices = append(c.state.Vertices, vs)
+		c.timing.VertexSnapshotUs[int32(t.chain.Head.ID)] = time.Since(began).Microseconds()
 	}
 	for _, p := range t.ops.list {
 		if p.writer == nil {
 			continue
 		}
+		began := time.Now()
 		info, err := p.writer.PrepareCommit(id)
 		if err != nil {
 			return fmt.Errorf("%s: prepare commit: %w", p.v.Name, err)
@@ -98,7 +124,9 @@ func (t *Task) startCapture(ctx actor.Context, id int64, typ string) error {
 			return fmt.Errorf("%s: snapshot: %w", p.v.Name, err)
 		}
 		c.state.Vertices = append(c.state.Vertices, &messages.VertexState{Vertex: int32(p.v.ID), WriterStates: states})
+		c.timing.VertexSnapshotUs[int32(p.v.ID)] = time.Since(began).Microseconds()
 	}
+	c.timing.SnapshotUs = time.Since(barrierAt).Microseconds()
 	// Output channel state: what waits for credit.
 	for _, o := range t.outs {
 		if len(o.queue) > 0 {
@@ -116,6 +144,7 @@ func (t *Task) startCapture(ctx actor.Context, id int64, typ string) error {
 	for _, m := range t.pending {
 		if b, ok := m.(*messages.Batch); ok {
 			k := chanKey{b.Edge, b.From}
+			b.Rows.Retain()
 			c.recorded[k] = append(c.recorded[k], b.Rows)
 		}
 	}
@@ -164,6 +193,7 @@ func (t *Task) recordIfCapturing(m *messages.Batch) {
 	if c := t.cp.cur; c != nil {
 		k := chanKey{m.Edge, m.From}
 		if c.waiting[k] {
+			m.Rows.Retain()
 			c.recorded[k] = append(c.recorded[k], m.Rows)
 		}
 	}
@@ -174,6 +204,9 @@ func (t *Task) recordIfCapturing(m *messages.Batch) {
 func (t *Task) finishCapture(ctx actor.Context) error {
 	c := t.cp.cur
 	t.cp.cur = nil
+	defer c.release() // encoded below: the recorded batches are done with
+	aligned := time.Now()
+	c.timing.AlignedUnixUs = aligned.UnixMicro()
 	var batches int64
 	for k, bs := range c.recorded {
 		if len(bs) == 0 {
@@ -200,6 +233,13 @@ func (t *Task) finishCapture(ctx actor.Context) error {
 	if err != nil {
 		return fmt.Errorf("writing checkpoint %d state: %w", c.id, err)
 	}
+	c.timing.StateWriteUs = time.Since(aligned).Microseconds()
+	c.timing.StateBytes, c.timing.ChannelBatches = int64(len(data)), batches
+	for _, cs := range c.state.Channels {
+		for _, b := range cs.Batches {
+			c.timing.ChannelBytes += int64(len(b))
+		}
+	}
 	var commits []*messages.CommitInfo
 	for _, p := range t.cp.uncommitted {
 		if p.checkpoint <= c.id {
@@ -208,7 +248,7 @@ func (t *Task) finishCapture(ctx actor.Context) error {
 	}
 	ctx.Send(t.cp.coordinator, &messages.CheckpointAck{Id: c.id, Loc: t.loc, Handle: handle,
 		Commits: commits, StateBytes: int64(len(data)), ChannelBatches: batches,
-		ReadRows: c.readRows, WriteRows: c.writeRows})
+		ReadRows: c.readRows, WriteRows: c.writeRows, Timing: c.timing})
 	return t.tryUnblock(ctx)
 }
 
@@ -217,6 +257,7 @@ func (t *Task) finishCapture(ctx actor.Context) error {
 func (t *Task) onCheckpointDone(m *messages.CheckpointDone) error {
 	if m.Aborted {
 		if c := t.cp.cur; c != nil && c.id == m.Id {
+			c.release()
 			t.cp.cur = nil
 		}
 		return nil
@@ -241,7 +282,7 @@ func (t *Task) onCheckpointDone(m *messages.CheckpointDone) error {
 // subtask i mod parallelism of the edge's target, input state before
 // output state (DESIGN §5 step 7 and rescaling).
 func (t *Task) replay(states []*messages.SubtaskState) error {
-	dec := row.NewDecoder()
+	dec := row.NewDecoder().Recycle() // push hands each batch on, then releases it
 	for _, output := range []bool{false, true} {
 		for _, st := range states {
 			for _, cs := range st.Channels {

@@ -17,5 +17,24 @@
 // flight stays bounded by the credit windows and a slow sink slows the
 // source instead of growing memory. The time spent so blocked is the
 // subtask's backpressure, reported with its per-vertex row counts in
-// TaskMetrics (metrics.go).
+// TaskMetrics (metrics.go), beside its busy time (polls that returned
+// rows, input batches through the chain) and its queue depths; the
+// JobMaster turns two reports into rates and Flink's busy / idle /
+// back-pressured time per second (DESIGN §9).
+//
+// Taps (taps.go, package monitor/tap): with Options.Taps set, each
+// operator has a tap point, and the batch path reads its flag once per
+// batch (in emit, and before a sink's write); only while someone listens
+// is the batch handed, without waiting, to the tap's own goroutine.
+//
+// Recycling (chain.go): the operators pass batches by reference. A batch a
+// reader emits, a transform returns or a channel delivers carries one
+// reference; emit takes one more per extra reader, an operator that is a
+// connectors.BatchBorrower gives its up when its call returns, a channel
+// send hands it to the receiver (locally in the message, across nodes
+// after encoding), and a checkpoint capture holds the batches it records
+// until it is written or aborted. An operator that does not borrow may keep
+// what it is given, so its reference is never given up. Anything added to
+// the path that keeps a batch past the call (a tap that sends later, a
+// buffer) must Retain it.
 package task

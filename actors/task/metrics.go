@@ -23,7 +23,15 @@ type metrics struct {
 	held      int
 	heldSince time.Time
 	heldNs    int64
+	// busyNs is the time spent processing (Flink's busy time): reader
+	// polls that returned rows and input batches through the chain, two
+	// clock readings per poll or batch. Idle is what is left of the
+	// elapsed time after busy and backpressured.
+	busyNs int64
 }
+
+// busy adds the time since start to the busy time.
+func (m *metrics) busy(start time.Time) { m.busyNs += int64(time.Since(start)) }
 
 // hold notes that an output edge began to hold batches for lack of credit.
 func (m *metrics) hold() {
@@ -70,6 +78,16 @@ func (t *Task) metricsMsg() *messages.TaskMetrics {
 		now := time.Now()
 		out.ElapsedNs = int64(now.Sub(m.started))
 		out.BackpressuredNs = m.backpressured(now)
+		out.BusyNs = m.busyNs
+	}
+	out.InputQueue = int64(len(t.pending) + len(t.early))
+	for _, o := range t.outs {
+		out.OutputQueue += int64(len(o.queue))
+		for _, ch := range o.chans {
+			// Credit runs a window ahead of what the receiver processed
+			// when it last granted: what is beyond that is unacknowledged.
+			out.InFlight += max(0, ch.seq-(ch.credit-t.opts.CreditWindow))
+		}
 	}
 	if t.ops != nil {
 		out.Vertices = make([]*messages.VertexCounts, 0, len(t.ops.list))

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/stactor/stactor/monitor/tap"
 )
 
 // Options are the engine settings a subtask runs with.
@@ -27,6 +29,9 @@ type Options struct {
 	// DeployTask; its sinks stamp it, with the service's pid, on their
 	// commit infos so that a commit can run where they wrote (DESIGN §8).
 	Node string
+	// Taps, when set, lets `stactor tap` watch the rows leaving the
+	// subtask's vertices (DESIGN §9): nil means no taps at all.
+	Taps *tap.Hub
 }
 
 // DefaultOptions are the defaults of the engine config.

@@ -85,9 +85,17 @@ func (s *sourceRun) Emit(b *row.Batch) {
 	n := int64(b.Len())
 	s.polled += b.Len()
 	s.t.metrics.readRows += n
-	sz := int64(b.ByteSize())
+	// Bytes are counted exactly only where a limit needs them; the
+	// metric is estimated per column.
+	var sz int64
+	if s.limit.bytesPerSec > 0 {
+		sz = int64(b.ByteSize())
+	} else {
+		sz = int64(b.ApproxByteSize())
+	}
 	s.polledBytes += sz
 	s.t.metrics.readBytes += sz
+	// The reader handed b over with its reference; push passes it on.
 	if err := s.t.ops.push(s.t.ops.ops[s.t.chain.Head.ID], b); err != nil {
 		s.err = err
 	}
@@ -120,10 +128,14 @@ func (t *Task) poll(ctx actor.Context) error {
 		return nil
 	}
 	s.polled, s.polledBytes = 0, 0
+	start := time.Now()
 	err := s.reader.PollNext(s)
 	throttle := s.limit.read(time.Now(), int64(s.polled), s.polledBytes)
 	if err != nil {
 		return fmt.Errorf("%s: %w", t.chain.Head.Name, err)
+	}
+	if s.polled > 0 { // a poll that found nothing waited: idle, not busy
+		t.metrics.busy(start)
 	}
 	if s.err != nil {
 		return s.err

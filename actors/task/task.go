@@ -13,6 +13,7 @@ import (
 
 	"github.com/stactor/stactor/actors/internal/timers"
 	"github.com/stactor/stactor/messages"
+	"github.com/stactor/stactor/monitor/tap"
 	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/state"
 	"github.com/stactor/stactor/storage"
@@ -62,6 +63,7 @@ type Task struct {
 	closed  bool
 	metrics metrics
 	timers  *timers.Timers // metrics ticks and poll delays, stopped with the actor
+	taps    *tap.Subtask   // nil without taps
 }
 
 // New is the props producer for a subtask.
@@ -204,6 +206,7 @@ func (t *Task) start(ctx actor.Context, m *messages.StartTask) error {
 	if err := t.wire(peers); err != nil {
 		return err
 	}
+	t.attachTaps()
 	t.cp.coordinator = messages.ToPID(m.Coordinator)
 	// A subtask whose JobMaster is gone (its node died, or it was replaced)
 	// stops instead of running on as an orphan; its attempt is fenced.
@@ -317,6 +320,7 @@ func (t *Task) fail(ctx actor.Context, err error) {
 
 func (t *Task) closeAll() error {
 	var first error
+	t.closeTaps()
 	if t.receiver != nil {
 		_ = t.receiver.Close()
 		t.receiver = nil

@@ -2,13 +2,21 @@
 // through Consul and sends the leader's CoordinatorService protobuf
 // messages over protoactor remote. A request that fails because the leader
 // changed is sent again to the new leader.
+//
+// A cluster without a leader for a while (a failover) is waited for, but a
+// Consul agent that cannot be reached is not: after ConsulGrace of failed
+// lookups (connection refused, no answer) a request ends with
+// ErrConsulUnreachable, so `stactor list` on a machine without the agent
+// says so within seconds instead of retrying silently until its timeout.
 package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -25,8 +33,20 @@ type Client struct {
 	sys     *actor.ActorSystem
 	rem     *remote.Remote
 	consul  *api.Client
+	address string // the Consul agent's, for errors
 	cluster string
+	// ConsulGrace is how long lookups may fail to reach Consul before a
+	// request gives up with ErrConsulUnreachable; each lookup is bounded by
+	// it too.
+	ConsulGrace time.Duration
 }
+
+// ErrConsulUnreachable: the Consul agent did not answer for ConsulGrace
+// (not running, a wrong --consul address, a firewall).
+var ErrConsulUnreachable = errors.New("cannot reach the Consul agent")
+
+// DefaultConsulGrace is a new Client's ConsulGrace.
+const DefaultConsulGrace = 3 * time.Second
 
 // DialWith prepares a client of cluster whose Consul agent s reaches (its
 // address, ACL token and TLS files), talking to the nodes over remote with
@@ -48,7 +68,11 @@ func DialWith(s consul.ClientSettings, rt engine.RemoteTLS, cluster string) (*Cl
 	if err := engine.StartRemote(r); err != nil {
 		return nil, err
 	}
-	return &Client{sys: sys, rem: r, consul: c, cluster: cluster}, nil
+	addr := s.Address
+	if addr == "" {
+		addr = api.DefaultConfig().Address
+	}
+	return &Client{sys: sys, rem: r, consul: c, address: addr, cluster: cluster, ConsulGrace: DefaultConsulGrace}, nil
 }
 
 // Close releases the client.
@@ -60,13 +84,24 @@ func (c *Client) Close() {
 // Consul is the client's Consul API client.
 func (c *Client) Consul() *api.Client { return c.consul }
 
-// Leader is the current leader's node id and address.
+// Leader is the current leader's node id and address. A Consul agent that
+// does not answer within ConsulGrace is ErrConsulUnreachable.
 func (c *Client) Leader(ctx context.Context) (string, string, error) {
-	id, addr, _, err := consul.CurrentLeader(ctx, c.consul, c.cluster)
+	lctx, cancel := context.WithTimeout(ctx, c.ConsulGrace)
+	defer cancel()
+	id, addr, _, err := consul.CurrentLeader(lctx, c.consul, c.cluster)
 	if err != nil {
+		if isUnreachable(err) && ctx.Err() == nil {
+			return "", "", c.unreachable(err)
+		}
 		return "", "", fmt.Errorf("finding the leader of cluster %q: %w", c.cluster, err)
 	}
 	return id, addr, nil
+}
+
+// unreachable wraps a failed Consul call as ErrConsulUnreachable.
+func (c *Client) unreachable(err error) error {
+	return fmt.Errorf("%w at %s (cluster %q): %v; is the agent running? Give its address with --consul or consul.address", ErrConsulUnreachable, c.address, c.cluster, err)
 }
 
 // Request sends msg to the leader's coordinator and waits up to timeout for
@@ -74,6 +109,7 @@ func (c *Client) Leader(ctx context.Context) (string, string, error) {
 // the new leader, until ctx ends.
 func (c *Client) Request(ctx context.Context, msg any, timeout time.Duration) (any, error) {
 	var last error
+	var consulDown time.Time // since when Consul has not answered
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
 			select {
@@ -83,6 +119,16 @@ func (c *Client) Request(ctx context.Context, msg any, timeout time.Duration) (a
 			}
 		}
 		_, addr, err := c.Leader(ctx)
+		if errors.Is(err, ErrConsulUnreachable) {
+			if consulDown.IsZero() {
+				consulDown = time.Now()
+			}
+			if time.Since(consulDown) >= c.ConsulGrace {
+				return nil, err
+			}
+		} else {
+			consulDown = time.Time{}
+		}
 		if err != nil {
 			last = err
 			continue
@@ -101,21 +147,22 @@ func (c *Client) Request(ctx context.Context, msg any, timeout time.Duration) (a
 }
 
 // Submit submits a job and waits until the leader has resolved it
-// (bounded by ctx); it returns the warnings resolving it found, or why the
-// job was refused.
-func (c *Client) Submit(ctx context.Context, m *messages.SubmitJob) ([]string, error) {
+// (bounded by ctx); it returns the reply — the warnings resolving it found
+// and each pipeline's delivery guarantee — or why the job was refused
+// (with the reply's warnings, when there is one).
+func (c *Client) Submit(ctx context.Context, m *messages.SubmitJob) (*messages.SubmitJobReply, error) {
 	res, err := c.Request(ctx, m, engine.SubmitTimeout(0))
 	if err != nil {
-		return nil, err
+		return &messages.SubmitJobReply{}, err
 	}
 	r, ok := res.(*messages.SubmitJobReply)
 	if !ok {
-		return nil, fmt.Errorf("the leader answered %T to a submit", res)
+		return &messages.SubmitJobReply{}, fmt.Errorf("the leader answered %T to a submit", res)
 	}
 	if r.Error != "" {
-		return r.Warnings, fmt.Errorf("%s", r.Error)
+		return r, fmt.Errorf("%s", r.Error)
 	}
-	return r.Warnings, nil
+	return r, nil
 }
 
 // Status asks the leader for a job's status. The leader answers from the
@@ -159,5 +206,19 @@ func (c *Client) Send(ctx context.Context, msg any) error {
 
 // Members lists the cluster's nodes as Consul sees them.
 func (c *Client) Members(ctx context.Context) ([]consul.Member, error) {
-	return consul.Members(ctx, c.consul, c.cluster)
+	mctx, cancel := context.WithTimeout(ctx, c.ConsulGrace)
+	defer cancel()
+	ms, err := consul.Members(mctx, c.consul, c.cluster)
+	if err != nil && isUnreachable(err) && ctx.Err() == nil {
+		return nil, c.unreachable(err)
+	}
+	return ms, err
+}
+
+// isUnreachable tells a Consul call that got no HTTP answer (refused,
+// timed out, TLS failed: the HTTP client's *url.Error) from one the agent
+// answered with an error (an ACL refusal, say), which is reported as is.
+func isUnreachable(err error) bool {
+	var ue *url.Error
+	return errors.As(err, &ue)
 }

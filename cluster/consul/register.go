@@ -17,6 +17,7 @@ import (
 // goroutine.
 type Registration struct {
 	client *api.Client
+	svcMu  sync.Mutex // guards node and svc (UpdateTags replaces them)
 	node   Node
 	svc    *api.AgentServiceRegistration
 	ttl    time.Duration
@@ -64,7 +65,37 @@ func Register(ctx context.Context, client *api.Client, node Node, opts ...Option
 }
 
 // Node returns the registered node.
-func (r *Registration) Node() Node { return r.node }
+func (r *Registration) Node() Node {
+	r.svcMu.Lock()
+	defer r.svcMu.Unlock()
+	return r.node
+}
+
+// UpdateTags registers the node again with tags in place of its tags
+// (SeaTunnel's /update-tags); the leader's membership watch hands the
+// worker's new tags to the ResourceManager. Tags Consul's metadata cannot
+// hold are an error wrapping ErrBadTags, and change nothing.
+func (r *Registration) UpdateTags(ctx context.Context, tags map[string]string) error {
+	r.svcMu.Lock()
+	defer r.svcMu.Unlock()
+	n := r.node
+	n.Tags = tags
+	o := newOptions(nil)
+	o.ttl = r.ttl
+	svc, err := n.service(o)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrBadTags, err)
+	}
+	svc.Check = r.svc.Check
+	if err := r.client.Agent().ServiceRegisterOpts(svc, api.ServiceRegisterOpts{}.WithContext(ctx)); err != nil {
+		return fmt.Errorf("consul: register node %s with new tags: %w", n.ID, err)
+	}
+	r.node, r.svc = n, svc
+	return nil
+}
+
+// ErrBadTags: tags a node's Consul registration cannot carry.
+var ErrBadTags = errors.New("bad tags")
 
 // CheckID returns the ID of the node's TTL check, for Campaign.
 func (r *Registration) CheckID() string { return CheckID(r.node.ID) }
@@ -81,7 +112,10 @@ func (r *Registration) heartbeat(ctx context.Context) {
 		err := r.client.Agent().UpdateTTLOpts(r.CheckID(), "ok", api.HealthPassing, (&api.QueryOptions{}).WithContext(ctx))
 		if err != nil && ctx.Err() == nil {
 			r.log.Warn().Err(err).Str("node", r.node.ID).Msg("consul: heartbeat failed; registering again")
-			if err := r.client.Agent().ServiceRegisterOpts(r.svc, api.ServiceRegisterOpts{}.WithContext(ctx)); err != nil && ctx.Err() == nil {
+			r.svcMu.Lock()
+			svc := r.svc
+			r.svcMu.Unlock()
+			if err := r.client.Agent().ServiceRegisterOpts(svc, api.ServiceRegisterOpts{}.WithContext(ctx)); err != nil && ctx.Err() == nil {
 				r.log.Warn().Err(err).Str("node", r.node.ID).Msg("consul: register again failed")
 			}
 		}

@@ -36,6 +36,8 @@ type checkpointInfo struct {
 	// ReadRows and WriteRows are the job's counts up to the checkpoint.
 	ReadRows  int64 `json:"readRows"`
 	WriteRows int64 `json:"writeRows"`
+	// Diagnosis names the vertex that delayed the checkpoint (diagnosis.go).
+	Diagnosis *diagnosisInfo `json:"diagnosis"`
 }
 
 func checkpointOf(cp *messages.CompletedCheckpoint) checkpointInfo {
@@ -63,8 +65,11 @@ func (h *Handler) jobCheckpoints(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	out := checkpointHistory{JobID: id, Checkpoints: make([]checkpointInfo, 0, len(cps))}
-	for _, cp := range cps {
-		out.Checkpoints = append(out.Checkpoints, checkpointOf(cp))
+	diags := h.diagnoses(id, cps)
+	for i, cp := range cps {
+		c := checkpointOf(cp)
+		c.Diagnosis = diags[i]
+		out.Checkpoints = append(out.Checkpoints, c)
 	}
 	writeJSON(w, http.StatusOK, out)
 }

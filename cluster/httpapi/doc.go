@@ -1,8 +1,18 @@
 // Package httpapi is the HTTP server of the node that leads a cluster
 // (DESIGN §9): a REST API in the spirit of SeaTunnel's REST API v2
-// (overview, running-jobs, job-info, finished-jobs, submit-job, stop-job,
-// and ours, job-checkpoints), Prometheus /metrics, and a small web page at
-// / that polls the API.
+// (overview, running-jobs, job-info and its old name running-job,
+// finished-jobs, submit-job and submit-jobs, stop-job and stop-jobs,
+// system-monitoring-information, update-tags; and ours, job-checkpoints
+// with each checkpoint's diagnosis and restore-preview), Prometheus
+// /metrics, and a small web page at / that polls the API.
+//
+// /update-tags is answered by the node asked, leader or not (it changes
+// that node's worker tags, through its Tagger), unlike the rest of the
+// API. /submit-jobs checks every job before it submits any, then stops at
+// the first refusal, naming the jobs submitted before it. SeaTunnel's JSON
+// job form (plugin lists with plugin_name) is rewritten into the block
+// form the job parser reads (jsonjob.go). The same handler serves a local
+// `stactor run --http`.
 //
 // The handler holds no job state of its own. It asks the leader's
 // CoordinatorService and ResourceManager by message (Coordinator, with

@@ -25,6 +25,7 @@ type Handler struct {
 	auth    Auth
 	api     *http.ServeMux
 	metrics http.Handler
+	tagger  Tagger // nil: no /update-tags here
 }
 
 // Option configures a Handler.
@@ -66,6 +67,13 @@ func New(c Coordinator, store Checkpoints, opts ...Option) *Handler {
 	h.route("GET", "/job-checkpoints/{jobId}", h.jobCheckpoints)
 	h.route("POST", "/submit-job", h.submitJob)
 	h.route("POST", "/stop-job", h.stopJob)
+	h.route("GET", "/running-job/{jobId}", h.jobInfo) // SeaTunnel's deprecated name of /job-info
+	h.route("POST", "/submit-jobs", h.submitJobs)
+	h.route("POST", "/stop-jobs", h.stopJobs)
+	h.route("GET", "/system-monitoring-information", h.systemMonitoring)
+	h.route("POST", "/update-tags", h.updateTags)
+	h.api.HandleFunc("GET /restore-preview/{jobId}", h.restorePreview)
+	h.api.HandleFunc("POST /restore-preview/{jobId}", h.restorePreview)
 	h.route("GET", "/{$}", servePage)
 	h.api.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path)
@@ -94,6 +102,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.URL.Path == "/metrics" {
 		h.metrics.ServeHTTP(w, r)
+		return
+	}
+	if r.URL.Path == "/update-tags" {
+		h.api.ServeHTTP(w, r) // this node's own tags, leader or not
 		return
 	}
 	if h.lead != nil && !h.lead.Leading() {

@@ -41,6 +41,12 @@ type jobMetrics struct {
 	SinkWriteCount      int64           `json:"SinkWriteCount"`
 	SinkWriteBytes      int64           `json:"SinkWriteBytes"`
 	VertexMetrics       []vertexMetrics `json:"VertexMetrics,omitempty"`
+	// /job-info only: the job's rates (SeaTunnel's SourceReceivedQPS and
+	// SinkWriteQPS), each pipeline's last checkpoint, each subtask.
+	SourceReceivedQPS float64           `json:"SourceReceivedQPS"`
+	SinkWriteQPS      float64           `json:"SinkWriteQPS"`
+	PipelineMetrics   []pipelineMetrics `json:"PipelineMetrics,omitempty"`
+	SubtaskMetrics    []subtaskMetrics  `json:"SubtaskMetrics,omitempty"`
 }
 
 type pipelineInfo struct {
@@ -162,7 +168,7 @@ func (h *Handler) jobInfo(w http.ResponseWriter, r *http.Request) {
 	if m, err := h.coord.Metrics(r.Context(), id); err != nil {
 		h.log.Warn().Err(err).Str("job", id).Msg("asking for the job's vertex metrics")
 	} else {
-		j.Metrics.VertexMetrics = verticesOf(m)
+		addMetrics(j.Metrics, m)
 	}
 	writeJSON(w, http.StatusOK, j)
 }

@@ -22,6 +22,7 @@ var (
 	job  = []string{"job_id", "job_name"}
 	jobP = []string{"job_id", "job_name", "pipeline"}
 	jobV = []string{"job_id", "job_name", "vertex"}
+	jobS = []string{"job_id", "job_name", "pipeline", "chain", "subtask"}
 
 	descLeader          = desc("stactor_node_leader", "1 while this node leads the cluster (and serves the job metrics), else 0.")
 	descJobs            = desc("stactor_jobs", "Jobs the cluster knows, by state.", "state")
@@ -52,6 +53,17 @@ var (
 	descVertexBytesOut = desc("stactor_vertex_bytes_out_total", "Bytes a source vertex read.", jobV...)
 	descVertexBPTime   = desc("stactor_vertex_backpressured_seconds_total", "Time the vertex's subtasks spent with an output held for lack of credit, summed over them.", jobV...)
 	descVertexBP       = desc("stactor_vertex_backpressure_ratio", "The largest share among the vertex's subtasks of their last reporting interval spent with an output held for lack of credit (0..1; 0 for ended jobs).", jobV...)
+	descVertexBusy     = desc("stactor_vertex_busy_ratio", "The largest share among the vertex's subtasks of their last reporting interval spent processing rows (Flink's busyTimeMsPerSecond / 1000).", jobV...)
+	descVertexIdle     = desc("stactor_vertex_idle_ratio", "The largest share among the vertex's subtasks of their last reporting interval spent waiting for input (Flink's idleTimeMsPerSecond / 1000).", jobV...)
+
+	// Per pipeline and subtask of running jobs, from the same JobMetrics.
+	descCkptCompleted = desc("stactor_job_pipeline_checkpoints_completed", "Checkpoints the pipeline completed under its current JobMaster (running jobs).", jobP...)
+	descSubBusy       = desc("stactor_subtask_busy_ratio", "Share of the subtask's last reporting interval spent processing rows.", jobS...)
+	descSubIdle       = desc("stactor_subtask_idle_ratio", "Share of the subtask's last reporting interval spent waiting for input.", jobS...)
+	descSubBP         = desc("stactor_subtask_backpressure_ratio", "Share of the subtask's last reporting interval spent with an output held for lack of credit.", jobS...)
+	descSubInQueue    = desc("stactor_subtask_input_queue_batches", "Input batches the subtask has set aside (waiting for credit downstream or a checkpoint's markers).", jobS...)
+	descSubOutQueue   = desc("stactor_subtask_output_queue_batches", "Output batches the subtask holds for lack of credit.", jobS...)
+	descSubInFlight   = desc("stactor_subtask_in_flight_batches", "Batches the subtask sent that no credit has acknowledged yet.", jobS...)
 )
 
 // descs are the metrics desc made, for Describe.
@@ -179,6 +191,23 @@ func (c collector) vertices(ctx context.Context, ch chan<- prometheus.Metric, st
 		}
 		emit(ch, descVertexBPTime, prometheus.CounterValue, float64(v.BackpressuredMs)/1000, labels...)
 		emit(ch, descVertexBP, prometheus.GaugeValue, v.BackpressuredMsPerSecond/1000, labels...)
+		emit(ch, descVertexBusy, prometheus.GaugeValue, v.BusyMsPerSecond/1000, labels...)
+		emit(ch, descVertexIdle, prometheus.GaugeValue, v.IdleMsPerSecond/1000, labels...)
+	}
+	if state.JobEnded(st.State) {
+		return
+	}
+	for _, p := range m.Pipelines {
+		emit(ch, descCkptCompleted, prometheus.GaugeValue, float64(p.CheckpointsCompleted), st.JobId, st.Name, strconv.Itoa(int(p.Pipeline)))
+	}
+	for _, s := range m.Subtasks {
+		labels := []string{st.JobId, st.Name, strconv.Itoa(int(s.Pipeline)), strconv.Itoa(int(s.Chain)), strconv.Itoa(int(s.Subtask))}
+		emit(ch, descSubBusy, prometheus.GaugeValue, s.BusyMsPerSecond/1000, labels...)
+		emit(ch, descSubIdle, prometheus.GaugeValue, s.IdleMsPerSecond/1000, labels...)
+		emit(ch, descSubBP, prometheus.GaugeValue, s.BackpressuredMsPerSecond/1000, labels...)
+		emit(ch, descSubInQueue, prometheus.GaugeValue, float64(s.InputQueue), labels...)
+		emit(ch, descSubOutQueue, prometheus.GaugeValue, float64(s.OutputQueue), labels...)
+		emit(ch, descSubInFlight, prometheus.GaugeValue, float64(s.InFlight), labels...)
 	}
 }
 

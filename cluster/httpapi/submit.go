@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,6 +32,10 @@ var jobIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
 type submitted struct {
 	JobID   string `json:"jobId"`
 	JobName string `json:"jobName"`
+	// Warnings and Guarantees (per pipeline: what the job as written
+	// guarantees and which connector limits it) are stactor's additions.
+	Warnings   []string `json:"warnings,omitempty"`
+	Guarantees []string `json:"guarantees,omitempty"`
 }
 
 // submitJob runs the job file in the body. Query parameters: jobId
@@ -79,52 +84,86 @@ func (h *Handler) submitJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	ctx := r.Context()
+	res, ferr := h.submit(r.Context(), submitArgs{id: id, name: q.Get("jobName"), restore: restore, vars: vars, file: q.Get("fileName"), body: body})
+	if ferr != nil {
+		ferr.write(w)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// submitArgs is one job to submit: /submit-job's query and body, or one
+// element of /submit-jobs.
+type submitArgs struct {
+	id, name, file string
+	restore        bool
+	vars           map[string]string
+	body           []byte
+}
+
+// apiError is an answer that is not 200: a status and message, or (err)
+// a failure of the coordinator, the registry or the storage (failErr).
+type apiError struct {
+	code int
+	msg  string
+	err  error
+}
+
+func (e *apiError) write(w http.ResponseWriter) {
+	if e.err != nil {
+		failErr(w, e.err)
+		return
+	}
+	fail(w, e.code, "%s", e.msg)
+}
+
+func (e *apiError) Error() string {
+	if e.err != nil {
+		return e.err.Error()
+	}
+	return e.msg
+}
+
+// submit submits one job whose id is checked already.
+func (h *Handler) submit(ctx context.Context, a submitArgs) (submitted, *apiError) {
+	id := a.id
 	// The coordinator refuses a known id too, but in the same words as a
 	// bad file; asking first tells the two apart (409 and 400).
 	if k, err := h.job(ctx, id); err != nil {
-		failErr(w, err)
-		return
-	} else if k != nil && (!restore || !state.JobEnded(k.status.State)) {
-		fail(w, http.StatusConflict, "job %s exists already (%s)", id, k.status.State)
-		return
-	} else if k == nil && restore {
+		return submitted{}, &apiError{err: err}
+	} else if k != nil && (!a.restore || !state.JobEnded(k.status.State)) {
+		return submitted{}, &apiError{code: http.StatusConflict, msg: fmt.Sprintf("job %s exists already (%s)", id, k.status.State)}
+	} else if k == nil && a.restore {
 		// As stactor run --restore: continuing a job nobody ran would
 		// start a new one under its id.
 		if _, err := h.store.LoadJob(id); errors.Is(err, storage.ErrNotFound) {
-			fail(w, http.StatusNotFound, "isStartWithSavePoint=true: no job %s to continue", id)
-			return
+			return submitted{}, &apiError{code: http.StatusNotFound, msg: fmt.Sprintf("isStartWithSavePoint=true: no job %s to continue", id)}
 		} else if err != nil {
-			failErr(w, err)
-			return
+			return submitted{}, &apiError{err: err}
 		}
 	}
 	// This handler is the job's submitting client (DESIGN §2): it parses
 	// the text, with the request's variables only.
-	file := q.Get("fileName")
-	root, err := config.ParseUntrusted(file, body, vars)
+	root, err := config.ParseUntrusted(a.file, seaTunnelJSON(a.body), a.vars)
 	if err == nil {
-		_, err = config.FromTree(file, root)
+		_, err = config.FromTree(a.file, root)
 	}
 	if err != nil {
-		fail(w, http.StatusBadRequest, "%s", err)
-		return
+		return submitted{}, &apiError{code: http.StatusBadRequest, msg: err.Error()}
 	}
-	reply, err := h.coord.Submit(ctx, &messages.SubmitJob{JobId: id, File: file, Tree: config.EncodeTree(root), Vars: vars,
-		Name: q.Get("jobName"), Restore: restore})
+	reply, err := h.coord.Submit(ctx, &messages.SubmitJob{JobId: id, File: a.file, Tree: config.EncodeTree(root), Vars: a.vars,
+		Name: a.name, Restore: a.restore})
 	if err != nil {
-		failErr(w, err)
-		return
+		return submitted{}, &apiError{err: err}
 	}
 	if reply.Error != "" {
-		fail(w, http.StatusBadRequest, "%s", reply.Error)
-		return
+		return submitted{}, &apiError{code: http.StatusBadRequest, msg: reply.Error}
 	}
-	name := q.Get("jobName")
+	name := a.name
 	if st, err := h.coord.Status(ctx, id); err == nil && st.Name != "" {
 		name = st.Name
 	}
-	writeJSON(w, http.StatusOK, submitted{JobID: id, JobName: name})
+	return submitted{JobID: id, JobName: name, Warnings: reply.Warnings, Guarantees: reply.Guarantees}, nil
 }
 
 // parseVars reads variable=name=value parameters.

@@ -35,8 +35,8 @@ func (n *Node) startHTTP() error {
 	if n.cfg.HTTP == "" {
 		return nil
 	}
-	if !n.cfg.HTTPAuth.Enabled() && !loopback(n.cfg.HTTP) {
-		return fmt.Errorf("--http %s listens beyond loopback, and the API takes jobs: configure credentials (http.token / STACTOR_HTTP_TOKEN, http.read-token, or enable-basic-auth with basic-auth-username and basic-auth-password), or bind it to 127.0.0.1", n.cfg.HTTP)
+	if err := checkExposure(n.cfg.HTTP, n.cfg.HTTPAuth); err != nil {
+		return err
 	}
 	tlsCfg, err := n.cfg.HTTPTLS.config()
 	if err != nil {
@@ -52,6 +52,20 @@ func (n *Node) startHTTP() error {
 		return err
 	}
 	addr := n.sys.Address()
+	var tagger httpapi.Tagger
+	if n.cfg.Has("worker") {
+		tagger = func(ctx context.Context, tags map[string]string) error {
+			reg := n.tagReg.Load()
+			if reg == nil {
+				return fmt.Errorf("%w: node %s is not registered in Consul yet", httpapi.ErrUnavailable, n.cfg.ID)
+			}
+			err := reg.UpdateTags(ctx, tags)
+			if errors.Is(err, consul.ErrBadTags) {
+				return &httpapi.BadTagsError{Err: err}
+			}
+			return err
+		}
+	}
 	h := httpapi.New(
 		httpapi.NewActorCoordinator(n.sys.Root, actor.NewPID(addr, "coordinator"), actor.NewPID(addr, "resources"), n.cfg.Resources.Slot),
 		n.cfg.Engine.Store,
@@ -59,7 +73,8 @@ func (n *Node) startHTTP() error {
 		httpapi.WithMembers(func(ctx context.Context) ([]consul.Member, error) {
 			return consul.Members(ctx, n.client, n.cfg.Cluster)
 		}),
-		httpapi.WithVersion(n.cfg.Version), httpapi.WithNodeID(n.cfg.ID), httpapi.WithLogger(n.log), httpapi.WithAuth(n.cfg.HTTPAuth))
+		httpapi.WithVersion(n.cfg.Version), httpapi.WithNodeID(n.cfg.ID), httpapi.WithLogger(n.log), httpapi.WithAuth(n.cfg.HTTPAuth),
+		httpapi.WithTagger(tagger))
 	w := &webServer{srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, TLSConfig: tlsCfg}, advertise: adv, done: make(chan struct{})}
 	if tlsCfg != nil {
 		ln = tls.NewListener(ln, tlsCfg)

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -33,6 +34,8 @@ import (
 	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/engine"
 	"github.com/stactor/stactor/messages"
+	"github.com/stactor/stactor/monitor/metrics"
+	"github.com/stactor/stactor/monitor/tap"
 	"github.com/stactor/stactor/resources"
 	"github.com/stactor/stactor/storage"
 	"github.com/stactor/stactor/storage/jetstream"
@@ -71,6 +74,8 @@ type Config struct {
 	DataDir string
 	// Version is the version the HTTP API reports.
 	Version string
+	// Taps tune the subtasks' taps (tap.* settings; zero: defaults).
+	Taps tap.Options
 	// FixedSlots > 0 turns dynamic slots off (slot-num).
 	FixedSlots int
 	Resources  resource.Options
@@ -91,6 +96,9 @@ type Node struct {
 	nc     *nats.Conn
 	client *api.Client
 	reg    *consul.Registration
+	// tagReg is reg for /update-tags, which the HTTP server (started
+	// before the registration) may serve at any time.
+	tagReg atomic.Pointer[consul.Registration]
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // the leader loop and the load reporter
 	web    *webServer     // nil without --http
@@ -139,6 +147,9 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	cfg.Engine.Task.NATS = nc
 	cfg.Engine.Task.Prefix = "stactor." + cfg.Cluster
+	// Taps and metrics snapshots share the node's connection (DESIGN §9).
+	cfg.Engine.Task.Taps = tap.NewHub(nc, cfg.Engine.Task.Prefix, cfg.Taps, n.log)
+	cfg.Engine.Metrics = metrics.NewPublisher(nc, cfg.Engine.Task.Prefix, n.log)
 	cfg.Engine.Remote = cfg.Bind
 	n.cfg = cfg
 	sys, err := engine.NewSystem(cfg.Engine)
@@ -182,6 +193,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("registering in Consul at %s: %w", cfg.Consul, err)
 	}
 	n.reg = reg
+	n.tagReg.Store(reg)
 	if cfg.Has("master") {
 		n.wg.Add(1)
 		go n.lead(lctx)

@@ -14,12 +14,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stactor/stactor/actors/checkpoint"
 	"github.com/stactor/stactor/actors/resource"
 	"github.com/stactor/stactor/cluster/client"
 	"github.com/stactor/stactor/cluster/node"
 	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/engine"
 	"github.com/stactor/stactor/messages"
+	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/resources"
 	"github.com/stactor/stactor/state"
 )
@@ -117,6 +119,10 @@ same member of the cluster.`,
 			if err != nil {
 				return &exitError{2, err}
 			}
+			tapOpts, err := s.tapOptions()
+			if err != nil {
+				return &exitError{2, err}
+			}
 			var roles []string
 			for _, r := range strings.Split(s.v.GetString("roles"), ",") {
 				if r = strings.TrimSpace(r); r != "" {
@@ -127,7 +133,7 @@ same member of the cluster.`,
 				Bind: s.v.GetString("bind"), Consul: s.consulSettings().Address, ConsulAuth: s.consulSettings(), NATS: s.natsURL(), NATSAuth: s.natsAuth(), Tags: tags,
 				CPU: s.v.GetFloat64("cpu"), MemoryMB: s.v.GetInt64("memory"),
 				HTTP: s.httpAddress(), DataDir: s.v.GetString("data-dir"), Version: version,
-				HTTPAuth: auth, Secrets: sealer,
+				HTTPAuth: auth, Secrets: sealer, Taps: tapOpts,
 				HTTPTLS: node.HTTPTLS{Cert: s.v.GetString("http.tls.cert"), Key: s.v.GetString("http.tls.key"), ClientCA: s.v.GetString("http.tls.client-ca")},
 				Resources: resource.Options{Strategy: strategy, Wait: wait,
 					Slot: resources.Profile{CPU: s.v.GetFloat64("slot.cpu"), MemoryMB: s.v.GetInt64("slot.memory")}},
@@ -135,6 +141,7 @@ same member of the cluster.`,
 				CheckTTL:      s.v.GetDuration("consul-check-ttl"), SessionTTL: s.v.GetDuration("consul-session-ttl"),
 				LockDelay: s.v.GetDuration("consul-lock-delay"),
 				Engine: engine.Config{Task: opts, Checkpoint: cpc, Log: log, ResolveTimeout: resolveTimeout(s), RemoteTLS: s.remoteTLS(),
+					MetricsInterval:   s.v.GetDuration("metrics.interval"),
 					NoProgressTimeout: s.v.GetDuration("watchdog.no-progress-timeout"), CancelTimeout: s.v.GetDuration("task.cancel-timeout")}}
 			if !s.v.GetBool("dynamic-slot") {
 				cfg.FixedSlots = s.v.GetInt("slot-num")
@@ -238,7 +245,7 @@ func waitJob(cmd *cobra.Command, s *settings, c *client.Client, id, file string)
 
 func newSubmitCmd(s *settings, restore bool) *cobra.Command {
 	var f runFlags
-	var async bool
+	var async, preview bool
 	use, short := "submit -c FILE", "Run a job on the cluster"
 	if restore {
 		use, short = "restore JOB_ID [-c FILE]", "Continue a job on the cluster from its latest savepoint or checkpoint (with the plan it was resolved with, or with FILE re-resolved)"
@@ -263,6 +270,9 @@ func newSubmitCmd(s *settings, restore bool) *cobra.Command {
 			if err != nil {
 				return &exitError{2, err}
 			}
+			if preview {
+				return previewRestore(cmd, s, f.jobID, f.file, vars)
+			}
 			// This process is the job's client (DESIGN §2): it reads the
 			// file and its includes and fills the variables from -i and
 			// its own environment; the leader resolves the rest.
@@ -286,14 +296,15 @@ func newSubmitCmd(s *settings, restore bool) *cobra.Command {
 			}
 			defer c.Close()
 			ctx, cancel := context.WithTimeout(context.Background(), engine.SubmitTimeout(0))
-			warnings, err := c.Submit(ctx, &messages.SubmitJob{JobId: id, File: f.file, Tree: tree, Vars: vars, Name: f.name, Restore: restore})
+			reply, err := c.Submit(ctx, &messages.SubmitJob{JobId: id, File: f.file, Tree: tree, Vars: vars, Name: f.name, Restore: restore})
 			cancel()
-			for _, w := range warnings {
+			for _, w := range reply.Warnings {
 				fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
 			}
 			if err != nil {
 				return &exitError{2, err}
 			}
+			printGuarantees(cmd.ErrOrStderr(), reply.Guarantees)
 			fmt.Fprintf(cmd.ErrOrStderr(), "job %s submitted\n", id)
 			if async {
 				fmt.Fprintln(cmd.OutOrStdout(), id)
@@ -310,7 +321,46 @@ func newSubmitCmd(s *settings, restore bool) *cobra.Command {
 		cmd.Flags().StringVar(&f.jobID, "job-id", "", "job id (default: generated)")
 	}
 	cmd.Flags().BoolVar(&async, "async", false, "print the job id and return at once")
+	if restore {
+		cmd.Flags().BoolVar(&preview, "preview", false, "say what the restore would start from, and run nothing: per pipeline the checkpoint, its age, the splits still to read, the commits pending, the parallelism changes (with -c FILE, of FILE re-resolved)")
+		cmd.Flags().String("nats", "", "with --preview: read the cluster's checkpoint storage on NATS JetStream at this URL (default: local storage, STACTOR_HOME)")
+	}
 	return cmd
+}
+
+// previewRestore prints checkpoint.PreviewRestore for restore --preview.
+func previewRestore(cmd *cobra.Command, s *settings, id, file string, vars map[string]string) error {
+	store, where, closeStore, err := openStore(cmd, s)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	spec, err := store.LoadJob(id)
+	if err != nil {
+		return &exitError{2, fmt.Errorf("no job %s in %s", id, where)}
+	}
+	var run *plan.Plan
+	if file != "" {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			return &exitError{2, fmt.Errorf("cannot read job file: %w", err)}
+		}
+		_, job, err := config.ParseForSubmit(file, src, vars)
+		if err != nil {
+			return &exitError{2, err}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), resolveTimeout(s))
+		defer cancel()
+		if run, err = plan.Resolve(ctx, job, id); err != nil {
+			return &exitError{2, err}
+		}
+	}
+	p, err := checkpoint.PreviewRestore(store, spec, run, time.Now())
+	if err != nil {
+		return &exitError{2, err}
+	}
+	fmt.Fprint(cmd.OutOrStdout(), p.String())
+	return nil
 }
 
 func newListCmd(s *settings) *cobra.Command {

@@ -62,6 +62,8 @@ func newSettings() *settings {
 	v.SetDefault("consul-check-ttl", "3s")
 	v.SetDefault("consul-session-ttl", "10s")
 	v.SetDefault("consul-lock-delay", "1s")
+	v.SetDefault("tap.rows-per-second", 1000)
+	v.SetDefault("metrics.interval", "2s")
 	return &settings{v: v}
 }
 
@@ -285,7 +287,7 @@ func newRootCmd() *cobra.Command {
 	root.PersistentFlags().StringVar(&engineConfig, "engine-config", "", "engine config file (default: stactor.yaml in . or STACTOR_HOME)")
 	root.PersistentFlags().String("log-level", "warn", "log level: debug, info, warn, error")
 	_ = s.v.BindPFlag("log.level", root.PersistentFlags().Lookup("log-level"))
-	root.AddCommand(newRunCmd(s), newCheckpointsCmd(s), newVersionCmd(), newDevCmd())
+	root.AddCommand(newRunCmd(s), newCheckpointsCmd(s), newPluginsCmd(), newVersionCmd(), newDevCmd(), newTapCmd(s), newTopCmd(s))
 	root.AddCommand(clusterCommands(s)...)
 	return root
 }

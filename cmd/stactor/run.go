@@ -12,11 +12,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stactor/stactor/cluster/httpapi"
+	"github.com/stactor/stactor/cluster/node"
 	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/engine"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/plan"
+	"github.com/stactor/stactor/resources"
 	"github.com/stactor/stactor/state"
+	"github.com/stactor/stactor/storage"
 	"github.com/stactor/stactor/storage/localfile"
 )
 
@@ -28,6 +32,8 @@ type runFlags struct {
 	master  string
 	check   bool
 	restore string
+	nats    string
+	http    string
 	// acceptDuplicates: a restore may fall back past a corrupt or missing
 	// completed checkpoint, writing its committed rows again.
 	acceptDuplicates bool
@@ -73,6 +79,10 @@ variables it was resolved with; --restore ID -c FILE re-resolves FILE.`,
 	cmd.Flags().BoolVar(&f.check, "check", false, "check the job file and print its plan, without running it")
 	cmd.Flags().StringVarP(&f.restore, "restore", "r", "", "continue job ID from its latest savepoint or checkpoint")
 	cmd.Flags().BoolVar(&f.acceptDuplicates, "accept-duplicates", false, "with --restore: fall back past a completed checkpoint that is corrupt or missing, writing again the rows it committed (duplicates in the output)")
+	cmd.Flags().StringVar(&f.nats, "nats", "", "NATS URL for the job's taps and metrics (stactor tap, stactor top); default: serve one on loopback; none: no taps or metrics")
+	cmd.Flags().String("cluster", "stactor", "subject prefix stactor.NAME of the taps and metrics")
+	cmd.PreRun = func(cmd *cobra.Command, _ []string) { _ = s.v.BindPFlag("cluster", cmd.Flags().Lookup("cluster")) }
+	cmd.Flags().StringVar(&f.http, "http", "", "serve the HTTP API, /metrics and the web page for this job at host:port (loopback unless http.token is set)")
 	return cmd
 }
 
@@ -141,6 +151,11 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 				log.Warn().Msg(w.String())
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: OK (%s job %q)\n%s", f.file, job.Mode, job.Name, p.String())
+			var gs []string
+			for _, g := range p.Guarantees() {
+				gs = append(gs, g.String())
+			}
+			printGuarantees(cmd.OutOrStdout(), gs)
 			return nil
 		}
 	} else if f.check {
@@ -195,13 +210,34 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 	if err != nil {
 		return &exitError{2, err}
 	}
-	eng, err := engine.Start(engine.Config{Task: opts, Checkpoint: cpc, Store: store, Log: log, ResolveTimeout: resolveTimeout(s),
+	tapOpts, err := s.tapOptions()
+	if err != nil {
+		return &exitError{2, err}
+	}
+	mon, err := startLocalMonitor(s, f.nats, jobID)
+	if err != nil {
+		return err
+	}
+	defer mon.close()
+	if mon != nil {
+		fmt.Fprintf(os.Stderr, "stactor: taps and metrics of job %s on %s (stactor tap %s; stactor top)\n", jobID, mon.url, jobID)
+	}
+	ecfg := engine.Config{Task: opts, Checkpoint: cpc, Store: store, Log: log, ResolveTimeout: resolveTimeout(s),
 		NoProgressTimeout: s.v.GetDuration("watchdog.no-progress-timeout"), CancelTimeout: s.v.GetDuration("task.cancel-timeout"),
-		LocalTags: tags, LocalSlots: slots, AcceptDuplicates: f.acceptDuplicates})
+		LocalTags: tags, LocalSlots: slots, AcceptDuplicates: f.acceptDuplicates}
+	mon.wire(&ecfg, s, tapOpts, log)
+	eng, err := engine.Start(ecfg)
 	if err != nil {
 		return err
 	}
 	defer eng.Stop()
+	if f.http != "" {
+		stop, err := serveLocalHTTP(cmd, s, eng, store, f.http)
+		if err != nil {
+			return &exitError{2, err}
+		}
+		defer stop()
+	}
 	// The JobMaster logs the resolve warnings in this process.
 	if err := eng.Submit(&messages.SubmitJob{JobId: jobID, File: f.file, Tree: tree, Vars: vars, Name: f.name, Restore: f.restore != ""}); err != nil {
 		return &exitError{2, err}
@@ -317,4 +353,45 @@ func (s *settings) localWorker() (map[string]string, int, error) {
 		}
 	}
 	return tags, slots, nil
+}
+
+// printGuarantees prints what each pipeline of a job, as written,
+// guarantees about delivery (plan.Guarantees).
+func printGuarantees(w io.Writer, gs []string) {
+	if len(gs) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "delivery guarantee:")
+	for _, g := range gs {
+		fmt.Fprintln(w, "  "+g)
+	}
+}
+
+// serveLocalHTTP serves the HTTP API of stactor run --http: the same
+// handler as a node's, over the local engine's coordinator, with
+// /update-tags changing the local worker's tags.
+func serveLocalHTTP(cmd *cobra.Command, s *settings, eng *engine.Engine, store storage.Storage, addr string) (func(), error) {
+	auth, err := s.httpAuth()
+	if err != nil {
+		return nil, err
+	}
+	log, _ := s.logger()
+	slot := resources.Profile{CPU: s.v.GetFloat64("slot.cpu"), MemoryMB: s.v.GetInt64("slot.memory")}
+	h := httpapi.New(httpapi.NewActorCoordinator(eng.System.Root, eng.Coordinator, eng.Resources, slot), store,
+		httpapi.WithVersion(version), httpapi.WithNodeID("local"), httpapi.WithLogger(log), httpapi.WithAuth(auth),
+		httpapi.WithTagger(func(_ context.Context, tags map[string]string) error {
+			eng.SetLocalTags(tags)
+			return nil
+		}))
+	tlsFiles := node.HTTPTLS{Cert: s.v.GetString("http.tls.cert"), Key: s.v.GetString("http.tls.key"), ClientCA: s.v.GetString("http.tls.client-ca")}
+	l, err := node.ServeLocal(addr, auth, tlsFiles, h, log)
+	if err != nil {
+		return nil, err
+	}
+	scheme := "http"
+	if tlsFiles.Cert != "" {
+		scheme = "https"
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "stactor: HTTP API and web page at %s://%s/\n", scheme, l.Addr())
+	return l.Stop, nil
 }

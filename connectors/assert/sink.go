@@ -36,7 +36,8 @@ var Factory = connectors.SinkFactory{
 		{Key: "rules", Type: config.TypeObject, Required: true,
 			Doc: "row_rules, field_rules, catalog_table_rule, table-names, or tables_configs of those per table_path"},
 	},
-	Create: create,
+	Delivery: connectors.Delivery{Summary: "exactly-once: checks the rows the final checkpoint covers, and nothing else", Best: connectors.ExactlyOnce},
+	Create:   create,
 }
 
 func create(cfg *config.PluginConfig, inputs []*row.Schema, _ []byte, job connectors.JobContext) (connectors.Sink, error) {

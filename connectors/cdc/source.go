@@ -22,6 +22,13 @@ func Factory(spec Spec) connectors.SourceFactory {
 	return connectors.SourceFactory{
 		Name:    spec.Name,
 		Options: opts,
+		Delivery: connectors.Delivery{Summary: "exactly-once with exactly_once (chunks backfilled between watermarks; the log position acknowledged only after checkpoints); else at-least-once", Best: connectors.ExactlyOnce,
+			Of: func(cfg *config.PluginConfig, _ []*row.Schema) (connectors.Guarantee, string) {
+				if cfg.Bool("exactly_once") {
+					return connectors.ExactlyOnce, ""
+				}
+				return connectors.AtLeastOnce, "exactly_once is off: a restore may apply some changes again"
+			}},
 		Resolve: func(ctx context.Context, cfg *config.PluginConfig, job connectors.JobContext) ([]byte, error) {
 			o, err := ParseOptions(cfg)
 			if err != nil {

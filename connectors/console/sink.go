@@ -33,7 +33,8 @@ var Factory = connectors.SinkFactory{
 		{Key: "log.print.data", Type: config.TypeBool, Default: true, Doc: "print each row; false only counts them"},
 		{Key: "log.print.delay.ms", Type: config.TypeInt, Default: int64(0), Doc: "ms to wait after each row (a deliberately slow sink)"},
 	},
-	Create: create,
+	Delivery: connectors.Delivery{Summary: "none: prints rows as they arrive; a restore prints some again", Best: connectors.None},
+	Create:   create,
 }
 
 // output is where every Console writer prints. Parallel writers share it;
@@ -96,6 +97,10 @@ type writer struct {
 }
 
 var _ connectors.Writer = (*writer)(nil)
+var _ connectors.BatchBorrower = (*writer)(nil)
+
+// BorrowsBatches: Write prints or counts a batch and keeps nothing of it.
+func (w *writer) BorrowsBatches() {}
 
 // Write prints the batch as one write to the output, or row by row with
 // log.print.delay.ms between rows. The delay blocks the subtask, which is

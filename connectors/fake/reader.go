@@ -101,7 +101,9 @@ func (r *reader) PollNext(out connectors.Collector) error {
 		b = t.cfg.custom.Slice(s.pos, s.pos+n)
 	} else {
 		if t.builder == nil {
-			t.builder = row.NewBuilder(t.cfg.schema, size)
+			// Recycled: the engine hands the vectors back once the
+			// batch's last reader is done; b is not read after Emit.
+			t.builder = row.NewBuilder(t.cfg.schema, size, row.Recycling())
 		}
 		if cap(r.rh) < n {
 			r.rh = make([]uint64, n)

@@ -12,9 +12,10 @@ func init() {
 
 // Factory makes FakeSource sources.
 var Factory = connectors.SourceFactory{
-	Name:    "FakeSource",
-	Options: options,
-	Create:  create,
+	Name:     "FakeSource",
+	Options:  options,
+	Delivery: connectors.Replayable,
+	Create:   create,
 }
 
 func create(cfg *config.PluginConfig, _ []byte, job connectors.JobContext) (connectors.Source, error) {

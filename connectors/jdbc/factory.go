@@ -2,6 +2,7 @@ package jdbc
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/connectors"
@@ -16,8 +17,9 @@ func init() {
 // SourceFactory makes Jdbc sources. Resolve connects and reads the
 // catalog tables; Create only decodes what Resolve found.
 var SourceFactory = connectors.SourceFactory{
-	Name:    "Jdbc",
-	Options: sourceOptions,
+	Name:     "Jdbc",
+	Options:  sourceOptions,
+	Delivery: connectors.Delivery{Summary: "exactly-once: replayable, the position inside each split is in the checkpoints", Best: connectors.ExactlyOnce},
 	Resolve: func(ctx context.Context, cfg *config.PluginConfig, job connectors.JobContext) ([]byte, error) {
 		r, err := resolveSource(ctx, cfg)
 		if err != nil {
@@ -37,8 +39,9 @@ var SourceFactory = connectors.SourceFactory{
 // SinkFactory makes Jdbc sinks. Resolve checks the server (and that it
 // keeps prepared transactions, for exactly-once); Create decodes.
 var SinkFactory = connectors.SinkFactory{
-	Name:    "Jdbc",
-	Options: sinkOptions,
+	Name:     "Jdbc",
+	Options:  sinkOptions,
+	Delivery: sinkDelivery,
 	Resolve: func(ctx context.Context, cfg *config.PluginConfig, inputs []*row.Schema, job connectors.JobContext) ([]byte, error) {
 		r, err := resolveSink(ctx, cfg, inputs)
 		if err != nil {
@@ -80,4 +83,33 @@ func (s *sink) CreateWriter(ctx context.Context, task connectors.TaskInfo, state
 
 func (s *sink) CreateCommitter() (connectors.Committer, error) {
 	return &committer{r: s.r}, nil
+}
+
+// sinkDelivery: is_exactly_once writes each checkpoint in one prepared
+// transaction; without it, upserts by a key (generated statements with
+// enable_upsert, and primary_keys or the input's primary key) make writes
+// repeated by a restore overwrite themselves; anything else may repeat.
+var sinkDelivery = connectors.Delivery{
+	Summary: "exactly-once with is_exactly_once (XA / PREPARE TRANSACTION); idempotent with enable_upsert and keys; else at-least-once",
+	Best:    connectors.ExactlyOnce,
+	Of: func(cfg *config.PluginConfig, inputs []*row.Schema) (connectors.Guarantee, string) {
+		if cfg.Bool("is_exactly_once") {
+			return connectors.ExactlyOnce, ""
+		}
+		generate := cfg.Bool("generate_sink_sql") || cfg.Has("table")
+		switch {
+		case !generate:
+			return connectors.AtLeastOnce, "is_exactly_once is off and the statement is the user's query: a restore runs it again for some rows"
+		case !cfg.Bool("enable_upsert"):
+			return connectors.AtLeastOnce, "is_exactly_once and enable_upsert are off: a restore inserts some rows again"
+		}
+		if len(cfg.Strings("primary_keys")) == 0 {
+			for _, in := range inputs {
+				if len(in.PrimaryKey) == 0 {
+					return connectors.AtLeastOnce, fmt.Sprintf("is_exactly_once is off and table %s has no key to upsert by (primary_keys)", in.TableID)
+				}
+			}
+		}
+		return connectors.Idempotent, "is_exactly_once is off: rows a restore writes again are upserts by key"
+	},
 }

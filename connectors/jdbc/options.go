@@ -57,8 +57,8 @@ var sinkOptions = append(append([]config.Option{}, connectionOptions...), []conf
 	{Key: "max_commit_attempts", Type: config.TypeInt, Default: int64(3), Doc: "tries of one commit of a prepared transaction before the committer reports failure"},
 	{Key: "transaction_timeout_sec", Type: config.TypeInt, Default: int64(-1), Doc: "seconds an open transaction may stay idle before the server ends it (-1: never)"},
 	{Key: "auto_commit", Type: config.TypeBool, Default: true, Doc: "accepted: without exactly-once each write round commits"},
-	{Key: "schema_save_mode", Type: config.TypeEnum, Enum: []string{"RECREATE_SCHEMA", "CREATE_SCHEMA_WHEN_NOT_EXIST", "ERROR_WHEN_SCHEMA_NOT_EXIST", "IGNORE"}, Default: "CREATE_SCHEMA_WHEN_NOT_EXIST"},
-	{Key: "data_save_mode", Type: config.TypeEnum, Enum: []string{"DROP_DATA", "APPEND_DATA", "CUSTOM_PROCESSING", "ERROR_WHEN_DATA_EXISTS"}, Default: "APPEND_DATA"},
+	{Key: "schema_save_mode", Type: config.TypeEnum, Enum: []string{"RECREATE_SCHEMA", "CREATE_SCHEMA_WHEN_NOT_EXIST", "ERROR_WHEN_SCHEMA_NOT_EXIST", "IGNORE"}, Default: "CREATE_SCHEMA_WHEN_NOT_EXIST", Doc: "what to do with the target table before the job writes (create, recreate, require it)"},
+	{Key: "data_save_mode", Type: config.TypeEnum, Enum: []string{"DROP_DATA", "APPEND_DATA", "CUSTOM_PROCESSING", "ERROR_WHEN_DATA_EXISTS"}, Default: "APPEND_DATA", Doc: "what to do with the target's rows before the job writes (keep, drop, refuse, run custom_sql)"},
 	{Key: "custom_sql", Type: config.TypeString, Doc: "the statement data_save_mode CUSTOM_PROCESSING runs"},
 	{Key: "create_index", Type: config.TypeBool, Default: true, Doc: "create the primary key when creating the table"},
 }...)

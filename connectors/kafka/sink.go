@@ -23,6 +23,16 @@ func init() {
 var SinkFactory = connectors.SinkFactory{
 	Name:    "Kafka",
 	Options: sinkOptions,
+	Delivery: connectors.Delivery{Summary: "exactly-once with semantics = EXACTLY_ONCE (transactions); at-least-once with AT_LEAST_ONCE; none with NON (the default)",
+		Best: connectors.ExactlyOnce, Of: func(cfg *config.PluginConfig, _ []*row.Schema) (connectors.Guarantee, string) {
+			switch cfg.String("semantics") {
+			case semanticsExactlyOnce:
+				return connectors.ExactlyOnce, ""
+			case semanticsAtLeastOnce:
+				return connectors.AtLeastOnce, "semantics = AT_LEAST_ONCE flushes at checkpoints without transactions; a restore sends some records again"
+			}
+			return connectors.None, "semantics = NON (the default) neither flushes at checkpoints nor uses transactions"
+		}},
 	Resolve: resolveSink,
 	Create:  createSink,
 }

@@ -21,10 +21,11 @@ func init() {
 
 // SourceFactory makes Kafka sources.
 var SourceFactory = connectors.SourceFactory{
-	Name:    "Kafka",
-	Options: sourceOptions,
-	Resolve: resolveSource,
-	Create:  createSource,
+	Name:     "Kafka",
+	Options:  sourceOptions,
+	Delivery: connectors.Delivery{Summary: "exactly-once: replayable, its offsets are in the checkpoints", Best: connectors.ExactlyOnce},
+	Resolve:  resolveSource,
+	Create:   createSource,
 }
 
 // topicTable is one table of the source: its topics and how their records

@@ -27,7 +27,14 @@ func init() {
 var SinkFactory = connectors.SinkFactory{
 	Name:    "LocalFile",
 	Options: sinkOptions,
-	Create:  createSink,
+	Delivery: connectors.Delivery{Summary: "exactly-once with is_enable_transaction (the default); else at-least-once", Best: connectors.ExactlyOnce,
+		Of: func(cfg *config.PluginConfig, _ []*row.Schema) (connectors.Guarantee, string) {
+			if cfg.Bool("is_enable_transaction") {
+				return connectors.ExactlyOnce, ""
+			}
+			return connectors.AtLeastOnce, "is_enable_transaction = false writes files as rows arrive; a restore writes some rows again"
+		}},
+	Create: createSink,
 }
 
 // sinkConfig is a LocalFile sink's checked options, shared read-only by

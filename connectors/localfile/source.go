@@ -19,9 +19,10 @@ func init() {
 
 // SourceFactory makes LocalFile sources.
 var SourceFactory = connectors.SourceFactory{
-	Name:    "LocalFile",
-	Options: sourceOptions,
-	Create:  createSource,
+	Name:     "LocalFile",
+	Options:  sourceOptions,
+	Delivery: connectors.Replayable,
+	Create:   createSource,
 }
 
 // defaultTable is the table id of a schema without `table` (SeaTunnel's

@@ -52,6 +52,7 @@ func Run(t *testing.T, f Factory, opts ...Option) {
 		{"CompleteLatestList", testCompleteLatestList},
 		{"CompleteNeedsItsStates", testCompleteNeedsItsStates},
 		{"LastCompleted", testLastCompleted},
+		{"CompleteAgainReplaces", testCompleteAgainReplaces},
 		{"FencedByNextAttempt", testFencedByNextAttempt},
 		{"FencedByTerm", testFencedByTerm},
 		{"FencedByNewerCheckpoint", testFencedByNewerCheckpoint},
@@ -778,5 +779,35 @@ func testInvalidArguments(t *testing.T, open func() storage.Storage) {
 	for _, h := range []string{"", "x", "../../etc/passwd", "/etc/passwd"} {
 		_, err = s.ReadState("j", h)
 		wantErr(t, err, storage.ErrInvalid)
+	}
+}
+
+// testCompleteAgainReplaces: a checkpoint completed again (the
+// coordinator adds its commit times once they are in) replaces its
+// metadata, also when a newer checkpoint of the attempt is stored.
+func testCompleteAgainReplaces(t *testing.T, open func() storage.Storage) {
+	s := open()
+	const job = "job-again"
+	var cps []*messages.CompletedCheckpoint
+	for id := int64(1); id <= 2; id++ {
+		h, err := s.WriteState(job, 0, 0, id, "task-1-0", []byte{byte(id)})
+		must(t, err)
+		c := Checkpoint(job, 0, id, 0, h)
+		must(t, s.Complete(c))
+		cps = append(cps, c)
+	}
+	again := proto.Clone(cps[0]).(*messages.CompletedCheckpoint)
+	again.Commits = []*messages.CommitTiming{{Vertex: 2, CommitUs: 1234}}
+	again.CommittedUnixMs = 99
+	must(t, s.Complete(again))
+	l, err := open().List(job)
+	must(t, err)
+	if len(l) != 2 || !proto.Equal(l[0], again) || !proto.Equal(l[1], cps[1]) {
+		t.Fatalf("List after completing 1 again = %v", l)
+	}
+	latest, _, err := s.Latest(job, 0)
+	must(t, err)
+	if latest.GetId() != 2 {
+		t.Fatalf("Latest = %v, want checkpoint 2", latest)
 	}
 }

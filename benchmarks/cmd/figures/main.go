@@ -11,6 +11,9 @@
 //	           slow sink, to completion: time and peak RSS
 //	fused      FakeSource → Console(log.print.data = false): rows/s at
 //	           parallelism 1 and 2
+//	taps       workload 1 of cmd/peers with taps available and no
+//	           listener (an embedded NATS server, a tap point per vertex)
+//	           against --nats none, interleaved
 //	all        all of them
 //
 // Usage: go run ./benchmarks/cmd/figures [flags] NAME...; the bench:*
@@ -36,6 +39,8 @@ type options struct {
 	flowDelayMs  int
 	fusedRows    int64
 	fusedRuns    int
+	tapsRows     int64
+	tapsRuns     int
 	results      string
 	write        bool
 	stactorBin   string
@@ -52,6 +57,7 @@ var figures = []figure{
 	{"ratelimit", ratelimit},
 	{"flow", flow},
 	{"fused", fused},
+	{"taps", taps},
 }
 
 // env is what a figure runs with.
@@ -72,11 +78,13 @@ func main() {
 	flag.IntVar(&o.flowDelayMs, "flow-delay-ms", 1, "flow: Console's log.print.delay.ms (a sleep per row) in the slow job")
 	flag.Int64Var(&o.fusedRows, "fused-rows", 40_000_000, "fused: rows per run")
 	flag.IntVar(&o.fusedRuns, "fused-runs", 3, "fused: runs per parallelism")
+	flag.Int64Var(&o.tapsRows, "taps-rows", 40_000_000, "taps: rows per run")
+	flag.IntVar(&o.tapsRuns, "taps-runs", 7, "taps: runs with and without taps each")
 	flag.StringVar(&o.results, "results", "", "RESULTS.md to write (default: benchmarks/RESULTS.md of the module)")
 	flag.BoolVar(&o.write, "write", true, "write the sections into RESULTS.md")
 	flag.StringVar(&o.stactorBin, "stactor", "", "a stactor binary to measure instead of building ./cmd/stactor")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: figures [flags] startup|ratelimit|flow|fused|all ...\n")
+		fmt.Fprintf(os.Stderr, "usage: figures [flags] startup|ratelimit|flow|fused|taps|all ...\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -97,7 +105,7 @@ func run(o options, names []string) error {
 			}
 		}
 		if !found {
-			return fmt.Errorf("unknown figure %q (startup, ratelimit, flow, fused, all)", n)
+			return fmt.Errorf("unknown figure %q (startup, ratelimit, flow, fused, taps, all)", n)
 		}
 	}
 	if len(todo) == 0 {
@@ -172,12 +180,12 @@ func (e *env) home() string {
 	return d
 }
 
-// runStactor runs `stactor run job` with a fresh STACTOR_HOME.
-func (e *env) runStactor(job string, s harness.Spec) (harness.Result, error) {
+// runStactor runs `stactor run [flags] job` with a fresh STACTOR_HOME.
+func (e *env) runStactor(job string, s harness.Spec, flags ...string) (harness.Result, error) {
 	home := e.home()
 	defer os.RemoveAll(home)
 	s.Path = e.stactor
-	s.Args = append([]string{"run"}, job)
+	s.Args = append(append([]string{"run"}, flags...), job)
 	s.Env = append(s.Env, "STACTOR_HOME="+home)
 	if s.Timeout == 0 {
 		s.Timeout = 5 * time.Minute

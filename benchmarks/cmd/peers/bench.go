@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/stactor/stactor/benchmarks/internal/ceiling"
 	"github.com/stactor/stactor/benchmarks/internal/harness"
 )
 
@@ -326,7 +327,7 @@ func (b *bench) ceiling() *ceilingResult {
 	fmt.Println("ceiling: workload 1 as a hand-written Go loop")
 	for i := 0; i < b.o.runs; i++ {
 		cpu0 := cpuTime()
-		d, kept := ceiling(c.rows, c.workers)
+		d, kept := ceiling.Run(c.rows, c.workers)
 		cpu := cpuTime() - cpu0
 		c.rates = append(c.rates, float64(c.rows)/d.Seconds())
 		c.cpuRates = append(c.cpuRates, float64(c.rows)/cpu.Seconds())

@@ -1,21 +1,23 @@
-package main
+// Package ceiling is workload 1 as a hand-written Go loop with no engine
+// at all: the ceiling that benchmarks/cmd/peers and the in-process
+// benchmarks (BenchmarkCeiling) measure stactor against. Each worker generates batches of 4096 rows into typed slices (ids and
+// scores from a splitmix64 hash of the row number, names cut from a
+// random text, as FakeSource does), computes score2, keeps the even ids
+// in output slices and counts them.
+package ceiling
 
 import (
 	"sync"
 	"time"
 )
 
-// The ceiling: workload 1 as a hand-written Go loop with no engine at all.
-// Each worker generates batches of 4096 rows into typed slices (ids and
-// scores from a splitmix64 hash of the row number, names cut from a
-// random text, as FakeSource does), computes score2, keeps the even ids
-// in output slices and counts them.
-
-const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+// Alphabet is the letters names are made of.
+const Alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 const golden = 0x9e3779b97f4a7c15
 
-func mix(z uint64) uint64 {
+// Mix is splitmix64's finalizer, as FakeSource hashes.
+func Mix(z uint64) uint64 {
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	return z ^ (z >> 31)
@@ -24,14 +26,14 @@ func mix(z uint64) uint64 {
 var letters = func() string {
 	b := make([]byte, 1<<16)
 	for i := range b {
-		b[i] = alphabet[mix(uint64(i))%uint64(len(alphabet))]
+		b[i] = Alphabet[Mix(uint64(i))%uint64(len(Alphabet))]
 	}
 	return string(b)
 }()
 
-// ceiling runs the loop over rows on workers goroutines and returns the
+// Run runs the loop over rows on workers goroutines and returns the
 // time and the rows kept.
-func ceiling(rows int64, workers int) (time.Duration, int64) {
+func Run(rows int64, workers int) (time.Duration, int64) {
 	kept := make([]int64, workers)
 	sums := make([]float64, workers)
 	var wg sync.WaitGroup
@@ -66,15 +68,15 @@ func ceilingWorker(rows int64, seed uint64) (kept int64, sum float64) {
 	outNames := make([]string, batch)
 	outScores := make([]float64, batch)
 	outScore2 := make([]float64, batch)
-	base := mix(seed)
+	base := Mix(seed)
 	for done := int64(0); done < rows; done += batch {
 		m := int(min(batch, rows-done))
 		for i := 0; i < m; i++ {
-			h := mix(base + uint64(done+int64(i))*golden)
+			h := Mix(base + uint64(done+int64(i))*golden)
 			ids[i] = int64(h >> 1)
 			off := (h >> 32) % uint64(len(letters)-5)
 			names[i] = letters[off : off+5]
-			scores[i] = float64(mix(h)>>11) * 0x1p-53 * 100
+			scores[i] = float64(Mix(h)>>11) * 0x1p-53 * 100
 		}
 		k := 0
 		for i := 0; i < m; i++ {

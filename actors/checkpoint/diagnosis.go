@@ -1,0 +1,43 @@
+package checkpoint
+
+import (
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/stactor/stactor/messages"
+)
+
+// committing is a completed checkpoint whose commits are under way: when
+// they began (the checkpoint's completion) and how long each sink's took.
+type committing struct {
+	cp      *messages.CompletedCheckpoint
+	began   time.Time
+	commits []*messages.CommitTiming
+}
+
+// committedBy records that vertex's commit of checkpoint id is in.
+func (c *Coordinator) committedBy(id int64, vertex int) {
+	if w := c.committing[id]; w != nil {
+		w.commits = append(w.commits, &messages.CommitTiming{Vertex: int32(vertex), CommitUs: time.Since(w.began).Microseconds()})
+	}
+}
+
+// storeCommitTimes stores checkpoint id again, now with its commit times,
+// so that `stactor checkpoints --detail` and the REST API can tell a
+// checkpoint whose output became visible late because a sink committed
+// slowly (DESIGN §9). The metadata is otherwise the same (a copy: the
+// JobMaster holds the one sent with Completed), and Complete replaces it
+// atomically. A failure loses only the commit times.
+func (c *Coordinator) storeCommitTimes(id int64) {
+	w := c.committing[id]
+	delete(c.committing, id)
+	if w == nil || len(w.commits) == 0 || c.stopping {
+		return
+	}
+	cp := proto.Clone(w.cp).(*messages.CompletedCheckpoint)
+	cp.Commits, cp.CommittedUnixMs = w.commits, time.Now().UnixMilli()
+	if err := c.store.Complete(cp); err != nil {
+		c.log.Debug().Err(err).Int64("checkpoint", id).Msg("storing the commit times")
+	}
+}
