@@ -30,6 +30,7 @@ import (
 type Receiver struct {
 	nc       *nats.Conn
 	subjects []string
+	subsMu   sync.Mutex // guards subs against explain while they are made
 	subs     []*nats.Subscription
 	connCh   chan nats.Status
 	stop     chan struct{}
@@ -68,7 +69,8 @@ func NewReceiver(nc *nats.Conn, s Scope, subtask int32, deliver func(msg any), o
 		}
 		subjects = append(subjects, subject)
 	}
-	r := &Receiver{nc: nc, subjects: subjects, stop: make(chan struct{}), d: newDemux(s, deliver, onError)}
+	r := &Receiver{nc: nc, subjects: subjects, stop: make(chan struct{})}
+	r.d = newDemux(s, deliver, func(err error) { onError(r.explain(err)) })
 	// Listen before looking, so that no change falls between.
 	r.connCh = nc.StatusChanged(nats.DISCONNECTED, nats.RECONNECTING, nats.CLOSED)
 	if st := nc.Status(); st != nats.CONNECTED {
@@ -82,7 +84,9 @@ func NewReceiver(nc *nats.Conn, s Scope, subtask int32, deliver func(msg any), o
 			if err != nil {
 				return err
 			}
+			r.subsMu.Lock()
 			r.subs = append(r.subs, sub)
+			r.subsMu.Unlock()
 			subChs = append(subChs, sub.StatusChanged(nats.SubscriptionSlowConsumer))
 			if err := sub.SetPendingLimits(o.pendingMsgs, o.pendingBytes); err != nil {
 				return err
@@ -136,6 +140,24 @@ func (r *Receiver) watchConn(ch <-chan nats.Status) {
 			r.fail(fmt.Errorf("%w: %s: connection %s", ErrDisconnected, r.subjects, st))
 		}
 	}
+}
+
+// explain adds the cause to a gap the demux found when a subscription
+// dropped messages for going over its pending limits: the slow-consumer
+// status that says so arrives on another goroutine and may come second.
+func (r *Receiver) explain(err error) error {
+	if !errors.Is(err, ErrGap) || errors.Is(err, nats.ErrSlowConsumer) {
+		return err
+	}
+	r.subsMu.Lock()
+	subs := r.subs
+	r.subsMu.Unlock()
+	for _, sub := range subs {
+		if n, derr := sub.Dropped(); derr == nil && n > 0 {
+			return fmt.Errorf("%w (%w: %d messages dropped on %s)", err, nats.ErrSlowConsumer, n, sub.Subject)
+		}
+	}
+	return err
 }
 
 // watchSub fails the receiver when a subscription drops messages for

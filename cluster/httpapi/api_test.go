@@ -31,7 +31,13 @@ type server struct {
 
 func start(t testing.TB, opts ...httpapi.Option) *server {
 	t.Helper()
-	store, err := localfile.New(t.TempDir())
+	return startIn(t, t.TempDir(), opts...)
+}
+
+// startIn is start with the checkpoint storage in dir.
+func startIn(t testing.TB, dir string, opts ...httpapi.Option) *server {
+	t.Helper()
+	store, err := localfile.New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,14 +2,29 @@ package httpapi_test
 
 import (
 	"net/http"
+	"os"
 	"testing"
+	"time"
 )
 
 // FuzzRequestBodies posts bytes from outside to the endpoints that read a
 // body: whatever arrives is answered with a 2xx or 4xx and a JSON error,
 // never a 5xx, a panic or a hang.
 func FuzzRequestBodies(f *testing.F) {
-	s := start(f)
+	// The jobs that inputs submit may still be writing checkpoints when the
+	// engine shuts down (it does not wait for them), so the storage folder
+	// is removed once they are done rather than by TempDir, which fails on
+	// a file written during its removal.
+	dir, err := os.MkdirTemp("", "stactor-fuzz-http-")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() {
+		for try := 0; try < 50 && os.RemoveAll(dir) != nil; try++ {
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	s := startIn(f, dir)
 	for _, seed := range []string{
 		`{"jobId": "nope"}`, `{"jobId": 733584788375666689, "isStopWithSavePoint": true}`, `{"jobId": [1]}`, `{`, ``,
 		"source { FakeSource { row.num = 3, schema = { fields { id = bigint } } } }\nsink { Console {} }\n",
