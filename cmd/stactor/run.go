@@ -219,9 +219,6 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 		return err
 	}
 	defer mon.close()
-	if mon != nil {
-		fmt.Fprintf(os.Stderr, "stactor: taps and metrics of job %s on %s (stactor tap %s; stactor top)\n", jobID, mon.url, jobID)
-	}
 	ecfg := engine.Config{Task: opts, Checkpoint: cpc, Store: store, Log: log, ResolveTimeout: resolveTimeout(s),
 		NoProgressTimeout: s.v.GetDuration("watchdog.no-progress-timeout"), CancelTimeout: s.v.GetDuration("task.cancel-timeout"),
 		LocalTags: tags, LocalSlots: slots, AcceptDuplicates: f.acceptDuplicates}
@@ -241,6 +238,10 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 	// The JobMaster logs the resolve warnings in this process.
 	if err := eng.Submit(&messages.SubmitJob{JobId: jobID, File: f.file, Tree: tree, Vars: vars, Name: f.name, Restore: f.restore != ""}); err != nil {
 		return &exitError{2, err}
+	}
+	if mon != nil {
+		// Once the job is accepted: a refused one prints only its error.
+		fmt.Fprintf(os.Stderr, "stactor: taps and metrics of job %s on %s (stactor tap %s; stactor top)\n", jobID, mon.url, jobID)
 	}
 
 	// Handled for the rest of the run, the statistics print included.
