@@ -115,7 +115,7 @@ func (j *JobMaster) onDeployed(ctx actor.Context, m *messages.DeployTaskReply) {
 	ctx.Send(p.coordinator, &checkpoint.Start{Tasks: pids, Enums: p.enums})
 	if j.savepoint {
 		for _, o := range p.tasks {
-			if p.p.Chains[o.loc.Chain].Head.Kind == plan.SourceVertex {
+			if j.plan.Chains[o.loc.Chain].Head.Kind == plan.SourceVertex {
 				ctx.Send(o.pid, &messages.StopReading{})
 			}
 		}

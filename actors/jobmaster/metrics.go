@@ -118,7 +118,7 @@ func (j *JobMaster) jobMetrics() *messages.JobMetrics {
 				vm.BusyMsPerSecond = max(vm.BusyMsPerSecond, busy)
 				vm.IdleMsPerSecond = max(vm.IdleMsPerSecond, idle)
 			}
-			out.Subtasks = append(out.Subtasks, t.subtaskMetrics(p.p.Chains[t.loc.Chain]))
+			out.Subtasks = append(out.Subtasks, t.subtaskMetrics(j.plan.Chains[t.loc.Chain]))
 		}
 	}
 	for id, ns := range heldNs {

@@ -46,7 +46,7 @@ func (j *JobMaster) takeSavepoint(ctx actor.Context) {
 			continue
 		}
 		for _, t := range p.tasks {
-			if t.pid != nil && p.p.Chains[t.loc.Chain].Head.Kind == plan.SourceVertex {
+			if t.pid != nil && j.plan.Chains[t.loc.Chain].Head.Kind == plan.SourceVertex {
 				ctx.Send(t.pid, &messages.StopReading{})
 			}
 		}
