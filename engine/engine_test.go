@@ -501,11 +501,39 @@ sink { EngineTestSink { key = %q, parallelism = 2 } }`, id)
 	e.Cancel(id)
 	wait(t, e, id)
 	e.Stop()
+	settle(t, filepath.Join(dir, id))
 	cps := checkpoints(t, store, id)
 	if len(cps) < 2 {
 		t.Fatalf("%d checkpoints", len(cps))
 	}
 	return cfg, job, cps
+}
+
+// settle waits until nothing under dir has changed for half a second: a
+// stopped engine may still rewrite a checkpoint's metadata with its commit
+// time (engine.Stop does not wait for that write), which would undo what a
+// test then does to the files.
+func settle(t *testing.T, dir string) {
+	t.Helper()
+	snapshot := func() string {
+		var b strings.Builder
+		filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+			if err == nil {
+				fmt.Fprintf(&b, "%s %d %d\n", p, fi.Size(), fi.ModTime().UnixNano())
+			}
+			return nil
+		})
+		return b.String()
+	}
+	last, since := snapshot(), time.Now()
+	for deadline := time.Now().Add(10 * time.Second); time.Since(since) < 500*time.Millisecond; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s kept changing after the engine stopped", dir)
+		}
+		if cur := snapshot(); cur != last {
+			last, since = cur, time.Now()
+		}
+	}
 }
 
 // restoreIn restores job id in a new engine on dir and returns its end.
