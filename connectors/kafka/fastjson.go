@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/stactor/stactor/row"
 )
@@ -125,7 +126,7 @@ func (f *flatJSON) parse(v []byte) (ok bool, err error) {
 			return false, nil
 		}
 		key := v[p+1 : p+1+end]
-		if bytes.IndexByte(key, '\\') >= 0 {
+		if !plainString(key) {
 			return false, nil
 		}
 		p += end + 2
@@ -150,7 +151,7 @@ func (f *flatJSON) parse(v []byte) (ok bool, err error) {
 				return false, nil
 			}
 			s := v[p+1 : p+1+end]
-			if bytes.IndexByte(s, '\\') >= 0 {
+			if !plainString(s) {
 				return false, nil
 			}
 			p += end + 2
@@ -174,8 +175,11 @@ func (f *flatJSON) parse(v []byte) (ok bool, err error) {
 			for p < len(v) && (v[p] == '-' || v[p] == '+' || v[p] == '.' || v[p] == 'e' || v[p] == 'E' || (v[p] >= '0' && v[p] <= '9')) {
 				p++
 			}
+			tok := v[start:p]
+			if !jsonNumber(tok) {
+				return false, nil // not JSON (00, 1., -): the general decoder says why
+			}
 			if known {
-				tok := v[start:p]
 				if t := f.schema.Fields[i].Type; t.IsInteger() {
 					n, perr := strconv.ParseInt(string(tok), 10, 64)
 					if perr != nil {
@@ -214,4 +218,58 @@ func (f *flatJSON) parse(v []byte) (ok bool, err error) {
 	}
 	ws()
 	return p == len(v), nil
+}
+
+// jsonNumber tells whether tok is a number as JSON writes one:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func jsonNumber(tok []byte) bool {
+	i, n := 0, len(tok)
+	digits := func() int {
+		start := i
+		for i < n && tok[i] >= '0' && tok[i] <= '9' {
+			i++
+		}
+		return i - start
+	}
+	if i < n && tok[i] == '-' {
+		i++
+	}
+	switch {
+	case i < n && tok[i] == '0':
+		i++
+	case digits() == 0:
+		return false
+	}
+	if i < n && tok[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < n && (tok[i] == 'e' || tok[i] == 'E') {
+		i++
+		if i < n && (tok[i] == '+' || tok[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == n
+}
+
+// plainString tells whether s, between a string's quotes, is taken as it
+// is: no escape, no control character (not JSON), valid UTF-8 (the
+// general decoder replaces what is not).
+func plainString(s []byte) bool {
+	ascii := true
+	for _, c := range s {
+		switch {
+		case c == '\\' || c < 0x20:
+			return false
+		case c >= 0x80:
+			ascii = false
+		}
+	}
+	return ascii || utf8.Valid(s)
 }
