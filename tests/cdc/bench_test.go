@@ -84,13 +84,23 @@ sink {
     table_path = "public.bsrc"
     split.size = 50000
   }`, pg.JDBCURL("postgres"), dbtest.User)
-	for _, r := range []struct{ name, source string }{
+	runSnapshotBench(b, c, dir, pg, "bench", n, job, []benchCase{
 		{"jdbc-source", jdbcSource}, {"postgres-cdc", cdcSource(false)}, {"postgres-cdc-exactly-once", cdcSource(true)},
-	} {
+	})
+}
+
+// benchCase is one source a snapshot benchmark times.
+type benchCase struct{ name, source string }
+
+// runSnapshotBench runs `stactor run` on job(name, source) for each case
+// into table bdst of PostgreSQL database db (dropped before each run),
+// checks the sink has n rows, and reports rows/s.
+func runSnapshotBench(b *testing.B, c context.Context, dir string, pg *dbtest.Postgres, db string, n int, job func(name, source string) string, cases []benchCase) {
+	for _, r := range cases {
 		b.Run(r.name, func(b *testing.B) {
 			j := job(r.name+".conf", r.source)
 			for i := 0; i < b.N; i++ {
-				if err := pg.Exec(c, "bench", "DROP TABLE IF EXISTS bdst"); err != nil {
+				if err := pg.Exec(c, db, "DROP TABLE IF EXISTS bdst"); err != nil {
 					b.Fatal(err)
 				}
 				cmd := exec.Command(binary, "run", "-c", j)
@@ -99,7 +109,11 @@ sink {
 				if out, err := cmd.CombinedOutput(); err != nil {
 					b.Fatalf("%s: %v\n%s", r.name, err, tail(string(out)))
 				}
-				b.ReportMetric(float64(n)/time.Since(start).Seconds(), "rows/s")
+				el := time.Since(start)
+				if got := pgCount(b, c, pg, db, "bdst"); got != n {
+					b.Fatalf("%s: the sink has %d rows, the source %d", r.name, got, n)
+				}
+				b.ReportMetric(float64(n)/el.Seconds(), "rows/s")
 			}
 		})
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -98,29 +96,9 @@ sink {
     table_path = "cdc_bench.bsrc"
     split.size = 50000
   }`, my.JDBCURL("cdc_bench"), dbtest.User)
-	for _, r := range []struct{ name, source string }{
+	runSnapshotBench(b, c, dir, pg, "mybench", n, job, []benchCase{
 		{"jdbc-source", jdbcSource}, {"mysql-cdc", cdcSource(false)}, {"mysql-cdc-exactly-once", cdcSource(true)},
-	} {
-		b.Run(r.name, func(b *testing.B) {
-			j := job(r.name+".conf", r.source)
-			for i := 0; i < b.N; i++ {
-				if err := pg.Exec(c, "mybench", "DROP TABLE IF EXISTS bdst"); err != nil {
-					b.Fatal(err)
-				}
-				cmd := exec.Command(binary, "run", "-c", j)
-				cmd.Env = append(os.Environ(), "STACTOR_HOME="+filepath.Join(dir, "home"))
-				start := time.Now()
-				if out, err := cmd.CombinedOutput(); err != nil {
-					b.Fatalf("%s: %v\n%s", r.name, err, tail(string(out)))
-				}
-				el := time.Since(start)
-				if got := pgCount(b, c, pg, "mybench", "bdst"); got != n {
-					b.Fatalf("%s: the sink has %d rows, the source %d", r.name, got, n)
-				}
-				b.ReportMetric(float64(n)/el.Seconds(), "rows/s")
-			}
-		})
-	}
+	})
 }
 
 // pgCount counts a table's rows.
