@@ -111,18 +111,37 @@ func (c *enumCtx) take(subtask int) []connectors.Split {
 	return s
 }
 
-// readerCtx is a reader's view of the engine.
+// readerCtx is a reader's view of the engine. Its split requests and
+// source events wait in outbox, in the order sent, until the harness
+// hands them to the enumerator (as the engine's messages travel).
 type readerCtx struct {
-	task     connectors.TaskInfo
-	bounded  connectors.Boundedness
-	ended    int
-	requests int
+	task    connectors.TaskInfo
+	bounded connectors.Boundedness
+	ended   int
+	outbox  []readerMsg
 }
+
+// readerMsg is a split request (event nil) or a source event.
+type readerMsg struct{ event []byte }
+
+var _ connectors.SourceEventSender = (*readerCtx)(nil)
 
 func (c *readerCtx) Task() connectors.TaskInfo           { return c.task }
 func (c *readerCtx) Boundedness() connectors.Boundedness { return c.bounded }
-func (c *readerCtx) SendSplitRequest()                   { c.requests++ }
 func (c *readerCtx) SignalNoMoreElement()                { c.ended++ }
+
+// SendSplitRequest queues a request; one already waiting last stands for
+// both, as the enumerator would give the same answer.
+func (c *readerCtx) SendSplitRequest() {
+	if n := len(c.outbox); n > 0 && c.outbox[n-1].event == nil {
+		return
+	}
+	c.outbox = append(c.outbox, readerMsg{})
+}
+
+func (c *readerCtx) SendSourceEvent(data []byte) {
+	c.outbox = append(c.outbox, readerMsg{event: append([]byte{}, data...)})
+}
 
 // collector keeps what a reader emits.
 type collector struct {

@@ -120,10 +120,21 @@ func (pl *pipeline) newReader(i int, splits []connectors.Split) (*readerRun, err
 // deliver hands reader rr what the enumerator sent it, as the engine's
 // messages would: its splits, then "no more splits".
 func (pl *pipeline) deliver(rr *readerRun) error {
-	if rr.ctx.requests > 0 {
-		rr.ctx.requests = 0
-		if err := guardErr(func() error { return pl.en.HandleSplitRequest(rr.subtask) }); err != nil {
-			return fmt.Errorf("HandleSplitRequest(%d): %w", rr.subtask, err)
+	msgs := rr.ctx.outbox
+	rr.ctx.outbox = nil
+	for _, m := range msgs {
+		if m.event == nil {
+			if err := guardErr(func() error { return pl.en.HandleSplitRequest(rr.subtask) }); err != nil {
+				return fmt.Errorf("HandleSplitRequest(%d): %w", rr.subtask, err)
+			}
+			continue
+		}
+		h, ok := pl.en.(connectors.SourceEventHandler)
+		if !ok {
+			return fmt.Errorf("reader %d sent a source event; its enumerator does not take them (connectors.SourceEventHandler)", rr.subtask)
+		}
+		if err := guardErr(func() error { return h.HandleSourceEvent(rr.subtask, m.event) }); err != nil {
+			return fmt.Errorf("HandleSourceEvent(%d): %w", rr.subtask, err)
 		}
 	}
 	if splits := pl.ec.take(rr.subtask); len(splits) > 0 {
@@ -192,8 +203,18 @@ func (pl *pipeline) read(o readOpts) error {
 		o.stall = 20 * time.Second
 	}
 	productive := 0
-	last := time.Now()
+	last, lastCheckpoint := time.Now(), time.Now()
 	for {
+		// Checkpoints complete as the engine's do, every so often: a
+		// source may make progress only then (CDC hands out its stream
+		// after the snapshot's chunks are covered by one; Kafka commits
+		// its offsets).
+		if time.Since(lastCheckpoint) > checkpointEvery {
+			if err := pl.completeCheckpoint(); err != nil {
+				return err
+			}
+			lastCheckpoint = time.Now()
+		}
 		done := true
 		for _, rr := range pl.readers {
 			if rr.ended {
@@ -252,6 +273,9 @@ func (pl *pipeline) restart(rr *readerRun) error {
 	if err != nil {
 		return err
 	}
+	// what the old reader sent before its snapshot still reaches the
+	// enumerator, as the engine's messages sent before a barrier do
+	nr.ctx.outbox = append(rr.ctx.outbox, nr.ctx.outbox...)
 	rr.r, rr.ctx = nr.r, nr.ctx
 	if rr.noMore {
 		if err := guardErr(rr.r.HandleNoMoreSplits); err != nil {
@@ -264,6 +288,14 @@ func (pl *pipeline) restart(rr *readerRun) error {
 // snapshot is a checkpoint of the whole source: the enumerator's state
 // and each reader's splits.
 func (pl *pipeline) snapshot() ([]byte, map[int][]connectors.Split, error) {
+	// What the readers sent reaches the enumerator first, and what it
+	// assigned reaches the readers: the engine delivers assignments before
+	// the barrier that follows them, and an assignment made after the
+	// enumerator's snapshot only after the reader's barrier (else a split
+	// would be in both states and read twice after a restore).
+	if err := pl.settle(); err != nil {
+		return nil, nil, err
+	}
 	pl.checkpoint++
 	state, err := guard(func() ([]byte, error) { return pl.en.SnapshotState(pl.checkpoint) })
 	if err != nil {
@@ -271,12 +303,6 @@ func (pl *pipeline) snapshot() ([]byte, map[int][]connectors.Split, error) {
 	}
 	back := map[int][]connectors.Split{}
 	for _, rr := range pl.readers {
-		// what the enumerator assigned but the reader was not given yet
-		// is in the reader's state too: the engine delivers assignments
-		// before the barrier that follows them
-		if err := pl.deliver(rr); err != nil {
-			return nil, nil, err
-		}
 		splits, err := guard(func() ([]connectors.Split, error) { return rr.r.SnapshotState(pl.checkpoint) })
 		if err != nil {
 			return nil, nil, fmt.Errorf("reader %d SnapshotState: %w", rr.subtask, err)
@@ -284,6 +310,51 @@ func (pl *pipeline) snapshot() ([]byte, map[int][]connectors.Split, error) {
 		back[rr.subtask] = splits
 	}
 	return state, back, nil
+}
+
+// settle delivers until nothing is in flight between the readers and the
+// enumerator (one reader's message may make the enumerator assign splits
+// to another).
+func (pl *pipeline) settle() error {
+	for round := 0; ; round++ {
+		busy := false
+		for _, rr := range pl.readers {
+			busy = busy || len(rr.ctx.outbox) > 0 || len(pl.ec.assigned[rr.subtask]) > 0 ||
+				(!rr.noMore && pl.ec.noMore[rr.subtask] > 0)
+		}
+		if !busy {
+			return nil
+		}
+		if round == 1000 {
+			return fmt.Errorf("readers and enumerator still exchanging messages after %d rounds", round)
+		}
+		for _, rr := range pl.readers {
+			if err := pl.deliver(rr); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// checkpointEvery is how often a read completes a checkpoint.
+const checkpointEvery = 200 * time.Millisecond
+
+// completeCheckpoint takes a checkpoint of the whole source and tells the
+// enumerator and every reader it completed.
+func (pl *pipeline) completeCheckpoint() error {
+	if _, _, err := pl.snapshot(); err != nil {
+		return err
+	}
+	id := pl.checkpoint
+	if err := guardErr(func() error { return pl.en.NotifyCheckpointComplete(id) }); err != nil {
+		return fmt.Errorf("enumerator NotifyCheckpointComplete(%d): %w", id, err)
+	}
+	for _, rr := range pl.readers {
+		if err := guardErr(func() error { return rr.r.NotifyCheckpointComplete(id) }); err != nil {
+			return fmt.Errorf("reader %d NotifyCheckpointComplete(%d): %w", rr.subtask, id, err)
+		}
+	}
+	return nil
 }
 
 // close closes every reader and the enumerator, reporting the first error.
