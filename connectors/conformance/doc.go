@@ -37,6 +37,15 @@
 // bound, also without splits; bad options failing at plan time with the
 // expected error, and optionally a dead server failing within a bound.
 //
+// Readers' split requests and source events (connectors.SourceEventSender)
+// reach the enumerator in the order sent, and a read completes a checkpoint
+// (snapshot, then NotifyCheckpointComplete on the enumerator and every
+// reader) every 200 ms, as the engine does: a CDC source hands out its
+// stream split only after its chunks are in a completed checkpoint
+// (Source.EndsAfterReading). Before a snapshot the messages in flight are
+// settled, so an assignment made after the enumerator's snapshot is never
+// also in a reader's state.
+//
 // A sink's test fills a Sink and calls RunSink: rows of each supported
 // type written by parallel writers, committed (through the Committer or
 // the AggregatedCommitter, as the engine's committer actor does) and read
