@@ -127,6 +127,10 @@ func (t *Task) startCapture(ctx actor.Context, id int64, typ string) error {
 		c.timing.VertexSnapshotUs[int32(p.v.ID)] = time.Since(began).Microseconds()
 	}
 	c.timing.SnapshotUs = time.Since(barrierAt).Microseconds()
+	// The operators' snapshot is work, as Flink counts its synchronous
+	// part: a sink that flushes in prepareCommit is busy meanwhile, and
+	// read_limit.adaptive estimates a sink's capacity from its busy time.
+	t.metrics.busy(barrierAt)
 	// Output channel state: what waits for credit.
 	for _, o := range t.outs {
 		if len(o.queue) > 0 {
