@@ -3424,8 +3424,12 @@ type CheckpointAck struct {
 	ReadRows         int64                  `protobuf:"varint,10,opt,name=read_rows,json=readRows,proto3" json:"read_rows,omitempty"`                  // the subtask's counters at the snapshot,
 	WriteRows        int64                  `protobuf:"varint,11,opt,name=write_rows,json=writeRows,proto3" json:"write_rows,omitempty"`               // since its attempt started
 	Timing           *SubtaskTiming         `protobuf:"bytes,12,opt,name=timing,proto3" json:"timing,omitempty"`                                       // how the subtask's part went (DESIGN §9)
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// state is the subtask's encoded SubtaskState itself when it is small
+	// (handle empty): it is stored in the checkpoint's metadata, not as a
+	// blob of its own (actors/task, inlineStateLimit).
+	State         []byte `protobuf:"bytes,13,opt,name=state,proto3" json:"state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CheckpointAck) Reset() {
@@ -3538,6 +3542,13 @@ func (x *CheckpointAck) GetWriteRows() int64 {
 func (x *CheckpointAck) GetTiming() *SubtaskTiming {
 	if x != nil {
 		return x.Timing
+	}
+	return nil
+}
+
+func (x *CheckpointAck) GetState() []byte {
+	if x != nil {
+		return x.State
 	}
 	return nil
 }
@@ -3780,7 +3791,8 @@ type TaskStateRef struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Chain         int32                  `protobuf:"varint,1,opt,name=chain,proto3" json:"chain,omitempty"`
 	Subtask       int32                  `protobuf:"varint,2,opt,name=subtask,proto3" json:"subtask,omitempty"`
-	Handle        string                 `protobuf:"bytes,3,opt,name=handle,proto3" json:"handle,omitempty"`
+	Handle        string                 `protobuf:"bytes,3,opt,name=handle,proto3" json:"handle,omitempty"` // the stored blob; empty: the state is inline
+	State         []byte                 `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`   // the encoded SubtaskState, when inline
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3834,6 +3846,13 @@ func (x *TaskStateRef) GetHandle() string {
 		return x.Handle
 	}
 	return ""
+}
+
+func (x *TaskStateRef) GetState() []byte {
+	if x != nil {
+		return x.State
+	}
+	return nil
 }
 
 type EnumeratorState struct {
@@ -4834,7 +4853,7 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
 	"\x04edge\x18\x02 \x01(\x05R\x04edge\x12\x12\n" +
 	"\x04from\x18\x03 \x01(\x05R\x04from\x12\x12\n" +
-	"\x04type\x18\x04 \x01(\tR\x04type\"\xce\x03\n" +
+	"\x04type\x18\x04 \x01(\tR\x04type\"\xe4\x03\n" +
 	"\rCheckpointAck\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x120\n" +
 	"\x03loc\x18\x02 \x01(\v2\x1e.stactor.messages.TaskLocationR\x03loc\x12+\n" +
@@ -4850,7 +4869,8 @@ const file_messages_stactor_proto_rawDesc = "" +
 	" \x01(\x03R\breadRows\x12\x1d\n" +
 	"\n" +
 	"write_rows\x18\v \x01(\x03R\twriteRows\x127\n" +
-	"\x06timing\x18\f \x01(\v2\x1f.stactor.messages.SubtaskTimingR\x06timing\"\x8f\x04\n" +
+	"\x06timing\x18\f \x01(\v2\x1f.stactor.messages.SubtaskTimingR\x06timing\x12\x14\n" +
+	"\x05state\x18\r \x01(\fR\x05state\"\x8f\x04\n" +
 	"\rSubtaskTiming\x12\x14\n" +
 	"\x05chain\x18\x01 \x01(\x05R\x05chain\x12\x18\n" +
 	"\asubtask\x18\x02 \x01(\x05R\asubtask\x12&\n" +
@@ -4874,11 +4894,12 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\tcommit_us\x18\x02 \x01(\x03R\bcommitUs\":\n" +
 	"\x0eCheckpointDone\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x18\n" +
-	"\aaborted\x18\x02 \x01(\bR\aaborted\"V\n" +
+	"\aaborted\x18\x02 \x01(\bR\aaborted\"l\n" +
 	"\fTaskStateRef\x12\x14\n" +
 	"\x05chain\x18\x01 \x01(\x05R\x05chain\x12\x18\n" +
 	"\asubtask\x18\x02 \x01(\x05R\asubtask\x12\x16\n" +
-	"\x06handle\x18\x03 \x01(\tR\x06handle\"?\n" +
+	"\x06handle\x18\x03 \x01(\tR\x06handle\x12\x14\n" +
+	"\x05state\x18\x04 \x01(\fR\x05state\"?\n" +
 	"\x0fEnumeratorState\x12\x16\n" +
 	"\x06vertex\x18\x01 \x01(\x05R\x06vertex\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\fR\x05state\"\xbd\x01\n" +

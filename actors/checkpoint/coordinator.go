@@ -246,7 +246,7 @@ func (c *Coordinator) complete(ctx actor.Context) {
 			cp.Enumerators = append(cp.Enumerators, &messages.EnumeratorState{Vertex: a.EnumeratorVertex, State: a.EnumeratorState})
 			continue
 		}
-		cp.Tasks = append(cp.Tasks, &messages.TaskStateRef{Chain: a.Loc.Chain, Subtask: a.Loc.Subtask, Handle: a.Handle})
+		cp.Tasks = append(cp.Tasks, &messages.TaskStateRef{Chain: a.Loc.Chain, Subtask: a.Loc.Subtask, Handle: a.Handle, State: a.State})
 		if a.Timing != nil {
 			cp.Timings = append(cp.Timings, a.Timing)
 		}
