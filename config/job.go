@@ -22,6 +22,7 @@ var EnvOptions = []Option{
 	{Key: "min-pause", Type: TypeDuration, Doc: "least ms between the end of one checkpoint and the next"},
 	{Key: "read_limit.rows_per_second", Type: TypeInt},
 	{Key: "read_limit.bytes_per_second", Type: TypeInt},
+	{Key: "read_limit.adaptive", Type: TypeBool, Doc: "sources' rate follows the slowest sink's capacity, so that checkpoints stay within checkpoint.timeout"},
 	{Key: "job.retry.times", Type: TypeInt, Default: int64(3)},
 	{Key: "job.retry.interval.seconds", Type: TypeInt, Default: int64(3)},
 	{Key: "tag_filter", Type: TypeObject},
@@ -41,6 +42,7 @@ type Job struct {
 	MinPause           time.Duration
 	RowsPerSecond      int64 // 0: no limit
 	BytesPerSecond     int64
+	AdaptiveReadLimit  bool // read_limit.adaptive
 	RetryTimes         int
 	RetryInterval      time.Duration
 	TagFilter          map[string]string
@@ -240,6 +242,7 @@ func FromTree(file string, root *hocon.Value) (*Job, error) {
 	}
 	job.RowsPerSecond = env.Int("read_limit.rows_per_second")
 	job.BytesPerSecond = env.Int("read_limit.bytes_per_second")
+	job.AdaptiveReadLimit = env.Bool("read_limit.adaptive")
 	for _, k := range []string{"read_limit.rows_per_second", "read_limit.bytes_per_second", "job.retry.times", "job.retry.interval.seconds"} {
 		if env.Int(k) < 0 {
 			return nil, env.Errorf(k, "must not be negative")

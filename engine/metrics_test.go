@@ -13,7 +13,8 @@ import (
 // fastMetrics has subtasks report every 50 ms.
 func fastMetrics(cfg *engine.Config) { cfg.Task.MetricsInterval = 50 * time.Millisecond }
 
-func jobMetrics(t *testing.T, e *engine.Engine, id string) map[string]*messages.VertexMetrics {
+// getJobMetrics asks the coordinator for job id's JobMetrics.
+func getJobMetrics(t testing.TB, e *engine.Engine, id string) *messages.JobMetrics {
 	t.Helper()
 	res, err := e.System.Root.RequestFuture(e.Coordinator, &messages.GetJobMetrics{JobId: id}, 5*time.Second).Result()
 	if err != nil {
@@ -23,6 +24,12 @@ func jobMetrics(t *testing.T, e *engine.Engine, id string) map[string]*messages.
 	if !ok {
 		t.Fatalf("GetJobMetrics answered %T", res)
 	}
+	return m
+}
+
+func jobMetrics(t *testing.T, e *engine.Engine, id string) map[string]*messages.VertexMetrics {
+	t.Helper()
+	m := getJobMetrics(t, e, id)
 	out := map[string]*messages.VertexMetrics{}
 	for _, v := range m.Vertices {
 		out[v.Name] = v

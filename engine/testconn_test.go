@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/stactor/stactor/config"
@@ -51,11 +52,34 @@ var testSinkOptions = []config.Option{
 	{Key: "delay_ms", Type: config.TypeInt},
 	{Key: "fail_at", Type: config.TypeInt, Default: int64(-1)},
 	{Key: "count_only", Type: config.TypeBool, Doc: "record nothing (benchmarks)"},
+	{Key: "write_us_per_row", Type: config.TypeInt, Doc: "µs a write sleeps per row, times the key's slowdown"},
+	{Key: "flush_us_per_row", Type: config.TypeInt, Doc: "µs prepareCommit sleeps per row written since the last, times the key's slowdown: a sink that flushes what it buffered"},
 }
 
 func newTestSink(cfg *config.PluginConfig) *testSink {
 	return &testSink{key: cfg.String("key"), delay: time.Duration(cfg.Int("delay_ms")) * time.Millisecond, failAt: cfg.Int("fail_at"),
-		countOnly: cfg.Bool("count_only")}
+		countOnly: cfg.Bool("count_only"), writeCost: time.Duration(cfg.Int("write_us_per_row")) * time.Microsecond,
+		flushCost: time.Duration(cfg.Int("flush_us_per_row")) * time.Microsecond, slow: slowdown(cfg.String("key"))}
+}
+
+// slowdowns are the EngineTestSink's slow-down factors by key, in percent
+// of write_us_per_row and flush_us_per_row (100 unless a test changed
+// it): a sink whose external system slows down mid-job.
+var slowdowns sync.Map // key → *atomic.Int64
+
+func slowdown(key string) *atomic.Int64 {
+	v, ok := slowdowns.Load(key)
+	if !ok {
+		n := new(atomic.Int64)
+		n.Store(100)
+		v, _ = slowdowns.LoadOrStore(key, n)
+	}
+	return v.(*atomic.Int64)
+}
+
+// cost is rows at per, slowed down by the key's factor.
+func (s *testSink) cost(rows int64, per time.Duration) time.Duration {
+	return time.Duration(rows) * per * time.Duration(s.slow.Load()) / 100
 }
 
 func init() {
@@ -218,10 +242,12 @@ func (r *testReader) NotifyCheckpointComplete(int64) error { return nil }
 func (r *testReader) Close() error                         { return nil }
 
 type testSink struct {
-	key       string
-	delay     time.Duration
-	failAt    int64
-	countOnly bool
+	key                  string
+	delay                time.Duration
+	failAt               int64
+	countOnly            bool
+	writeCost, flushCost time.Duration
+	slow                 *atomic.Int64 // slowdown(key)
 }
 
 func (s *testSink) CreateWriter(_ context.Context, task connectors.TaskInfo, _ [][]byte) (connectors.Writer, error) {
@@ -230,16 +256,21 @@ func (s *testSink) CreateWriter(_ context.Context, task connectors.TaskInfo, _ [
 func (s *testSink) CreateCommitter() (connectors.Committer, error) { return &testCommitter{s: s}, nil }
 
 type testWriter struct {
-	s      *testSink
-	task   connectors.TaskInfo
-	n      int64
-	staged []int64
+	s         *testSink
+	task      connectors.TaskInfo
+	n         int64
+	staged    []int64
+	unflushed int64 // rows written since the last prepareCommit
 }
 
 func (w *testWriter) Write(b *row.Batch) error {
 	if w.s.delay > 0 {
 		time.Sleep(w.s.delay)
 	}
+	if w.s.writeCost > 0 {
+		time.Sleep(w.s.cost(int64(b.Len()), w.s.writeCost))
+	}
+	w.unflushed += int64(b.Len())
 	ids := b.Col(0).Ints
 	if w.s.countOnly {
 		w.n += int64(len(ids))
@@ -261,6 +292,10 @@ func (w *testWriter) Write(b *row.Batch) error {
 // PrepareCommit's info starts with a token naming the attempt, subtask and
 // checkpoint, so a repeated commit is recognised.
 func (w *testWriter) PrepareCommit(id int64) ([]byte, error) {
+	if w.s.flushCost > 0 {
+		time.Sleep(w.s.cost(w.unflushed, w.s.flushCost))
+	}
+	w.unflushed = 0
 	token := fmt.Sprintf("%d/%d/%d", w.task.Attempt, w.task.SubtaskIndex, id)
 	buf := binary.AppendUvarint(nil, uint64(len(token)))
 	buf = append(buf, token...)

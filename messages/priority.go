@@ -38,3 +38,6 @@ func (*CheckpointDone) GetPriority() int8 { return PriorityDefault }
 
 // GetPriority lets stop-reading overtake a source's queued polls.
 func (*StopReading) GetPriority() int8 { return PriorityHigh }
+
+// GetPriority lets a new read rate overtake a source's queued polls.
+func (*ReadRate) GetPriority() int8 { return PriorityHigh }

@@ -865,8 +865,15 @@ type PipelineMetrics struct {
 	LastCheckpointDurationMs     int64                  `protobuf:"varint,8,opt,name=last_checkpoint_duration_ms,json=lastCheckpointDurationMs,proto3" json:"last_checkpoint_duration_ms,omitempty"` // trigger to completion
 	LastCheckpointSizeBytes      int64                  `protobuf:"varint,9,opt,name=last_checkpoint_size_bytes,json=lastCheckpointSizeBytes,proto3" json:"last_checkpoint_size_bytes,omitempty"`
 	LastCheckpointChannelBatches int64                  `protobuf:"varint,10,opt,name=last_checkpoint_channel_batches,json=lastCheckpointChannelBatches,proto3" json:"last_checkpoint_channel_batches,omitempty"`
-	unknownFields                protoimpl.UnknownFields
-	sizeCache                    protoimpl.SizeCache
+	// Checkpoints aborted (timed out, or refused by a subtask) by this
+	// JobMaster, across attempts.
+	CheckpointsFailed int64 `protobuf:"varint,11,opt,name=checkpoints_failed,json=checkpointsFailed,proto3" json:"checkpoints_failed,omitempty"`
+	// read_limit.adaptive: the rows per second the pipeline's sources may
+	// read now, in all (split evenly over its source subtasks); 0: not
+	// limited by it.
+	ReadLimitRowsPerSecond float64 `protobuf:"fixed64,12,opt,name=read_limit_rows_per_second,json=readLimitRowsPerSecond,proto3" json:"read_limit_rows_per_second,omitempty"`
+	unknownFields          protoimpl.UnknownFields
+	sizeCache              protoimpl.SizeCache
 }
 
 func (x *PipelineMetrics) Reset() {
@@ -965,6 +972,20 @@ func (x *PipelineMetrics) GetLastCheckpointSizeBytes() int64 {
 func (x *PipelineMetrics) GetLastCheckpointChannelBatches() int64 {
 	if x != nil {
 		return x.LastCheckpointChannelBatches
+	}
+	return 0
+}
+
+func (x *PipelineMetrics) GetCheckpointsFailed() int64 {
+	if x != nil {
+		return x.CheckpointsFailed
+	}
+	return 0
+}
+
+func (x *PipelineMetrics) GetReadLimitRowsPerSecond() float64 {
+	if x != nil {
+		return x.ReadLimitRowsPerSecond
 	}
 	return 0
 }
@@ -2303,7 +2324,8 @@ type TaskMetrics struct {
 	BackpressuredNs int64 `protobuf:"varint,7,opt,name=backpressured_ns,json=backpressuredNs,proto3" json:"backpressured_ns,omitempty"`
 	ElapsedNs       int64 `protobuf:"varint,8,opt,name=elapsed_ns,json=elapsedNs,proto3" json:"elapsed_ns,omitempty"`
 	// busy_ns is the time spent processing: polls of the reader that
-	// returned rows, and input batches through the chain.
+	// returned rows, input batches through the chain, and the operators'
+	// checkpoint snapshots (a sink's prepare commit).
 	BusyNs int64 `protobuf:"varint,9,opt,name=busy_ns,json=busyNs,proto3" json:"busy_ns,omitempty"`
 	// Queue depths when the report was made (SubtaskMetrics says what each is).
 	InputQueue    int64 `protobuf:"varint,10,opt,name=input_queue,json=inputQueue,proto3" json:"input_queue,omitempty"`
@@ -2715,6 +2737,55 @@ func (*StopReading) Descriptor() ([]byte, []int) {
 	return file_messages_stactor_proto_rawDescGZIP(), []int{33}
 }
 
+// ReadRate sets the rows per second a source subtask may read, chosen by
+// its JobMaster under read_limit.adaptive (actors/jobmaster/adaptive.go):
+// the subtask reads at most the lower of it and the job's
+// read_limit.rows_per_second. 0 lifts it (the job's own limit again). It
+// overtakes queued polls, as stop-reading does.
+type ReadRate struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	RowsPerSecond float64                `protobuf:"fixed64,1,opt,name=rows_per_second,json=rowsPerSecond,proto3" json:"rows_per_second,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadRate) Reset() {
+	*x = ReadRate{}
+	mi := &file_messages_stactor_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadRate) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadRate) ProtoMessage() {}
+
+func (x *ReadRate) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadRate.ProtoReflect.Descriptor instead.
+func (*ReadRate) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *ReadRate) GetRowsPerSecond() float64 {
+	if x != nil {
+		return x.RowsPerSecond
+	}
+	return 0
+}
+
 // Savepoint asks a job to take a savepoint and stop (SAVEPOINT_DONE).
 type Savepoint struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2725,7 +2796,7 @@ type Savepoint struct {
 
 func (x *Savepoint) Reset() {
 	*x = Savepoint{}
-	mi := &file_messages_stactor_proto_msgTypes[34]
+	mi := &file_messages_stactor_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2737,7 +2808,7 @@ func (x *Savepoint) String() string {
 func (*Savepoint) ProtoMessage() {}
 
 func (x *Savepoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[34]
+	mi := &file_messages_stactor_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2750,7 +2821,7 @@ func (x *Savepoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Savepoint.ProtoReflect.Descriptor instead.
 func (*Savepoint) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{34}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *Savepoint) GetJobId() string {
@@ -2769,7 +2840,7 @@ type CancelTask struct {
 
 func (x *CancelTask) Reset() {
 	*x = CancelTask{}
-	mi := &file_messages_stactor_proto_msgTypes[35]
+	mi := &file_messages_stactor_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2781,7 +2852,7 @@ func (x *CancelTask) String() string {
 func (*CancelTask) ProtoMessage() {}
 
 func (x *CancelTask) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[35]
+	mi := &file_messages_stactor_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2794,7 +2865,7 @@ func (x *CancelTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTask.ProtoReflect.Descriptor instead.
 func (*CancelTask) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{35}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{36}
 }
 
 // TaskClosed says a subtask has closed its operators and stopped.
@@ -2807,7 +2878,7 @@ type TaskClosed struct {
 
 func (x *TaskClosed) Reset() {
 	*x = TaskClosed{}
-	mi := &file_messages_stactor_proto_msgTypes[36]
+	mi := &file_messages_stactor_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2819,7 +2890,7 @@ func (x *TaskClosed) String() string {
 func (*TaskClosed) ProtoMessage() {}
 
 func (x *TaskClosed) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[36]
+	mi := &file_messages_stactor_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2832,7 +2903,7 @@ func (x *TaskClosed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskClosed.ProtoReflect.Descriptor instead.
 func (*TaskClosed) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{36}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *TaskClosed) GetLoc() *TaskLocation {
@@ -2857,7 +2928,7 @@ type Credit struct {
 
 func (x *Credit) Reset() {
 	*x = Credit{}
-	mi := &file_messages_stactor_proto_msgTypes[37]
+	mi := &file_messages_stactor_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2869,7 +2940,7 @@ func (x *Credit) String() string {
 func (*Credit) ProtoMessage() {}
 
 func (x *Credit) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[37]
+	mi := &file_messages_stactor_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2882,7 +2953,7 @@ func (x *Credit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Credit.ProtoReflect.Descriptor instead.
 func (*Credit) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{37}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *Credit) GetEdge() int32 {
@@ -2923,7 +2994,7 @@ type Split struct {
 
 func (x *Split) Reset() {
 	*x = Split{}
-	mi := &file_messages_stactor_proto_msgTypes[38]
+	mi := &file_messages_stactor_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2935,7 +3006,7 @@ func (x *Split) String() string {
 func (*Split) ProtoMessage() {}
 
 func (x *Split) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[38]
+	mi := &file_messages_stactor_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2948,7 +3019,7 @@ func (x *Split) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Split.ProtoReflect.Descriptor instead.
 func (*Split) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{38}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *Split) GetId() string {
@@ -2975,7 +3046,7 @@ type RegisterReader struct {
 
 func (x *RegisterReader) Reset() {
 	*x = RegisterReader{}
-	mi := &file_messages_stactor_proto_msgTypes[39]
+	mi := &file_messages_stactor_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2987,7 +3058,7 @@ func (x *RegisterReader) String() string {
 func (*RegisterReader) ProtoMessage() {}
 
 func (x *RegisterReader) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[39]
+	mi := &file_messages_stactor_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3000,7 +3071,7 @@ func (x *RegisterReader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterReader.ProtoReflect.Descriptor instead.
 func (*RegisterReader) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{39}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *RegisterReader) GetSubtask() int32 {
@@ -3026,7 +3097,7 @@ type SplitRequest struct {
 
 func (x *SplitRequest) Reset() {
 	*x = SplitRequest{}
-	mi := &file_messages_stactor_proto_msgTypes[40]
+	mi := &file_messages_stactor_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3038,7 +3109,7 @@ func (x *SplitRequest) String() string {
 func (*SplitRequest) ProtoMessage() {}
 
 func (x *SplitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[40]
+	mi := &file_messages_stactor_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3051,7 +3122,7 @@ func (x *SplitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SplitRequest.ProtoReflect.Descriptor instead.
 func (*SplitRequest) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{40}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *SplitRequest) GetSubtask() int32 {
@@ -3073,7 +3144,7 @@ type SourceEvent struct {
 
 func (x *SourceEvent) Reset() {
 	*x = SourceEvent{}
-	mi := &file_messages_stactor_proto_msgTypes[41]
+	mi := &file_messages_stactor_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3085,7 +3156,7 @@ func (x *SourceEvent) String() string {
 func (*SourceEvent) ProtoMessage() {}
 
 func (x *SourceEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[41]
+	mi := &file_messages_stactor_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3098,7 +3169,7 @@ func (x *SourceEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceEvent.ProtoReflect.Descriptor instead.
 func (*SourceEvent) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{41}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *SourceEvent) GetSubtask() int32 {
@@ -3125,7 +3196,7 @@ type AddSplits struct {
 
 func (x *AddSplits) Reset() {
 	*x = AddSplits{}
-	mi := &file_messages_stactor_proto_msgTypes[42]
+	mi := &file_messages_stactor_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3137,7 +3208,7 @@ func (x *AddSplits) String() string {
 func (*AddSplits) ProtoMessage() {}
 
 func (x *AddSplits) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[42]
+	mi := &file_messages_stactor_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3150,7 +3221,7 @@ func (x *AddSplits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddSplits.ProtoReflect.Descriptor instead.
 func (*AddSplits) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{42}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *AddSplits) GetVertex() int32 {
@@ -3176,7 +3247,7 @@ type NoMoreSplits struct {
 
 func (x *NoMoreSplits) Reset() {
 	*x = NoMoreSplits{}
-	mi := &file_messages_stactor_proto_msgTypes[43]
+	mi := &file_messages_stactor_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3188,7 +3259,7 @@ func (x *NoMoreSplits) String() string {
 func (*NoMoreSplits) ProtoMessage() {}
 
 func (x *NoMoreSplits) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[43]
+	mi := &file_messages_stactor_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3201,7 +3272,7 @@ func (x *NoMoreSplits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NoMoreSplits.ProtoReflect.Descriptor instead.
 func (*NoMoreSplits) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{43}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *NoMoreSplits) GetVertex() int32 {
@@ -3224,7 +3295,7 @@ type CheckpointTrigger struct {
 
 func (x *CheckpointTrigger) Reset() {
 	*x = CheckpointTrigger{}
-	mi := &file_messages_stactor_proto_msgTypes[44]
+	mi := &file_messages_stactor_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3236,7 +3307,7 @@ func (x *CheckpointTrigger) String() string {
 func (*CheckpointTrigger) ProtoMessage() {}
 
 func (x *CheckpointTrigger) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[44]
+	mi := &file_messages_stactor_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3249,7 +3320,7 @@ func (x *CheckpointTrigger) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointTrigger.ProtoReflect.Descriptor instead.
 func (*CheckpointTrigger) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{44}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *CheckpointTrigger) GetId() int64 {
@@ -3280,7 +3351,7 @@ type Barrier struct {
 
 func (x *Barrier) Reset() {
 	*x = Barrier{}
-	mi := &file_messages_stactor_proto_msgTypes[45]
+	mi := &file_messages_stactor_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3292,7 +3363,7 @@ func (x *Barrier) String() string {
 func (*Barrier) ProtoMessage() {}
 
 func (x *Barrier) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[45]
+	mi := &file_messages_stactor_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3305,7 +3376,7 @@ func (x *Barrier) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Barrier.ProtoReflect.Descriptor instead.
 func (*Barrier) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{45}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *Barrier) GetId() int64 {
@@ -3353,13 +3424,17 @@ type CheckpointAck struct {
 	ReadRows         int64                  `protobuf:"varint,10,opt,name=read_rows,json=readRows,proto3" json:"read_rows,omitempty"`                  // the subtask's counters at the snapshot,
 	WriteRows        int64                  `protobuf:"varint,11,opt,name=write_rows,json=writeRows,proto3" json:"write_rows,omitempty"`               // since its attempt started
 	Timing           *SubtaskTiming         `protobuf:"bytes,12,opt,name=timing,proto3" json:"timing,omitempty"`                                       // how the subtask's part went (DESIGN §9)
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// state is the subtask's encoded SubtaskState itself when it is small
+	// (handle empty): it is stored in the checkpoint's metadata, not as a
+	// blob of its own (actors/task, inlineStateLimit).
+	State         []byte `protobuf:"bytes,13,opt,name=state,proto3" json:"state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CheckpointAck) Reset() {
 	*x = CheckpointAck{}
-	mi := &file_messages_stactor_proto_msgTypes[46]
+	mi := &file_messages_stactor_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3371,7 +3446,7 @@ func (x *CheckpointAck) String() string {
 func (*CheckpointAck) ProtoMessage() {}
 
 func (x *CheckpointAck) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[46]
+	mi := &file_messages_stactor_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3384,7 +3459,7 @@ func (x *CheckpointAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointAck.ProtoReflect.Descriptor instead.
 func (*CheckpointAck) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{46}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *CheckpointAck) GetId() int64 {
@@ -3471,6 +3546,13 @@ func (x *CheckpointAck) GetTiming() *SubtaskTiming {
 	return nil
 }
 
+func (x *CheckpointAck) GetState() []byte {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
 // SubtaskTiming is one subtask's part in a checkpoint, for the diagnosis
 // of slow checkpoints (DESIGN §9). Times are the subtask's wall clock.
 type SubtaskTiming struct {
@@ -3492,7 +3574,7 @@ type SubtaskTiming struct {
 
 func (x *SubtaskTiming) Reset() {
 	*x = SubtaskTiming{}
-	mi := &file_messages_stactor_proto_msgTypes[47]
+	mi := &file_messages_stactor_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3504,7 +3586,7 @@ func (x *SubtaskTiming) String() string {
 func (*SubtaskTiming) ProtoMessage() {}
 
 func (x *SubtaskTiming) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[47]
+	mi := &file_messages_stactor_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3517,7 +3599,7 @@ func (x *SubtaskTiming) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubtaskTiming.ProtoReflect.Descriptor instead.
 func (*SubtaskTiming) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{47}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *SubtaskTiming) GetChain() int32 {
@@ -3609,7 +3691,7 @@ type CommitTiming struct {
 
 func (x *CommitTiming) Reset() {
 	*x = CommitTiming{}
-	mi := &file_messages_stactor_proto_msgTypes[48]
+	mi := &file_messages_stactor_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3621,7 +3703,7 @@ func (x *CommitTiming) String() string {
 func (*CommitTiming) ProtoMessage() {}
 
 func (x *CommitTiming) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[48]
+	mi := &file_messages_stactor_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3634,7 +3716,7 @@ func (x *CommitTiming) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitTiming.ProtoReflect.Descriptor instead.
 func (*CommitTiming) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{48}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *CommitTiming) GetVertex() int32 {
@@ -3663,7 +3745,7 @@ type CheckpointDone struct {
 
 func (x *CheckpointDone) Reset() {
 	*x = CheckpointDone{}
-	mi := &file_messages_stactor_proto_msgTypes[49]
+	mi := &file_messages_stactor_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3675,7 +3757,7 @@ func (x *CheckpointDone) String() string {
 func (*CheckpointDone) ProtoMessage() {}
 
 func (x *CheckpointDone) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[49]
+	mi := &file_messages_stactor_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3688,7 +3770,7 @@ func (x *CheckpointDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointDone.ProtoReflect.Descriptor instead.
 func (*CheckpointDone) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{49}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *CheckpointDone) GetId() int64 {
@@ -3709,14 +3791,15 @@ type TaskStateRef struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Chain         int32                  `protobuf:"varint,1,opt,name=chain,proto3" json:"chain,omitempty"`
 	Subtask       int32                  `protobuf:"varint,2,opt,name=subtask,proto3" json:"subtask,omitempty"`
-	Handle        string                 `protobuf:"bytes,3,opt,name=handle,proto3" json:"handle,omitempty"`
+	Handle        string                 `protobuf:"bytes,3,opt,name=handle,proto3" json:"handle,omitempty"` // the stored blob; empty: the state is inline
+	State         []byte                 `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`   // the encoded SubtaskState, when inline
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *TaskStateRef) Reset() {
 	*x = TaskStateRef{}
-	mi := &file_messages_stactor_proto_msgTypes[50]
+	mi := &file_messages_stactor_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3728,7 +3811,7 @@ func (x *TaskStateRef) String() string {
 func (*TaskStateRef) ProtoMessage() {}
 
 func (x *TaskStateRef) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[50]
+	mi := &file_messages_stactor_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3741,7 +3824,7 @@ func (x *TaskStateRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStateRef.ProtoReflect.Descriptor instead.
 func (*TaskStateRef) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{50}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *TaskStateRef) GetChain() int32 {
@@ -3765,6 +3848,13 @@ func (x *TaskStateRef) GetHandle() string {
 	return ""
 }
 
+func (x *TaskStateRef) GetState() []byte {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
 type EnumeratorState struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Vertex        int32                  `protobuf:"varint,1,opt,name=vertex,proto3" json:"vertex,omitempty"`
@@ -3775,7 +3865,7 @@ type EnumeratorState struct {
 
 func (x *EnumeratorState) Reset() {
 	*x = EnumeratorState{}
-	mi := &file_messages_stactor_proto_msgTypes[51]
+	mi := &file_messages_stactor_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3787,7 +3877,7 @@ func (x *EnumeratorState) String() string {
 func (*EnumeratorState) ProtoMessage() {}
 
 func (x *EnumeratorState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[51]
+	mi := &file_messages_stactor_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3800,7 +3890,7 @@ func (x *EnumeratorState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnumeratorState.ProtoReflect.Descriptor instead.
 func (*EnumeratorState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{51}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *EnumeratorState) GetVertex() int32 {
@@ -3836,7 +3926,7 @@ type PendingCommit struct {
 
 func (x *PendingCommit) Reset() {
 	*x = PendingCommit{}
-	mi := &file_messages_stactor_proto_msgTypes[52]
+	mi := &file_messages_stactor_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3848,7 +3938,7 @@ func (x *PendingCommit) String() string {
 func (*PendingCommit) ProtoMessage() {}
 
 func (x *PendingCommit) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[52]
+	mi := &file_messages_stactor_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3861,7 +3951,7 @@ func (x *PendingCommit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingCommit.ProtoReflect.Descriptor instead.
 func (*PendingCommit) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{52}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *PendingCommit) GetCheckpointId() int64 {
@@ -3928,7 +4018,7 @@ type CommitOnNode struct {
 
 func (x *CommitOnNode) Reset() {
 	*x = CommitOnNode{}
-	mi := &file_messages_stactor_proto_msgTypes[53]
+	mi := &file_messages_stactor_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3940,7 +4030,7 @@ func (x *CommitOnNode) String() string {
 func (*CommitOnNode) ProtoMessage() {}
 
 func (x *CommitOnNode) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[53]
+	mi := &file_messages_stactor_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3953,7 +4043,7 @@ func (x *CommitOnNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitOnNode.ProtoReflect.Descriptor instead.
 func (*CommitOnNode) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{53}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *CommitOnNode) GetJob() *JobSpec {
@@ -4036,7 +4126,7 @@ type CommitOnNodeReply struct {
 
 func (x *CommitOnNodeReply) Reset() {
 	*x = CommitOnNodeReply{}
-	mi := &file_messages_stactor_proto_msgTypes[54]
+	mi := &file_messages_stactor_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4048,7 +4138,7 @@ func (x *CommitOnNodeReply) String() string {
 func (*CommitOnNodeReply) ProtoMessage() {}
 
 func (x *CommitOnNodeReply) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[54]
+	mi := &file_messages_stactor_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4061,7 +4151,7 @@ func (x *CommitOnNodeReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitOnNodeReply.ProtoReflect.Descriptor instead.
 func (*CommitOnNodeReply) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{54}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *CommitOnNodeReply) GetError() string {
@@ -4110,7 +4200,7 @@ type CompletedCheckpoint struct {
 
 func (x *CompletedCheckpoint) Reset() {
 	*x = CompletedCheckpoint{}
-	mi := &file_messages_stactor_proto_msgTypes[55]
+	mi := &file_messages_stactor_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4122,7 +4212,7 @@ func (x *CompletedCheckpoint) String() string {
 func (*CompletedCheckpoint) ProtoMessage() {}
 
 func (x *CompletedCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[55]
+	mi := &file_messages_stactor_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4135,7 +4225,7 @@ func (x *CompletedCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompletedCheckpoint.ProtoReflect.Descriptor instead.
 func (*CompletedCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{55}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *CompletedCheckpoint) GetJobId() string {
@@ -4290,7 +4380,7 @@ type VertexState struct {
 
 func (x *VertexState) Reset() {
 	*x = VertexState{}
-	mi := &file_messages_stactor_proto_msgTypes[56]
+	mi := &file_messages_stactor_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4302,7 +4392,7 @@ func (x *VertexState) String() string {
 func (*VertexState) ProtoMessage() {}
 
 func (x *VertexState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[56]
+	mi := &file_messages_stactor_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4315,7 +4405,7 @@ func (x *VertexState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexState.ProtoReflect.Descriptor instead.
 func (*VertexState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{56}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *VertexState) GetVertex() int32 {
@@ -4354,7 +4444,7 @@ type ChannelState struct {
 
 func (x *ChannelState) Reset() {
 	*x = ChannelState{}
-	mi := &file_messages_stactor_proto_msgTypes[57]
+	mi := &file_messages_stactor_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4366,7 +4456,7 @@ func (x *ChannelState) String() string {
 func (*ChannelState) ProtoMessage() {}
 
 func (x *ChannelState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[57]
+	mi := &file_messages_stactor_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4379,7 +4469,7 @@ func (x *ChannelState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChannelState.ProtoReflect.Descriptor instead.
 func (*ChannelState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{57}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *ChannelState) GetEdge() int32 {
@@ -4423,7 +4513,7 @@ type SubtaskState struct {
 
 func (x *SubtaskState) Reset() {
 	*x = SubtaskState{}
-	mi := &file_messages_stactor_proto_msgTypes[58]
+	mi := &file_messages_stactor_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4435,7 +4525,7 @@ func (x *SubtaskState) String() string {
 func (*SubtaskState) ProtoMessage() {}
 
 func (x *SubtaskState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[58]
+	mi := &file_messages_stactor_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4448,7 +4538,7 @@ func (x *SubtaskState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubtaskState.ProtoReflect.Descriptor instead.
 func (*SubtaskState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{58}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *SubtaskState) GetChain() int32 {
@@ -4557,7 +4647,7 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\vwrite_bytes\x18\v \x01(\x03R\n" +
 	"writeBytes\x12/\n" +
 	"\x14read_rows_per_second\x18\f \x01(\x01R\x11readRowsPerSecond\x121\n" +
-	"\x15write_rows_per_second\x18\r \x01(\x01R\x12writeRowsPerSecond\"\xec\x03\n" +
+	"\x15write_rows_per_second\x18\r \x01(\x01R\x12writeRowsPerSecond\"\xd7\x04\n" +
 	"\x0fPipelineMetrics\x12\x1a\n" +
 	"\bpipeline\x18\x01 \x01(\x05R\bpipeline\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x18\n" +
@@ -4569,7 +4659,9 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\x1blast_checkpoint_duration_ms\x18\b \x01(\x03R\x18lastCheckpointDurationMs\x12;\n" +
 	"\x1alast_checkpoint_size_bytes\x18\t \x01(\x03R\x17lastCheckpointSizeBytes\x12E\n" +
 	"\x1flast_checkpoint_channel_batches\x18\n" +
-	" \x01(\x03R\x1clastCheckpointChannelBatches\"\xe2\x04\n" +
+	" \x01(\x03R\x1clastCheckpointChannelBatches\x12-\n" +
+	"\x12checkpoints_failed\x18\v \x01(\x03R\x11checkpointsFailed\x12:\n" +
+	"\x1aread_limit_rows_per_second\x18\f \x01(\x01R\x16readLimitRowsPerSecond\"\xe2\x04\n" +
 	"\x0eSubtaskMetrics\x12\x1a\n" +
 	"\bpipeline\x18\x01 \x01(\x05R\bpipeline\x12\x18\n" +
 	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12\x14\n" +
@@ -4723,7 +4815,9 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\x03loc\x18\x01 \x01(\v2\x1e.stactor.messages.TaskLocationR\x03loc\x127\n" +
 	"\ametrics\x18\x03 \x01(\v2\x1d.stactor.messages.TaskMetricsR\ametricsJ\x04\b\x02\x10\x03\"\v\n" +
 	"\tCloseTask\"\r\n" +
-	"\vStopReading\"\"\n" +
+	"\vStopReading\"2\n" +
+	"\bReadRate\x12&\n" +
+	"\x0frows_per_second\x18\x01 \x01(\x01R\rrowsPerSecond\"\"\n" +
 	"\tSavepoint\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"\f\n" +
 	"\n" +
@@ -4759,7 +4853,7 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
 	"\x04edge\x18\x02 \x01(\x05R\x04edge\x12\x12\n" +
 	"\x04from\x18\x03 \x01(\x05R\x04from\x12\x12\n" +
-	"\x04type\x18\x04 \x01(\tR\x04type\"\xce\x03\n" +
+	"\x04type\x18\x04 \x01(\tR\x04type\"\xe4\x03\n" +
 	"\rCheckpointAck\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x120\n" +
 	"\x03loc\x18\x02 \x01(\v2\x1e.stactor.messages.TaskLocationR\x03loc\x12+\n" +
@@ -4775,7 +4869,8 @@ const file_messages_stactor_proto_rawDesc = "" +
 	" \x01(\x03R\breadRows\x12\x1d\n" +
 	"\n" +
 	"write_rows\x18\v \x01(\x03R\twriteRows\x127\n" +
-	"\x06timing\x18\f \x01(\v2\x1f.stactor.messages.SubtaskTimingR\x06timing\"\x8f\x04\n" +
+	"\x06timing\x18\f \x01(\v2\x1f.stactor.messages.SubtaskTimingR\x06timing\x12\x14\n" +
+	"\x05state\x18\r \x01(\fR\x05state\"\x8f\x04\n" +
 	"\rSubtaskTiming\x12\x14\n" +
 	"\x05chain\x18\x01 \x01(\x05R\x05chain\x12\x18\n" +
 	"\asubtask\x18\x02 \x01(\x05R\asubtask\x12&\n" +
@@ -4799,11 +4894,12 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\tcommit_us\x18\x02 \x01(\x03R\bcommitUs\":\n" +
 	"\x0eCheckpointDone\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x18\n" +
-	"\aaborted\x18\x02 \x01(\bR\aaborted\"V\n" +
+	"\aaborted\x18\x02 \x01(\bR\aaborted\"l\n" +
 	"\fTaskStateRef\x12\x14\n" +
 	"\x05chain\x18\x01 \x01(\x05R\x05chain\x12\x18\n" +
 	"\asubtask\x18\x02 \x01(\x05R\asubtask\x12\x16\n" +
-	"\x06handle\x18\x03 \x01(\tR\x06handle\"?\n" +
+	"\x06handle\x18\x03 \x01(\tR\x06handle\x12\x14\n" +
+	"\x05state\x18\x04 \x01(\fR\x05state\"?\n" +
 	"\x0fEnumeratorState\x12\x16\n" +
 	"\x06vertex\x18\x01 \x01(\x05R\x06vertex\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\fR\x05state\"\xbd\x01\n" +
@@ -4884,7 +4980,7 @@ func file_messages_stactor_proto_rawDescGZIP() []byte {
 	return file_messages_stactor_proto_rawDescData
 }
 
-var file_messages_stactor_proto_msgTypes = make([]protoimpl.MessageInfo, 63)
+var file_messages_stactor_proto_msgTypes = make([]protoimpl.MessageInfo, 64)
 var file_messages_stactor_proto_goTypes = []any{
 	(*Pid)(nil),                 // 0: stactor.messages.Pid
 	(*SubmitJob)(nil),           // 1: stactor.messages.SubmitJob
@@ -4920,38 +5016,39 @@ var file_messages_stactor_proto_goTypes = []any{
 	(*TaskDrained)(nil),         // 31: stactor.messages.TaskDrained
 	(*CloseTask)(nil),           // 32: stactor.messages.CloseTask
 	(*StopReading)(nil),         // 33: stactor.messages.StopReading
-	(*Savepoint)(nil),           // 34: stactor.messages.Savepoint
-	(*CancelTask)(nil),          // 35: stactor.messages.CancelTask
-	(*TaskClosed)(nil),          // 36: stactor.messages.TaskClosed
-	(*Credit)(nil),              // 37: stactor.messages.Credit
-	(*Split)(nil),               // 38: stactor.messages.Split
-	(*RegisterReader)(nil),      // 39: stactor.messages.RegisterReader
-	(*SplitRequest)(nil),        // 40: stactor.messages.SplitRequest
-	(*SourceEvent)(nil),         // 41: stactor.messages.SourceEvent
-	(*AddSplits)(nil),           // 42: stactor.messages.AddSplits
-	(*NoMoreSplits)(nil),        // 43: stactor.messages.NoMoreSplits
-	(*CheckpointTrigger)(nil),   // 44: stactor.messages.CheckpointTrigger
-	(*Barrier)(nil),             // 45: stactor.messages.Barrier
-	(*CheckpointAck)(nil),       // 46: stactor.messages.CheckpointAck
-	(*SubtaskTiming)(nil),       // 47: stactor.messages.SubtaskTiming
-	(*CommitTiming)(nil),        // 48: stactor.messages.CommitTiming
-	(*CheckpointDone)(nil),      // 49: stactor.messages.CheckpointDone
-	(*TaskStateRef)(nil),        // 50: stactor.messages.TaskStateRef
-	(*EnumeratorState)(nil),     // 51: stactor.messages.EnumeratorState
-	(*PendingCommit)(nil),       // 52: stactor.messages.PendingCommit
-	(*CommitOnNode)(nil),        // 53: stactor.messages.CommitOnNode
-	(*CommitOnNodeReply)(nil),   // 54: stactor.messages.CommitOnNodeReply
-	(*CompletedCheckpoint)(nil), // 55: stactor.messages.CompletedCheckpoint
-	(*VertexState)(nil),         // 56: stactor.messages.VertexState
-	(*ChannelState)(nil),        // 57: stactor.messages.ChannelState
-	(*SubtaskState)(nil),        // 58: stactor.messages.SubtaskState
-	nil,                         // 59: stactor.messages.SubmitJob.VarsEntry
-	nil,                         // 60: stactor.messages.JobSpec.VarsEntry
-	nil,                         // 61: stactor.messages.SubtaskTiming.VertexSnapshotUsEntry
-	nil,                         // 62: stactor.messages.CompletedCheckpoint.ParallelismEntry
+	(*ReadRate)(nil),            // 34: stactor.messages.ReadRate
+	(*Savepoint)(nil),           // 35: stactor.messages.Savepoint
+	(*CancelTask)(nil),          // 36: stactor.messages.CancelTask
+	(*TaskClosed)(nil),          // 37: stactor.messages.TaskClosed
+	(*Credit)(nil),              // 38: stactor.messages.Credit
+	(*Split)(nil),               // 39: stactor.messages.Split
+	(*RegisterReader)(nil),      // 40: stactor.messages.RegisterReader
+	(*SplitRequest)(nil),        // 41: stactor.messages.SplitRequest
+	(*SourceEvent)(nil),         // 42: stactor.messages.SourceEvent
+	(*AddSplits)(nil),           // 43: stactor.messages.AddSplits
+	(*NoMoreSplits)(nil),        // 44: stactor.messages.NoMoreSplits
+	(*CheckpointTrigger)(nil),   // 45: stactor.messages.CheckpointTrigger
+	(*Barrier)(nil),             // 46: stactor.messages.Barrier
+	(*CheckpointAck)(nil),       // 47: stactor.messages.CheckpointAck
+	(*SubtaskTiming)(nil),       // 48: stactor.messages.SubtaskTiming
+	(*CommitTiming)(nil),        // 49: stactor.messages.CommitTiming
+	(*CheckpointDone)(nil),      // 50: stactor.messages.CheckpointDone
+	(*TaskStateRef)(nil),        // 51: stactor.messages.TaskStateRef
+	(*EnumeratorState)(nil),     // 52: stactor.messages.EnumeratorState
+	(*PendingCommit)(nil),       // 53: stactor.messages.PendingCommit
+	(*CommitOnNode)(nil),        // 54: stactor.messages.CommitOnNode
+	(*CommitOnNodeReply)(nil),   // 55: stactor.messages.CommitOnNodeReply
+	(*CompletedCheckpoint)(nil), // 56: stactor.messages.CompletedCheckpoint
+	(*VertexState)(nil),         // 57: stactor.messages.VertexState
+	(*ChannelState)(nil),        // 58: stactor.messages.ChannelState
+	(*SubtaskState)(nil),        // 59: stactor.messages.SubtaskState
+	nil,                         // 60: stactor.messages.SubmitJob.VarsEntry
+	nil,                         // 61: stactor.messages.JobSpec.VarsEntry
+	nil,                         // 62: stactor.messages.SubtaskTiming.VertexSnapshotUsEntry
+	nil,                         // 63: stactor.messages.CompletedCheckpoint.ParallelismEntry
 }
 var file_messages_stactor_proto_depIdxs = []int32{
-	59, // 0: stactor.messages.SubmitJob.vars:type_name -> stactor.messages.SubmitJob.VarsEntry
+	60, // 0: stactor.messages.SubmitJob.vars:type_name -> stactor.messages.SubmitJob.VarsEntry
 	17, // 1: stactor.messages.SubmitJob.tree:type_name -> stactor.messages.Hocon
 	19, // 2: stactor.messages.SubmitJob.resolved:type_name -> stactor.messages.ResolvedJob
 	9,  // 3: stactor.messages.JobList.jobs:type_name -> stactor.messages.JobStatus
@@ -4959,7 +5056,7 @@ var file_messages_stactor_proto_depIdxs = []int32{
 	14, // 5: stactor.messages.JobMetrics.vertices:type_name -> stactor.messages.VertexMetrics
 	12, // 6: stactor.messages.JobMetrics.pipelines:type_name -> stactor.messages.PipelineMetrics
 	13, // 7: stactor.messages.JobMetrics.subtasks:type_name -> stactor.messages.SubtaskMetrics
-	60, // 8: stactor.messages.JobSpec.vars:type_name -> stactor.messages.JobSpec.VarsEntry
+	61, // 8: stactor.messages.JobSpec.vars:type_name -> stactor.messages.JobSpec.VarsEntry
 	17, // 9: stactor.messages.JobSpec.tree:type_name -> stactor.messages.Hocon
 	19, // 10: stactor.messages.JobSpec.resolved:type_name -> stactor.messages.ResolvedJob
 	18, // 11: stactor.messages.Hocon.fields:type_name -> stactor.messages.HoconField
@@ -4970,7 +5067,7 @@ var file_messages_stactor_proto_depIdxs = []int32{
 	15, // 16: stactor.messages.DeployTask.loc:type_name -> stactor.messages.TaskLocation
 	16, // 17: stactor.messages.DeployTask.job:type_name -> stactor.messages.JobSpec
 	0,  // 18: stactor.messages.DeployTask.job_master:type_name -> stactor.messages.Pid
-	55, // 19: stactor.messages.DeployTask.restore:type_name -> stactor.messages.CompletedCheckpoint
+	56, // 19: stactor.messages.DeployTask.restore:type_name -> stactor.messages.CompletedCheckpoint
 	15, // 20: stactor.messages.DeployTaskReply.loc:type_name -> stactor.messages.TaskLocation
 	0,  // 21: stactor.messages.DeployTaskReply.task:type_name -> stactor.messages.Pid
 	0,  // 22: stactor.messages.TaskPid.pid:type_name -> stactor.messages.Pid
@@ -4987,23 +5084,23 @@ var file_messages_stactor_proto_depIdxs = []int32{
 	28, // 33: stactor.messages.TaskDrained.metrics:type_name -> stactor.messages.TaskMetrics
 	15, // 34: stactor.messages.TaskClosed.loc:type_name -> stactor.messages.TaskLocation
 	0,  // 35: stactor.messages.RegisterReader.reader:type_name -> stactor.messages.Pid
-	38, // 36: stactor.messages.AddSplits.splits:type_name -> stactor.messages.Split
+	39, // 36: stactor.messages.AddSplits.splits:type_name -> stactor.messages.Split
 	15, // 37: stactor.messages.CheckpointAck.loc:type_name -> stactor.messages.TaskLocation
 	30, // 38: stactor.messages.CheckpointAck.commits:type_name -> stactor.messages.CommitInfo
-	47, // 39: stactor.messages.CheckpointAck.timing:type_name -> stactor.messages.SubtaskTiming
-	61, // 40: stactor.messages.SubtaskTiming.vertex_snapshot_us:type_name -> stactor.messages.SubtaskTiming.VertexSnapshotUsEntry
+	48, // 39: stactor.messages.CheckpointAck.timing:type_name -> stactor.messages.SubtaskTiming
+	62, // 40: stactor.messages.SubtaskTiming.vertex_snapshot_us:type_name -> stactor.messages.SubtaskTiming.VertexSnapshotUsEntry
 	0,  // 41: stactor.messages.PendingCommit.worker:type_name -> stactor.messages.Pid
 	16, // 42: stactor.messages.CommitOnNode.job:type_name -> stactor.messages.JobSpec
-	52, // 43: stactor.messages.CommitOnNode.infos:type_name -> stactor.messages.PendingCommit
-	50, // 44: stactor.messages.CompletedCheckpoint.tasks:type_name -> stactor.messages.TaskStateRef
-	51, // 45: stactor.messages.CompletedCheckpoint.enumerators:type_name -> stactor.messages.EnumeratorState
-	52, // 46: stactor.messages.CompletedCheckpoint.pending:type_name -> stactor.messages.PendingCommit
-	62, // 47: stactor.messages.CompletedCheckpoint.parallelism:type_name -> stactor.messages.CompletedCheckpoint.ParallelismEntry
-	47, // 48: stactor.messages.CompletedCheckpoint.timings:type_name -> stactor.messages.SubtaskTiming
-	48, // 49: stactor.messages.CompletedCheckpoint.commits:type_name -> stactor.messages.CommitTiming
-	38, // 50: stactor.messages.VertexState.splits:type_name -> stactor.messages.Split
-	56, // 51: stactor.messages.SubtaskState.vertices:type_name -> stactor.messages.VertexState
-	57, // 52: stactor.messages.SubtaskState.channels:type_name -> stactor.messages.ChannelState
+	53, // 43: stactor.messages.CommitOnNode.infos:type_name -> stactor.messages.PendingCommit
+	51, // 44: stactor.messages.CompletedCheckpoint.tasks:type_name -> stactor.messages.TaskStateRef
+	52, // 45: stactor.messages.CompletedCheckpoint.enumerators:type_name -> stactor.messages.EnumeratorState
+	53, // 46: stactor.messages.CompletedCheckpoint.pending:type_name -> stactor.messages.PendingCommit
+	63, // 47: stactor.messages.CompletedCheckpoint.parallelism:type_name -> stactor.messages.CompletedCheckpoint.ParallelismEntry
+	48, // 48: stactor.messages.CompletedCheckpoint.timings:type_name -> stactor.messages.SubtaskTiming
+	49, // 49: stactor.messages.CompletedCheckpoint.commits:type_name -> stactor.messages.CommitTiming
+	39, // 50: stactor.messages.VertexState.splits:type_name -> stactor.messages.Split
+	57, // 51: stactor.messages.SubtaskState.vertices:type_name -> stactor.messages.VertexState
+	58, // 52: stactor.messages.SubtaskState.channels:type_name -> stactor.messages.ChannelState
 	53, // [53:53] is the sub-list for method output_type
 	53, // [53:53] is the sub-list for method input_type
 	53, // [53:53] is the sub-list for extension type_name
@@ -5022,7 +5119,7 @@ func file_messages_stactor_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_stactor_proto_rawDesc), len(file_messages_stactor_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   63,
+			NumMessages:   64,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -146,13 +146,18 @@ var ErrInvalid = errors.New("invalid argument")
 
 // ReadSubtaskStates reads and decodes every subtask state of a completed
 // checkpoint: what a restored subtask (its own) and an enumerator host
-// (the readers' splits) start from.
+// (the readers' splits) start from. A state without a handle is inline:
+// small, it came in the subtask's ack and is stored in the checkpoint's
+// metadata itself.
 func ReadSubtaskStates(store Storage, cp *messages.CompletedCheckpoint) ([]*messages.SubtaskState, error) {
 	var out []*messages.SubtaskState
 	for _, ref := range cp.Tasks {
-		data, err := store.ReadState(cp.JobId, ref.Handle)
-		if err != nil {
-			return nil, fmt.Errorf("reading checkpoint %d state %s: %w", cp.Id, ref.Handle, err)
+		data := ref.State
+		if ref.Handle != "" {
+			var err error
+			if data, err = store.ReadState(cp.JobId, ref.Handle); err != nil {
+				return nil, fmt.Errorf("reading checkpoint %d state %s: %w", cp.Id, ref.Handle, err)
+			}
 		}
 		st := &messages.SubtaskState{}
 		if err := proto.Unmarshal(data, st); err != nil {

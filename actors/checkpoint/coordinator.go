@@ -106,7 +106,7 @@ func (c *Coordinator) Receive(ctx actor.Context) {
 		c.onAck(ctx, m)
 	case *timeout:
 		if c.inflight != nil && c.inflight.id == m.id {
-			c.abort(ctx, fmt.Sprintf("checkpoint %d timed out after %s", m.id, c.cfg.Timeout))
+			c.abort(ctx, fmt.Sprintf("checkpoint %d timed out after %s", m.id, c.cfg.Timeout), true)
 		}
 	case *committed:
 		c.onCommitted(ctx, m)
@@ -191,6 +191,7 @@ func (c *Coordinator) trigger(ctx actor.Context, typ string) {
 	for _, pid := range c.enums {
 		ctx.Send(pid, &messages.CheckpointTrigger{Id: id, Type: typ})
 	}
+	ctx.Send(ctx.Parent(), &Triggered{Pipeline: c.pipe.ID, Attempt: c.attempt, ID: id, At: c.inflight.started})
 	if c.cfg.Timeout > 0 {
 		c.timers.After(c.cfg.Timeout, &timeout{id: id})
 	}
@@ -212,7 +213,7 @@ func (c *Coordinator) onAck(ctx actor.Context, a *messages.CheckpointAck) {
 		return
 	}
 	if a.Error != "" {
-		c.abort(ctx, fmt.Sprintf("checkpoint %d: %s", a.Id, a.Error))
+		c.abort(ctx, fmt.Sprintf("checkpoint %d: %s", a.Id, a.Error), false)
 		return
 	}
 	if a.Timing != nil {
@@ -245,7 +246,7 @@ func (c *Coordinator) complete(ctx actor.Context) {
 			cp.Enumerators = append(cp.Enumerators, &messages.EnumeratorState{Vertex: a.EnumeratorVertex, State: a.EnumeratorState})
 			continue
 		}
-		cp.Tasks = append(cp.Tasks, &messages.TaskStateRef{Chain: a.Loc.Chain, Subtask: a.Loc.Subtask, Handle: a.Handle})
+		cp.Tasks = append(cp.Tasks, &messages.TaskStateRef{Chain: a.Loc.Chain, Subtask: a.Loc.Subtask, Handle: a.Handle, State: a.State})
 		if a.Timing != nil {
 			cp.Timings = append(cp.Timings, a.Timing)
 		}
@@ -268,7 +269,7 @@ func (c *Coordinator) complete(ctx actor.Context) {
 			c.fail(ctx, fmt.Sprintf("replaced by a newer run of this job: %v", err), true)
 			return
 		}
-		c.abort(ctx, fmt.Sprintf("storing checkpoint %d: %v", in.id, err))
+		c.abort(ctx, fmt.Sprintf("storing checkpoint %d: %v", in.id, err), false)
 		return
 	}
 	c.inflight = nil
@@ -351,6 +352,9 @@ func (c *Coordinator) checkCommitted(ctx actor.Context, id int64) {
 	}
 	delete(c.uncommitted, id)
 	delete(c.pending, id)
+	if w := c.committing[id]; w != nil {
+		ctx.Send(ctx.Parent(), &CommitsDone{Pipeline: c.pipe.ID, Attempt: c.attempt, ID: id, Took: time.Since(w.began)})
+	}
 	c.storeCommitTimes(id)
 	if c.pendingFinal[id] {
 		delete(c.pendingFinal, id)
@@ -359,12 +363,14 @@ func (c *Coordinator) checkCommitted(ctx actor.Context, id int64) {
 	delete(c.pendingFinal, id)
 }
 
-// abort gives up the checkpoint in flight and counts the failure.
-func (c *Coordinator) abort(ctx actor.Context, cause string) {
+// abort gives up the checkpoint in flight and counts the failure;
+// timedOut: it took checkpoint.timeout.
+func (c *Coordinator) abort(ctx actor.Context, cause string, timedOut bool) {
 	in := c.inflight
 	if in == nil {
 		return
 	}
+	ctx.Send(ctx.Parent(), &Aborted{Pipeline: c.pipe.ID, Attempt: c.attempt, ID: in.id, TimedOut: timedOut})
 	c.inflight = nil
 	c.lastEnd = time.Now()
 	c.failures++

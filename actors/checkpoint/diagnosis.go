@@ -29,10 +29,15 @@ func (c *Coordinator) committedBy(id int64, vertex int) {
 // slowly (DESIGN §9). The metadata is otherwise the same (a copy: the
 // JobMaster holds the one sent with Completed), and Complete replaces it
 // atomically. A failure loses only the commit times.
+// A checkpoint without commit infos is not stored again.
 func (c *Coordinator) storeCommitTimes(id int64) {
 	w := c.committing[id]
 	delete(c.committing, id)
-	if w == nil || len(w.commits) == 0 || c.stopping {
+	// A checkpoint that carried no commit info made every sink commit
+	// nothing: its commit times say nothing, and rewriting it would cost
+	// a metadata write and sync per checkpoint (benchmarks/RESULTS.md,
+	// workload 3).
+	if w == nil || len(w.commits) == 0 || len(w.cp.Pending) == 0 || c.stopping {
 		return
 	}
 	cp := proto.Clone(w.cp).(*messages.CompletedCheckpoint)

@@ -1,6 +1,8 @@
 package checkpoint
 
 import (
+	"time"
+
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/stactor/stactor/messages"
@@ -24,6 +26,30 @@ type Ready struct{ Pipeline, Attempt int }
 
 // Completed reports a completed checkpoint to the JobMaster.
 type Completed struct{ Checkpoint *messages.CompletedCheckpoint }
+
+// Triggered tells the JobMaster that checkpoint ID is under way since At
+// (read_limit.adaptive watches how long it takes).
+type Triggered struct {
+	Pipeline, Attempt int
+	ID                int64
+	At                time.Time
+}
+
+// Aborted tells the JobMaster that checkpoint ID was given up; TimedOut:
+// it took checkpoint.timeout.
+type Aborted struct {
+	Pipeline, Attempt int
+	ID                int64
+	TimedOut          bool
+}
+
+// CommitsDone tells the JobMaster that every sink committed checkpoint
+// ID, Took after it completed.
+type CommitsDone struct {
+	Pipeline, Attempt int
+	ID                int64
+	Took              time.Duration
+}
 
 // FinalCommitted tells the JobMaster the final checkpoint (or savepoint) is
 // committed: the pipeline is done.

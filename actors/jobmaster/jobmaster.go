@@ -29,6 +29,21 @@
 // message answers GetJobMetrics (the HTTP API, /metrics) and, with
 // Options.Metrics, goes out every MetricsInterval on
 // <prefix>.metrics.<job> for stactor top (publish.go, monitor/metrics).
+//
+// read_limit.adaptive (adaptive.go) lives here, not in the subtasks nor in
+// the CheckpointCoordinator, because only the JobMaster sees both halves
+// of it: every subtask's TaskMetrics (read rates; the busy time from which
+// a sink's capacity is estimated) and, from each pipeline's coordinator,
+// its checkpoints' course (Triggered, Completed, Aborted with whether it
+// timed out, CommitsDone with the commit latency). Once a second
+// (AdaptiveInterval) it predicts each pipeline's next checkpoint duration
+// against checkpoint.timeout and, when the sources' rate must change,
+// sends each source subtask its share as a ReadRate message: a control
+// message at the high mailbox level, with plain Send, so that it
+// overtakes the subtask's queued polls and data (DESIGN §3) — the subtask
+// reads at the lower of it and the job's read_limit.rows_per_second. A new
+// attempt's subtasks get the current rate once they run. The rate is in
+// PipelineMetrics and each change is logged.
 package jobmaster
 
 import (
@@ -143,8 +158,12 @@ type pipelineRun struct {
 	lastCkpt    int64
 	// the latest completed checkpoint and how many completed, for the
 	// metrics (PipelineMetrics)
-	lastCheckpoint *messages.CompletedCheckpoint
-	checkpoints    int64
+	lastCheckpoint    *messages.CompletedCheckpoint
+	checkpoints       int64
+	checkpointsFailed int64
+	// adaptive is the read_limit.adaptive loop (adaptive.go); nil
+	// without it.
+	adaptive *adaptive
 	// the watchdog's view: when rows last moved or a checkpoint completed
 	lastProgress time.Time
 	lastRows     int64
@@ -161,8 +180,9 @@ type taskRun struct {
 	metrics *messages.TaskMetrics // the latest report
 	prev    *messages.TaskMetrics // the one before
 	drained bool
-	gone    bool // terminated
-	stopAsk bool // we asked it to close or cancel
+	gone    bool    // terminated
+	stopAsk bool    // we asked it to close or cancel
+	rate    float64 // the read rate sent to it (read_limit.adaptive); 0: none
 }
 
 // New is the props producer of a JobMaster for spec (a client's tree, or
@@ -253,6 +273,11 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 			p.checkpoints++
 			p.lastProgress = time.Now()
 		}
+		j.onCheckpointEvent(m)
+	case *checkpoint.Triggered, *checkpoint.Aborted, *checkpoint.CommitsDone:
+		j.onCheckpointEvent(m)
+	case *adaptiveTick:
+		j.adaptiveStep(ctx)
 	case *watchdogTick:
 		j.watchdog(ctx)
 	case *publishTick:

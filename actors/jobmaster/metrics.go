@@ -139,7 +139,11 @@ func (j *JobMaster) jobMetrics() *messages.JobMetrics {
 // metrics are the pipeline's state and latest checkpoint: one completed
 // in this run, or else the one its attempt restored from.
 func (p *pipelineRun) metrics() *messages.PipelineMetrics {
-	pm := &messages.PipelineMetrics{Pipeline: int32(p.p.ID), State: p.state, Attempt: int32(p.attempt), CheckpointsCompleted: p.checkpoints}
+	pm := &messages.PipelineMetrics{Pipeline: int32(p.p.ID), State: p.state, Attempt: int32(p.attempt), CheckpointsCompleted: p.checkpoints,
+		CheckpointsFailed: p.checkpointsFailed}
+	if p.adaptive != nil {
+		pm.ReadLimitRowsPerSecond = p.adaptive.limit
+	}
 	cp := p.lastCheckpoint
 	if cp == nil {
 		cp = p.restore

@@ -192,6 +192,7 @@ func (j *JobMaster) onResolved(ctx actor.Context, m *resolved) {
 		j.pipelines = append(j.pipelines, pr)
 		j.startPipeline(ctx, pr, j.opts.Restore)
 	}
+	j.startAdaptive()
 	if j.state == state.JobScheduled {
 		j.state = state.JobRunning
 	}

@@ -137,6 +137,9 @@ func TestPriorityLevels(t *testing.T) {
 		{&messages.Batch{}, messages.PriorityLow},
 		{&messages.EndOfData{}, messages.PriorityLow},
 		{&messages.Credit{}, messages.PriorityDefault},
+		{&messages.StopReading{}, messages.PriorityHigh},
+		{&messages.ReadRate{}, messages.PriorityHigh},
+		{&actor.MessageEnvelope{Message: &messages.ReadRate{}}, messages.PriorityHigh},
 		{"plain", actor.DefaultPriority},
 	}
 	for _, c := range cases {

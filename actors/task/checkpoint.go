@@ -127,6 +127,10 @@ func (t *Task) startCapture(ctx actor.Context, id int64, typ string) error {
 		c.timing.VertexSnapshotUs[int32(p.v.ID)] = time.Since(began).Microseconds()
 	}
 	c.timing.SnapshotUs = time.Since(barrierAt).Microseconds()
+	// The operators' snapshot is work, as Flink counts its synchronous
+	// part: a sink that flushes in prepareCommit is busy meanwhile, and
+	// read_limit.adaptive estimates a sink's capacity from its busy time.
+	t.metrics.busy(barrierAt)
 	// Output channel state: what waits for credit.
 	for _, o := range t.outs {
 		if len(o.queue) > 0 {
@@ -199,8 +203,17 @@ func (t *Task) recordIfCapturing(m *messages.Batch) {
 	}
 }
 
-// finishCapture writes the subtask's state and acks the checkpoint, then
-// processes what was set aside.
+// inlineStateLimit is the largest subtask state sent in the ack itself
+// and stored in the checkpoint's metadata (as Flink's
+// state.storage.fs.memory-threshold, 20 KB there): a source's positions,
+// a writer's small state. Each blob of its own costs the storage a file
+// or object and a sync per checkpoint, which for small states is most of
+// what a checkpoint costs (benchmarks/RESULTS.md, workload 3). Channel
+// state soon passes it and goes to a blob.
+const inlineStateLimit = 16 << 10
+
+// finishCapture writes the subtask's state (or, small, puts it in the
+// ack) and acks the checkpoint, then processes what was set aside.
 func (t *Task) finishCapture(ctx actor.Context) error {
 	c := t.cp.cur
 	t.cp.cur = nil
@@ -228,10 +241,13 @@ func (t *Task) finishCapture(ctx actor.Context) error {
 	if err != nil {
 		return fmt.Errorf("encoding checkpoint %d state: %w", c.id, err)
 	}
-	name := fmt.Sprintf("task-%d-%d", t.loc.Chain, t.loc.Subtask)
-	handle, err := t.store.WriteState(t.loc.JobId, int(t.loc.Pipeline), int(t.loc.Attempt), c.id, name, data)
-	if err != nil {
-		return fmt.Errorf("writing checkpoint %d state: %w", c.id, err)
+	handle, inline := "", data
+	if len(data) > inlineStateLimit {
+		name := fmt.Sprintf("task-%d-%d", t.loc.Chain, t.loc.Subtask)
+		if handle, err = t.store.WriteState(t.loc.JobId, int(t.loc.Pipeline), int(t.loc.Attempt), c.id, name, data); err != nil {
+			return fmt.Errorf("writing checkpoint %d state: %w", c.id, err)
+		}
+		inline = nil
 	}
 	c.timing.StateWriteUs = time.Since(aligned).Microseconds()
 	c.timing.StateBytes, c.timing.ChannelBatches = int64(len(data)), batches
@@ -246,7 +262,7 @@ func (t *Task) finishCapture(ctx actor.Context) error {
 			commits = append(commits, p.info)
 		}
 	}
-	ctx.Send(t.cp.coordinator, &messages.CheckpointAck{Id: c.id, Loc: t.loc, Handle: handle,
+	ctx.Send(t.cp.coordinator, &messages.CheckpointAck{Id: c.id, Loc: t.loc, Handle: handle, State: inline,
 		Commits: commits, StateBytes: int64(len(data)), ChannelBatches: batches,
 		ReadRows: c.readRows, WriteRows: c.writeRows, Timing: c.timing})
 	return t.tryUnblock(ctx)

@@ -22,6 +22,10 @@
 // JobMaster turns two reports into rates and Flink's busy / idle /
 // back-pressured time per second (DESIGN §9).
 //
+// A source subtask reads at most read_limit.rows_per_second and
+// bytes_per_second (readlimit.go) and, under read_limit.adaptive, at most
+// the rate its JobMaster last sent in a ReadRate message.
+//
 // Taps (taps.go, package monitor/tap): with Options.Taps set, each
 // operator has a tap point, and the batch path reads its flag once per
 // batch (in emit, and before a sink's write); only while someone listens

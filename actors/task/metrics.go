@@ -24,8 +24,9 @@ type metrics struct {
 	heldSince time.Time
 	heldNs    int64
 	// busyNs is the time spent processing (Flink's busy time): reader
-	// polls that returned rows and input batches through the chain, two
-	// clock readings per poll or batch. Idle is what is left of the
+	// polls that returned rows, input batches through the chain and the
+	// operators' checkpoint snapshots, two clock readings per poll, batch
+	// or snapshot. Idle is what is left of the
 	// elapsed time after busy and backpressured.
 	busyNs int64
 }

@@ -20,12 +20,33 @@ import "time"
 // (less the lateness it could not catch up).
 type readLimit struct {
 	rowsPerSec, bytesPerSec int64
-	next                    time.Time // no poll before it; zero: the first poll
-	rows, bytes             int64     // read so far, for the average row size
+	// jobRowsPerSec is the job's read_limit.rows_per_second; rowsPerSec is
+	// the lower of it and the rate read_limit.adaptive chose (setRate).
+	jobRowsPerSec int64
+	next          time.Time // no poll before it; zero: the first poll
+	rows, bytes   int64     // read so far, for the average row size
 }
 
 // catchUp is how much lateness a poll may make up by polling sooner.
 const catchUp = 20 * time.Millisecond
+
+// setRate applies the rate the JobMaster chose under read_limit.adaptive
+// (rows/s; 0: none, the job's own limit again). The pacing starts afresh,
+// so neither a lower rate's first wait nor a lifted limit's last one
+// carries over.
+func (l *readLimit) setRate(rowsPerSec float64) {
+	r := l.jobRowsPerSec
+	if rowsPerSec > 0 {
+		a := max(1, int64(rowsPerSec+0.5))
+		if r == 0 || a < r {
+			r = a
+		}
+	}
+	if r != l.rowsPerSec {
+		l.rowsPerSec = r
+		l.next = time.Time{}
+	}
+}
 
 func (l *readLimit) active() bool { return l.rowsPerSec > 0 || l.bytesPerSec > 0 }
 

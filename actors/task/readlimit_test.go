@@ -114,3 +114,34 @@ func TestReadLimitOffReadsFullBatches(t *testing.T) {
 		t.Fatalf("wait %s", d)
 	}
 }
+
+// read_limit.adaptive's rate caps the job's own limit, never raises it,
+// and lifted gives the job's limit back.
+func TestReadLimitSetRate(t *testing.T) {
+	for _, c := range []struct {
+		job      int64
+		adaptive float64
+		want     int64
+	}{
+		{0, 0, 0}, {0, 500, 500}, {1000, 500, 500}, {1000, 5000, 1000}, {1000, 0, 1000}, {0, 0.2, 1},
+	} {
+		l := readLimit{rowsPerSec: c.job, jobRowsPerSec: c.job}
+		l.setRate(c.adaptive)
+		if l.rowsPerSec != c.want {
+			t.Errorf("job %d, adaptive %g: %d rows/s, want %d", c.job, c.adaptive, l.rowsPerSec, c.want)
+		}
+	}
+	// Under the adaptive rate the subtask reads at it (within a batch).
+	l := readLimit{}
+	l.setRate(200)
+	ps := pollLoop(&l, 1000, 4096, 10, 0, -1, 0)
+	checkWindows(t, ps, 200, func(p polled) int64 { return p.rows })
+	if last := ps[len(ps)-1].at; last < 4*time.Second {
+		t.Fatalf("1000 rows at 200 rows/s done in %s", last)
+	}
+	// Lifted, it reads without waiting, even a poll that was due later.
+	l.setRate(0)
+	if w := l.wait(time.Unix(1000, 0)); w != 0 || l.active() {
+		t.Fatalf("lifted: waits %s, active %v", w, l.active())
+	}
+}

@@ -39,7 +39,7 @@ func (t *Task) openSource(ctx actor.Context, enum *actor.PID) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", head.Name, err)
 	}
-	s := &sourceRun{t: t, source: src, enum: enum, limit: readLimit{rowsPerSec: t.plan.Job.RowsPerSecond, bytesPerSec: t.plan.Job.BytesPerSecond}}
+	s := &sourceRun{t: t, source: src, enum: enum, limit: readLimit{rowsPerSec: t.plan.Job.RowsPerSecond, jobRowsPerSec: t.plan.Job.RowsPerSecond, bytesPerSec: t.plan.Job.BytesPerSecond}}
 	r, err := src.CreateReader(s)
 	if err != nil {
 		return fmt.Errorf("%s: creating reader: %w", head.Name, err)
@@ -153,6 +153,17 @@ func (t *Task) poll(ctx actor.Context) error {
 	}
 	delay = max(delay, throttle)
 	t.schedulePoll(ctx, delay)
+	return nil
+}
+
+// onReadRate applies the read rate the JobMaster chose
+// (read_limit.adaptive). A poll waiting out the old rate's pause is
+// rescheduled under the new one when it comes.
+func (t *Task) onReadRate(m *messages.ReadRate) error {
+	if t.src == nil {
+		return fmt.Errorf("a read rate for a subtask without a source")
+	}
+	t.src.limit.setRate(m.RowsPerSecond)
 	return nil
 }
 

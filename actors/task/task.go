@@ -125,6 +125,8 @@ func (t *Task) Receive(ctx actor.Context) {
 			t.src.noMore, t.src.ended = true, true
 			err = t.endOfInput(ctx)
 		}
+	case *messages.ReadRate:
+		err = t.onReadRate(m)
 	case *messages.Credit:
 		err = t.onCredit(ctx, m)
 	case *messages.AddSplits:

@@ -58,6 +58,8 @@ var (
 
 	// Per pipeline and subtask of running jobs, from the same JobMetrics.
 	descCkptCompleted = desc("stactor_job_pipeline_checkpoints_completed", "Checkpoints the pipeline completed under its current JobMaster (running jobs).", jobP...)
+	descCkptFailed    = desc("stactor_job_pipeline_checkpoints_failed", "Checkpoints the pipeline aborted (timed out or refused) under its current JobMaster (running jobs).", jobP...)
+	descReadLimit     = desc("stactor_job_pipeline_read_limit_rows_per_second", "read_limit.adaptive: rows per second the pipeline's sources may read now, in all; 0: not limited (running jobs).", jobP...)
 	descSubBusy       = desc("stactor_subtask_busy_ratio", "Share of the subtask's last reporting interval spent processing rows.", jobS...)
 	descSubIdle       = desc("stactor_subtask_idle_ratio", "Share of the subtask's last reporting interval spent waiting for input.", jobS...)
 	descSubBP         = desc("stactor_subtask_backpressure_ratio", "Share of the subtask's last reporting interval spent with an output held for lack of credit.", jobS...)
@@ -199,6 +201,8 @@ func (c collector) vertices(ctx context.Context, ch chan<- prometheus.Metric, st
 	}
 	for _, p := range m.Pipelines {
 		emit(ch, descCkptCompleted, prometheus.GaugeValue, float64(p.CheckpointsCompleted), st.JobId, st.Name, strconv.Itoa(int(p.Pipeline)))
+		emit(ch, descCkptFailed, prometheus.GaugeValue, float64(p.CheckpointsFailed), st.JobId, st.Name, strconv.Itoa(int(p.Pipeline)))
+		emit(ch, descReadLimit, prometheus.GaugeValue, p.ReadLimitRowsPerSecond, st.JobId, st.Name, strconv.Itoa(int(p.Pipeline)))
 	}
 	for _, s := range m.Subtasks {
 		labels := []string{st.JobId, st.Name, strconv.Itoa(int(s.Pipeline)), strconv.Itoa(int(s.Chain)), strconv.Itoa(int(s.Subtask))}

@@ -76,6 +76,7 @@ type report struct {
 	id, title string
 	stactor   *measurement
 	benthos   *measurement // nil: Benthos has no such workload
+	baseline  *measurement // workload 3: the same job without checkpoints
 	note      string
 }
 
@@ -179,30 +180,41 @@ func (b *bench) workload1() *report {
 
 func (b *bench) workload3() *report {
 	o := b.o
+	rows := o.checkpointRows / int64(o.parallelism) * int64(o.parallelism)
 	r := &report{id: "3", title: "as 1, with a checkpoint every second",
-		stactor: &measurement{tool: "stactor", rows: o.rows / int64(o.parallelism) * int64(o.parallelism)},
-		note:    "Benthos has no checkpoints: no Benthos figure."}
-	fmt.Printf("workload 3: %s\n", r.title)
+		stactor:  &measurement{tool: "stactor", rows: rows},
+		baseline: &measurement{tool: "stactor, no checkpoint during the run", rows: rows},
+		note:     "Benthos has no checkpoints: no Benthos figure."}
+	fmt.Printf("workload 3: %s, and the same rows without\n", r.title)
 	dir := b.dir("w3")
-	job, _ := writeFile(dir, "w3.conf", stactorGenerate(r.stactor.rows, o.parallelism, 1000))
+	job, _ := writeFile(dir, "w3.conf", stactorGenerate(rows, o.parallelism, 1000))
+	// The baseline's interval is longer than any run: its only checkpoint
+	// is the final one, as in the checkpointed job.
+	base, _ := writeFile(dir, "w3-base.conf", stactorGenerate(rows, o.parallelism, 24*3600*1000))
 	if err := b.check(job); err != nil {
 		r.stactor.err = "not run: " + err.Error()
 		fmt.Println("  stactor not run:", err)
 		return r
 	}
-	for i := 0; i < o.runs && r.stactor.err == ""; i++ {
-		id := fmt.Sprintf("w3-%d", i)
-		b.runStactor(r.stactor, job, []string{"--job-id", id}, func(res harness.Result, home string) error {
-			if err := readAll(r.stactor.rows)(res, home); err != nil {
-				return err
+	for i := 0; i < o.runs && r.stactor.err == "" && r.baseline.err == ""; i++ {
+		for _, m := range []*measurement{r.baseline, r.stactor} {
+			id := fmt.Sprintf("w3-%d-%d", i, len(m.extra))
+			file := job
+			if m == r.baseline {
+				file = base
 			}
-			n, err := b.checkpoints(home, id)
-			if err != nil {
-				return err
-			}
-			r.stactor.extra = append(r.stactor.extra, fmt.Sprintf("%d", n))
-			return nil
-		})
+			b.runStactor(m, file, []string{"--job-id", id}, func(res harness.Result, home string) error {
+				if err := readAll(m.rows)(res, home); err != nil {
+					return err
+				}
+				n, err := b.checkpoints(home, id)
+				if err != nil {
+					return err
+				}
+				m.extra = append(m.extra, fmt.Sprintf("%d", n))
+				return nil
+			})
+		}
 	}
 	return r
 }

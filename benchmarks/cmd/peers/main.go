@@ -7,7 +7,10 @@
 // Workloads: (1) generate rows → a computed column and a filter → discard;
 // (2) CSV file → projection, filter, UPPER → JSON lines file; (3) as 1
 // with a checkpoint every second (stactor only: Benthos has no
-// checkpoints). Each runs -runs times, stactor and Benthos alternating,
+// checkpoints), over -checkpoint-rows so that a run takes many
+// checkpoints, alternating with the same job and rows without a
+// checkpoint during the run: their rows per CPU-second give the cost of
+// checkpointing. Each runs -runs times, stactor and Benthos alternating,
 // as separate processes; a hand-written Go loop doing workload 1 in this
 // process is the ceiling.
 //
@@ -32,6 +35,7 @@ import (
 
 type options struct {
 	rows, benthosRows       int64
+	checkpointRows          int64
 	csvRows, benthosCSVRows int64
 	runs                    int
 	parallelism             int
@@ -46,6 +50,7 @@ func main() {
 	var o options
 	flag.Int64Var(&o.rows, "rows", 40_000_000, "rows per stactor run of workloads 1 and 3 (and the ceiling)")
 	flag.Int64Var(&o.benthosRows, "benthos-rows", 500_000, "rows per Benthos run of workload 1")
+	flag.Int64Var(&o.checkpointRows, "checkpoint-rows", 2_000_000_000, "rows per stactor run of workload 3 and its baseline: tens of seconds, so tens of checkpoints")
 	flag.Int64Var(&o.csvRows, "csv-rows", 5_000_000, "rows of the CSV file stactor reads in workload 2")
 	flag.Int64Var(&o.benthosCSVRows, "benthos-csv-rows", 200_000, "rows of the CSV file Benthos reads in workload 2")
 	flag.IntVar(&o.runs, "runs", 3, "runs per tool and workload")
@@ -64,8 +69,8 @@ func main() {
 }
 
 func run(o options) error {
-	if o.runs < 1 || o.parallelism < 1 || o.rows < int64(o.parallelism) {
-		return fmt.Errorf("-runs, -parallelism and -rows must be positive (rows at least the parallelism)")
+	if o.runs < 1 || o.parallelism < 1 || o.rows < int64(o.parallelism) || o.checkpointRows < int64(o.parallelism) {
+		return fmt.Errorf("-runs, -parallelism, -rows and -checkpoint-rows must be positive (rows at least the parallelism)")
 	}
 	root, err := harness.ModuleRoot()
 	if err != nil {
