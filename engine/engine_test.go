@@ -346,6 +346,38 @@ sink { EngineTestSink { key = "savepoint", parallelism = 3 } }`
 	checkExactlyOnce(t, "committed", all, 6000)
 }
 
+// A savepoint of a source that always has rows: its chain is fused with
+// the sink (no credits to wait for), so a poll is queued again after every
+// poll. Stop-reading is on the high level (DESIGN §3) and overtakes that
+// poll; were it on the data level it would wait behind polls forever and
+// the savepoint would never end.
+func TestSavepointStopsASourceThatAlwaysHasRows(t *testing.T) {
+	e := start(t, 100)
+	submit(t, e, "busy", `
+env { job.mode = STREAMING, checkpoint.interval = 60000 }
+source { EngineTestSource { rows = 1000000000000, parallelism = 1 } }
+sink { EngineTestSink { key = "busy", count_only = true, parallelism = 1 } }`)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st, _ := e.Status("busy")
+		if st != nil && st.State == state.JobRunning && st.ReadRows > 10000 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the job did not start reading: %v", st)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	e.Savepoint("busy")
+	st, err := e.Wait("busy", 15*time.Second)
+	if err != nil {
+		t.Fatalf("the savepoint did not stop the source: %v", err)
+	}
+	if st.State != state.JobSavepointDone {
+		t.Fatalf("state %s: %s", st.State, st.Error)
+	}
+}
+
 // A transform that panics on its k-th row once: the job completes with
 // exact output, restored from a checkpoint.
 func TestTransformPanicOnceRecovers(t *testing.T) {
