@@ -680,6 +680,32 @@ sink { EngineTestSink { key = "stuck", parallelism = 2 } }`)
 	}
 }
 
+// The local worker's slots are cut from its memory: a job with more
+// subtasks than there are slots is refused at once, saying what the
+// worker offers, and one that fits runs.
+func TestParallelismBoundedBySlots(t *testing.T) {
+	e := start(t, 16, func(c *engine.Config) { c.LocalMemoryMB, c.SlotMemoryMB = 1000, 100 })
+	submit(t, e, "wide", `
+env { parallelism = 20 }
+source { EngineTestSource { rows = 10 } }
+sink { EngineTestSink { key = "wide" } }`)
+	st := wait(t, e, "wide")
+	if st.State != state.JobFailed || !strings.Contains(st.Error, "20 slots wanted") || !strings.Contains(st.Error, "offer 10 in all") ||
+		!strings.Contains(st.Error, "100 MiB of memory") || !strings.Contains(st.Error, "lower the parallelism") {
+		t.Fatalf("state %s: %s", st.State, st.Error)
+	}
+	submit(t, e, "fits", `
+env { parallelism = 5 }
+source { EngineTestSource { rows = 10 } }
+transform { EngineTestTransform { parallelism = 5 } }
+sink { EngineTestSink { key = "fits" } }`)
+	if st := wait(t, e, "fits"); st.State != state.JobFinished {
+		t.Fatalf("state %s: %s", st.State, st.Error)
+	}
+	_, committed := got.get("fits")
+	checkExactlyOnce(t, "committed", committed, 50)
+}
+
 // A job whose tag_filter matches no worker is refused its slots
 // (job-schedule-strategy REJECT) and fails with the cause.
 func TestTagFilterWithoutMatchingWorkerFails(t *testing.T) {
