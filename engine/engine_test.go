@@ -720,12 +720,12 @@ sink { EngineTestSink { key = "tags" } }`)
 	}
 }
 
-// With job-schedule-strategy WAIT a job whose tag_filter matches no worker
-// is PENDING (not failed, not RUNNING) until a matching worker joins, then
-// runs to the end.
-func TestWaitStrategyJobPendingUntilWorkerJoins(t *testing.T) {
+// startWaiting starts an engine with job-schedule-strategy WAIT and one
+// worker of slots slots, tagged zone=a.
+func startWaiting(t *testing.T, batchSize, slots int) *engine.Engine {
+	t.Helper()
 	cfg := engine.DefaultConfig()
-	cfg.Task.BatchSize = 16
+	cfg.Task.BatchSize = batchSize
 	store, err := localfile.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -736,7 +736,15 @@ func TestWaitStrategyJobPendingUntilWorkerJoins(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Stop)
-	e.AddWorker(resources.Worker{ID: "a", Address: e.System.Address(), FixedSlots: 4, Tags: map[string]string{"zone": "a"}})
+	e.AddWorker(resources.Worker{ID: "a", Address: e.System.Address(), FixedSlots: slots, Tags: map[string]string{"zone": "a"}})
+	return e
+}
+
+// With job-schedule-strategy WAIT a job whose tag_filter matches no worker
+// is PENDING (not failed, not RUNNING) until a matching worker joins, then
+// runs to the end.
+func TestWaitStrategyJobPendingUntilWorkerJoins(t *testing.T) {
+	e := startWaiting(t, 16, 4)
 	submit(t, e, "pending", `
 env { tag_filter { zone = "b" } }
 source { EngineTestSource { rows = 100 } }
