@@ -132,6 +132,34 @@ type StaleAborter interface {
 	AbortStale(ctx context.Context, cc CommitContext) error
 }
 
+// CommitUndoer is a Sink that can take back what it committed (LocalFile
+// removes the files a checkpoint's commit put in place; a database cannot
+// un-commit a transaction). A restore that must fall back past completed
+// checkpoints — the newest ones corrupt or deleted, their commits already
+// made — would commit again every row committed after the checkpoint it
+// falls back to; the JobMaster allows it without duplicates only when every
+// sink of the pipeline UndoesCommits (else it is refused, or taken with
+// the duplicates on the user's word). Asked on the master when the restore
+// is checked, from the resolved sink.
+type CommitUndoer interface {
+	Sink
+	// UndoesCommits tells whether this configured sink can take its
+	// commits back (LocalFile: only with transactions, whose file names
+	// carry the checkpoint).
+	UndoesCommits() bool
+}
+
+// CommitRemover is the committer (either kind) of a CommitUndoer sink. On a
+// restore that falls back from checkpoint to (the newest that completed)
+// to checkpoint from (-1: none, the pipeline starts afresh), the engine
+// calls UndoCommits before the restore commits anything, on every node
+// that may hold committed output (as AbortStale): it removes what
+// checkpoints from+1 .. to of the pipeline cc names committed, and nothing
+// else. It must be idempotent: a restore that fails is undone again.
+type CommitRemover interface {
+	UndoCommits(ctx context.Context, cc CommitContext, from, to int64) error
+}
+
 // SaveModeHandler is a Sink that prepares its target before the job writes
 // anything, as SeaTunnel's SupportSaveMode sinks do with schema_save_mode
 // and data_save_mode (create or recreate the table, drop its data, refuse

@@ -71,8 +71,17 @@ type Config struct {
 	// tag_filter matches (the engine setting tags of stactor run).
 	LocalTags map[string]string
 	// LocalSlots, when > 0, is the slot count of Start's local worker
-	// (slot-num with dynamic-slot off); 0 is as many as the jobs need.
+	// (slot-num with dynamic-slot off); 0 is dynamic slots: LocalMemoryMB
+	// cut into slots of SlotMemoryMB, or as many as the jobs need when
+	// either is 0.
 	LocalSlots int
+	// LocalMemoryMB is the memory Start's local worker offers its slots
+	// and SlotMemoryMB what one slot takes (slot.memory). Only memory is
+	// counted locally: one process's subtasks share its CPUs, but each
+	// holds its batches and state, so subtasks past what memory holds are
+	// refused with a clear error instead of growing the process until it
+	// is killed.
+	LocalMemoryMB, SlotMemoryMB int64
 	// Metrics, when set, gets every job's metrics snapshots (DESIGN §9:
 	// <prefix>.metrics.<job>, monitor/metrics) every MetricsInterval (0:
 	// jobmaster.DefaultMetricsInterval). Task.Taps is its companion for
@@ -210,17 +219,24 @@ func SpawnWorker(sys *actor.ActorSystem, cfg Config) (*actor.PID, error) {
 // Start starts a local engine: one actor system with a worker and a
 // master whose only worker is that one.
 func Start(cfg Config) (*Engine, error) {
-	e, err := StartWith(cfg, resource.Options{Strategy: resources.SlotRatio}, nil)
+	// One process, one worker: its slots are fixed by slot-num, as on a
+	// cluster node, or cut from its memory, or as many as the jobs need.
+	local := resources.Worker{ID: "local", FixedSlots: math.MaxInt32, Tags: cfg.LocalTags}
+	ropts := resource.Options{Strategy: resources.SlotRatio}
+	switch {
+	case cfg.LocalSlots > 0:
+		local.FixedSlots = cfg.LocalSlots
+	case cfg.LocalMemoryMB > 0 && cfg.SlotMemoryMB > 0:
+		local.FixedSlots = 0
+		local.Profile = resources.Profile{MemoryMB: cfg.LocalMemoryMB}
+		ropts.Slot = resources.Profile{MemoryMB: cfg.SlotMemoryMB}
+	}
+	e, err := StartWith(cfg, ropts, nil)
 	if err != nil {
 		return nil, err
 	}
-	// One process, one worker: its slots are as many as the jobs need,
-	// unless slot-num fixes them, as on a cluster node.
-	slots := math.MaxInt32
-	if cfg.LocalSlots > 0 {
-		slots = cfg.LocalSlots
-	}
-	e.local = resources.Worker{ID: "local", Address: e.System.Address(), FixedSlots: slots, Tags: cfg.LocalTags}
+	local.Address = e.System.Address()
+	e.local = local
 	e.AddWorker(e.local)
 	return e, nil
 }

@@ -346,6 +346,38 @@ sink { EngineTestSink { key = "savepoint", parallelism = 3 } }`
 	checkExactlyOnce(t, "committed", all, 6000)
 }
 
+// A savepoint of a source that always has rows: its chain is fused with
+// the sink (no credits to wait for), so a poll is queued again after every
+// poll. Stop-reading is on the high level (DESIGN §3) and overtakes that
+// poll; were it on the data level it would wait behind polls forever and
+// the savepoint would never end.
+func TestSavepointStopsASourceThatAlwaysHasRows(t *testing.T) {
+	e := start(t, 100)
+	submit(t, e, "busy", `
+env { job.mode = STREAMING, checkpoint.interval = 60000 }
+source { EngineTestSource { rows = 1000000000000, parallelism = 1 } }
+sink { EngineTestSink { key = "busy", count_only = true, parallelism = 1 } }`)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st, _ := e.Status("busy")
+		if st != nil && st.State == state.JobRunning && st.ReadRows > 10000 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the job did not start reading: %v", st)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	e.Savepoint("busy")
+	st, err := e.Wait("busy", 15*time.Second)
+	if err != nil {
+		t.Fatalf("the savepoint did not stop the source: %v", err)
+	}
+	if st.State != state.JobSavepointDone {
+		t.Fatalf("state %s: %s", st.State, st.Error)
+	}
+}
+
 // A transform that panics on its k-th row once: the job completes with
 // exact output, restored from a checkpoint.
 func TestTransformPanicOnceRecovers(t *testing.T) {
@@ -648,6 +680,32 @@ sink { EngineTestSink { key = "stuck", parallelism = 2 } }`)
 	}
 }
 
+// The local worker's slots are cut from its memory: a job with more
+// subtasks than there are slots is refused at once, saying what the
+// worker offers, and one that fits runs.
+func TestParallelismBoundedBySlots(t *testing.T) {
+	e := start(t, 16, func(c *engine.Config) { c.LocalMemoryMB, c.SlotMemoryMB = 1000, 100 })
+	submit(t, e, "wide", `
+env { parallelism = 20 }
+source { EngineTestSource { rows = 10 } }
+sink { EngineTestSink { key = "wide" } }`)
+	st := wait(t, e, "wide")
+	if st.State != state.JobFailed || !strings.Contains(st.Error, "20 slots wanted") || !strings.Contains(st.Error, "offer 10 in all") ||
+		!strings.Contains(st.Error, "100 MiB of memory") || !strings.Contains(st.Error, "lower the parallelism") {
+		t.Fatalf("state %s: %s", st.State, st.Error)
+	}
+	submit(t, e, "fits", `
+env { parallelism = 5 }
+source { EngineTestSource { rows = 10 } }
+transform { EngineTestTransform { parallelism = 5 } }
+sink { EngineTestSink { key = "fits" } }`)
+	if st := wait(t, e, "fits"); st.State != state.JobFinished {
+		t.Fatalf("state %s: %s", st.State, st.Error)
+	}
+	_, committed := got.get("fits")
+	checkExactlyOnce(t, "committed", committed, 50)
+}
+
 // A job whose tag_filter matches no worker is refused its slots
 // (job-schedule-strategy REJECT) and fails with the cause.
 func TestTagFilterWithoutMatchingWorkerFails(t *testing.T) {
@@ -662,12 +720,12 @@ sink { EngineTestSink { key = "tags" } }`)
 	}
 }
 
-// With job-schedule-strategy WAIT a job whose tag_filter matches no worker
-// is PENDING (not failed, not RUNNING) until a matching worker joins, then
-// runs to the end.
-func TestWaitStrategyJobPendingUntilWorkerJoins(t *testing.T) {
+// startWaiting starts an engine with job-schedule-strategy WAIT and one
+// worker of slots slots, tagged zone=a.
+func startWaiting(t *testing.T, batchSize, slots int) *engine.Engine {
+	t.Helper()
 	cfg := engine.DefaultConfig()
-	cfg.Task.BatchSize = 16
+	cfg.Task.BatchSize = batchSize
 	store, err := localfile.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -678,7 +736,15 @@ func TestWaitStrategyJobPendingUntilWorkerJoins(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Stop)
-	e.AddWorker(resources.Worker{ID: "a", Address: e.System.Address(), FixedSlots: 4, Tags: map[string]string{"zone": "a"}})
+	e.AddWorker(resources.Worker{ID: "a", Address: e.System.Address(), FixedSlots: slots, Tags: map[string]string{"zone": "a"}})
+	return e
+}
+
+// With job-schedule-strategy WAIT a job whose tag_filter matches no worker
+// is PENDING (not failed, not RUNNING) until a matching worker joins, then
+// runs to the end.
+func TestWaitStrategyJobPendingUntilWorkerJoins(t *testing.T) {
+	e := startWaiting(t, 16, 4)
 	submit(t, e, "pending", `
 env { tag_filter { zone = "b" } }
 source { EngineTestSource { rows = 100 } }

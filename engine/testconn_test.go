@@ -40,11 +40,12 @@ var testSourceOptions = []config.Option{
 	{Key: "fail_at", Type: config.TypeInt, Default: int64(-1)},
 	{Key: "panic_at", Type: config.TypeInt, Default: int64(-1)},
 	{Key: "fail_once", Type: config.TypeString, Doc: "with fail_at/panic_at: fail only the first time, per this key"},
+	{Key: "snapshot_fail_once", Type: config.TypeString, Doc: "the enumerator's SnapshotState fails the first time, per this key"},
 }
 
 func newTestSource(cfg *config.PluginConfig, job connectors.JobContext) *testSource {
 	return &testSource{rows: cfg.Int("rows"), unbounded: cfg.Bool("unbounded"), failAt: cfg.Int("fail_at"), panicAt: cfg.Int("panic_at"),
-		failOnce: cfg.String("fail_once"), par: job.Parallelism}
+		failOnce: cfg.String("fail_once"), snapshotFailOnce: cfg.String("snapshot_fail_once"), par: job.Parallelism}
 }
 
 var testSinkOptions = []config.Option{
@@ -103,6 +104,7 @@ type testSource struct {
 	rows, failAt, panicAt int64
 	unbounded             bool
 	failOnce              string
+	snapshotFailOnce      string
 	par                   int
 }
 
@@ -128,7 +130,7 @@ func (s *testSource) Boundedness() connectors.Boundedness {
 	return connectors.Bounded
 }
 func (s *testSource) CreateEnumerator(ctx connectors.EnumeratorContext, state []byte) (connectors.SplitEnumerator, error) {
-	return &testEnum{ctx: ctx, restored: len(state) > 0}, nil
+	return &testEnum{ctx: ctx, restored: len(state) > 0, failOnce: s.snapshotFailOnce}, nil
 }
 func (s *testSource) CreateReader(ctx connectors.ReaderContext) (connectors.Reader, error) {
 	return &testReader{s: s, ctx: ctx}, nil
@@ -140,6 +142,7 @@ type testEnum struct {
 	ctx      connectors.EnumeratorContext
 	restored bool // the fresh splits were handed out before
 	back     map[int][]connectors.Split
+	failOnce string // SnapshotState fails the first time, per this key
 }
 
 func (e *testEnum) Open(context.Context) error { return nil }
@@ -168,7 +171,14 @@ func (e *testEnum) AddSplitsBack(splits []connectors.Split, k int) error {
 	e.back[k] = append(e.back[k], splits...)
 	return nil
 }
-func (e *testEnum) SnapshotState(int64) ([]byte, error)  { return []byte{1}, nil }
+func (e *testEnum) SnapshotState(id int64) ([]byte, error) {
+	if e.failOnce != "" {
+		if _, done := failedOnce.LoadOrStore("snapshot/"+e.failOnce, true); !done {
+			return nil, fmt.Errorf("test enumerator fails its snapshot for checkpoint %d", id)
+		}
+	}
+	return []byte{1}, nil
+}
 func (e *testEnum) NotifyCheckpointComplete(int64) error { return nil }
 func (e *testEnum) Close() error                         { return nil }
 
@@ -343,10 +353,11 @@ func init() {
 			{Key: "panic_at", Type: config.TypeInt, Default: int64(-1)},
 			{Key: "fail_once", Type: config.TypeString},
 			{Key: "delay_ms", Type: config.TypeInt},
+			{Key: "stall_once_ms", Type: config.TypeInt, Doc: "with fail_once: sleep this long in the first batch, the first time per key"},
 		},
 		Create: func(cfg *config.PluginConfig, input *row.Schema) (connectors.Transform, error) {
 			return &testTransform{schema: input, panicAt: cfg.Int("panic_at"), once: cfg.String("fail_once"),
-				delay: time.Duration(cfg.Int("delay_ms")) * time.Millisecond}, nil
+				delay: time.Duration(cfg.Int("delay_ms")) * time.Millisecond, stall: time.Duration(cfg.Int("stall_once_ms")) * time.Millisecond}, nil
 		},
 	})
 }
@@ -356,6 +367,7 @@ type testTransform struct {
 	panicAt int64
 	once    string
 	delay   time.Duration
+	stall   time.Duration
 	n       int64
 }
 
@@ -363,6 +375,11 @@ func (t *testTransform) OutputSchema() *row.Schema { return t.schema }
 func (t *testTransform) Process(b *row.Batch) (*row.Batch, error) {
 	if t.delay > 0 {
 		time.Sleep(t.delay)
+	}
+	if t.stall > 0 {
+		if _, done := failedOnce.LoadOrStore("stall/"+t.once, true); !done {
+			time.Sleep(t.stall)
+		}
 	}
 	if t.panicAt >= t.n && t.panicAt < t.n+int64(b.Len()) {
 		if _, done := failedOnce.LoadOrStore(t.once, true); !done || t.once == "" {

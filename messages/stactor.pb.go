@@ -4001,17 +4001,22 @@ func (x *PendingCommit) GetWorker() *Pid {
 // infos with the sink's per-writer committer. It answers
 // CommitOnNodeReply.
 type CommitOnNode struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Job           *JobSpec               `protobuf:"bytes,1,opt,name=job,proto3" json:"job,omitempty"`
-	Pipeline      int32                  `protobuf:"varint,2,opt,name=pipeline,proto3" json:"pipeline,omitempty"`
-	Attempt       int32                  `protobuf:"varint,3,opt,name=attempt,proto3" json:"attempt,omitempty"`
-	Term          uint64                 `protobuf:"varint,4,opt,name=term,proto3" json:"term,omitempty"`
-	Vertex        int32                  `protobuf:"varint,5,opt,name=vertex,proto3" json:"vertex,omitempty"`
-	CheckpointId  int64                  `protobuf:"varint,6,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
-	Final         bool                   `protobuf:"varint,7,opt,name=final,proto3" json:"final,omitempty"`
-	Infos         []*PendingCommit       `protobuf:"bytes,8,rep,name=infos,proto3" json:"infos,omitempty"`
-	AbortStale    bool                   `protobuf:"varint,9,opt,name=abort_stale,json=abortStale,proto3" json:"abort_stale,omitempty"`
-	Node          string                 `protobuf:"bytes,10,opt,name=node,proto3" json:"node,omitempty"` // the id of the node asked (CommitContext.Node)
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	Job          *JobSpec               `protobuf:"bytes,1,opt,name=job,proto3" json:"job,omitempty"`
+	Pipeline     int32                  `protobuf:"varint,2,opt,name=pipeline,proto3" json:"pipeline,omitempty"`
+	Attempt      int32                  `protobuf:"varint,3,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	Term         uint64                 `protobuf:"varint,4,opt,name=term,proto3" json:"term,omitempty"`
+	Vertex       int32                  `protobuf:"varint,5,opt,name=vertex,proto3" json:"vertex,omitempty"`
+	CheckpointId int64                  `protobuf:"varint,6,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	Final        bool                   `protobuf:"varint,7,opt,name=final,proto3" json:"final,omitempty"`
+	Infos        []*PendingCommit       `protobuf:"bytes,8,rep,name=infos,proto3" json:"infos,omitempty"`
+	AbortStale   bool                   `protobuf:"varint,9,opt,name=abort_stale,json=abortStale,proto3" json:"abort_stale,omitempty"`
+	Node         string                 `protobuf:"bytes,10,opt,name=node,proto3" json:"node,omitempty"` // the id of the node asked (CommitContext.Node)
+	// undo asks the node to take back what checkpoints checkpoint_id+1 ..
+	// undo_to committed (connectors.CommitRemover), on a restore that falls
+	// back past them.
+	Undo          bool  `protobuf:"varint,11,opt,name=undo,proto3" json:"undo,omitempty"`
+	UndoTo        int64 `protobuf:"varint,12,opt,name=undo_to,json=undoTo,proto3" json:"undo_to,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4114,6 +4119,20 @@ func (x *CommitOnNode) GetNode() string {
 		return x.Node
 	}
 	return ""
+}
+
+func (x *CommitOnNode) GetUndo() bool {
+	if x != nil {
+		return x.Undo
+	}
+	return false
+}
+
+func (x *CommitOnNode) GetUndoTo() int64 {
+	if x != nil {
+		return x.UndoTo
+	}
+	return 0
 }
 
 type CommitOnNodeReply struct {
@@ -4909,7 +4928,7 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\asubtask\x18\x03 \x01(\x05R\asubtask\x12\x12\n" +
 	"\x04info\x18\x04 \x01(\fR\x04info\x12\x12\n" +
 	"\x04node\x18\x05 \x01(\tR\x04node\x12-\n" +
-	"\x06worker\x18\x06 \x01(\v2\x15.stactor.messages.PidR\x06worker\"\xc4\x02\n" +
+	"\x06worker\x18\x06 \x01(\v2\x15.stactor.messages.PidR\x06worker\"\xf1\x02\n" +
 	"\fCommitOnNode\x12+\n" +
 	"\x03job\x18\x01 \x01(\v2\x19.stactor.messages.JobSpecR\x03job\x12\x1a\n" +
 	"\bpipeline\x18\x02 \x01(\x05R\bpipeline\x12\x18\n" +
@@ -4922,7 +4941,9 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\vabort_stale\x18\t \x01(\bR\n" +
 	"abortStale\x12\x12\n" +
 	"\x04node\x18\n" +
-	" \x01(\tR\x04node\"G\n" +
+	" \x01(\tR\x04node\x12\x12\n" +
+	"\x04undo\x18\v \x01(\bR\x04undo\x12\x17\n" +
+	"\aundo_to\x18\f \x01(\x03R\x06undoTo\"G\n" +
 	"\x11CommitOnNodeReply\x12\x14\n" +
 	"\x05error\x18\x01 \x01(\tR\x05error\x12\x1c\n" +
 	"\tpermanent\x18\x02 \x01(\bR\tpermanent\"\x89\a\n" +

@@ -3,6 +3,7 @@ package resources
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand"
 	"sort"
 	"strings"
@@ -137,7 +138,50 @@ func (p *Pool) UsedSlots(id string) int {
 	return 0
 }
 
-// capacity is how many slots of size each a worker can still give.
+// Slots is how many slots w offers in all, used or not: its fixed
+// slot-num, or with dynamic slots how many slots of profile each its
+// resources hold (as the pool cuts them). A zero slot profile cuts slots
+// without limit; that is math.MaxInt32.
+func (w Worker) Slots(each Profile) int {
+	if w.FixedSlots > 0 {
+		return w.FixedSlots
+	}
+	n := math.MaxInt32
+	if each.CPU > 0 {
+		// The pool allows a rounding error of 1e-9 CPU; so does this.
+		n = min(n, int(math.Floor(w.Profile.CPU/each.CPU+1e-6)))
+	}
+	if each.MemoryMB > 0 {
+		n = min(n, int(w.Profile.MemoryMB/each.MemoryMB))
+	}
+	return max(n, 0)
+}
+
+// Capacity is how many slots of profile each the workers matching filter
+// offer in all, used or not (at most math.MaxInt32): a request for more
+// can never be met by the workers there are.
+func (p *Pool) Capacity(each Profile, filter map[string]string) int {
+	n := 0
+	for _, w := range p.workers {
+		if Matches(w.Tags, filter) {
+			n = min(n+w.Slots(each), math.MaxInt32)
+		}
+	}
+	return n
+}
+
+// Matching is how many workers match filter.
+func (p *Pool) Matching(filter map[string]string) int {
+	n := 0
+	for _, w := range p.workers {
+		if Matches(w.Tags, filter) {
+			n++
+		}
+	}
+	return n
+}
+
+// fits tells whether w can still give a slot of profile each.
 func (w *Worker) fits(each Profile) bool {
 	if w.FixedSlots > 0 {
 		return len(w.slots) < w.FixedSlots

@@ -2,6 +2,7 @@ package resources
 
 import (
 	"errors"
+	"math"
 	"testing"
 )
 
@@ -143,5 +144,33 @@ func TestSystemLoad(t *testing.T) {
 	s, _ := p.Allocate("k", 1, one, SystemLoad, nil)
 	if s[0].ID.Worker != "busy" {
 		t.Fatalf("after idle reported 0.9, SYSTEM_LOAD picked %s", s[0].ID.Worker)
+	}
+}
+
+// Capacity counts what the matching workers offer in all, used or not:
+// a dynamic worker's profile cut into slots, a fixed worker's slot-num.
+func TestCapacity(t *testing.T) {
+	p := pool()
+	for _, c := range []struct {
+		filter map[string]string
+		want   int
+	}{{nil, 2 + 4 + 2}, {map[string]string{"zone": "x"}, 2}, {map[string]string{"zone": "y"}, 4 + 2}, {map[string]string{"zone": "z"}, 0}} {
+		if got := p.Capacity(one, c.filter); got != c.want {
+			t.Errorf("Capacity(%v) = %d, want %d", c.filter, got, c.want)
+		}
+	}
+	if _, err := p.Allocate("j", 3, one, SlotRatio, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Capacity(one, nil); got != 8 {
+		t.Errorf("slots in use changed the capacity to %d", got)
+	}
+	// Memory alone bounds a worker whose slots take no CPU (stactor run's
+	// local worker); a zero slot profile is unbounded.
+	if got := (Worker{Profile: Profile{MemoryMB: 1000}}).Slots(Profile{MemoryMB: 128}); got != 7 {
+		t.Errorf("1000 MiB in slots of 128: %d", got)
+	}
+	if got := (Worker{Profile: Profile{MemoryMB: 1000}}).Slots(Profile{}); got != math.MaxInt32 {
+		t.Errorf("zero slot profile: %d", got)
 	}
 }

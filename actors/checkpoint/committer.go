@@ -34,6 +34,7 @@ type Committer struct {
 	cfg      Config
 	log      zerolog.Logger
 	restored bool // abort stale prepared work after the first commit
+	undo     bool // take back job.Undo's commits before the first commit
 
 	c      connectors.Committer
 	ac     connectors.AggregatedCommitter
@@ -61,7 +62,7 @@ type Committer struct {
 // what it carries, prepared work of other attempts is aborted.
 func NewCommitter(v *plan.Vertex, job Job, attempt int, restored bool, cfg Config, log zerolog.Logger) actor.Producer {
 	return func() actor.Actor {
-		return &Committer{v: v, job: job, attempt: attempt, restored: restored, cfg: cfg, log: log, staleDone: map[string]bool{},
+		return &Committer{v: v, job: job, attempt: attempt, restored: restored, undo: job.Undo != nil, cfg: cfg, log: log, staleDone: map[string]bool{},
 			missingSince: map[string]time.Time{}}
 	}
 }
@@ -87,6 +88,10 @@ func (c *Committer) Receive(ctx actor.Context) {
 		})
 		if err != nil {
 			ctx.Send(ctx.Parent(), &commitFailed{vertex: c.v.ID, cause: fmt.Sprintf("%s: creating committer: %v", c.v.Name, err)})
+			return
+		}
+		if c.undo {
+			ctx.Send(ctx.Self(), &retry{}) // undo now, not at the first commit
 		}
 	case *commit:
 		c.queue = append(c.queue, m)
@@ -104,11 +109,24 @@ func (c *Committer) Receive(ctx actor.Context) {
 }
 
 func (c *Committer) run(ctx actor.Context) {
-	for len(c.queue) > 0 && !c.waiting {
-		m := c.queue[0]
-		// A panic in the sink's commit is a failed commit like any other:
-		// retried with backoff, its infos kept (DESIGN §3).
-		err := guard.Call(func() error { return c.commit(m) })
+	for (c.undo || len(c.queue) > 0) && !c.waiting {
+		var m *commit
+		var err error
+		if c.undo {
+			// Before any commit, so the restore's own commits and the new
+			// attempt's come after the undo, retried as a commit is.
+			if err = guard.Call(c.undoCommits); err == nil {
+				c.undo, c.backoff = false, 0
+				c.log.Warn().Str("sink", c.v.Name).Int64("from", c.job.Undo.From+1).Int64("to", c.job.Undo.To).
+					Msg("took back what the checkpoints the restore falls back past committed")
+				continue
+			}
+		} else {
+			m = c.queue[0]
+			// A panic in the sink's commit is a failed commit like any
+			// other: retried with backoff, its infos kept (DESIGN §3).
+			err = guard.Call(func() error { return c.commit(m) })
+		}
 		if err == nil {
 			c.queue = c.queue[1:]
 			c.backoff = 0
@@ -125,7 +143,12 @@ func (c *Committer) run(ctx actor.Context) {
 		} else {
 			c.backoff = min(2*c.backoff, c.cfg.CommitBackoffMax)
 		}
-		c.log.Warn().Err(err).Str("sink", c.v.Name).Int64("checkpoint", m.checkpoint).Dur("retry_in", c.backoff).Msg("commit failed; retrying")
+		ev := c.log.Warn().Err(err).Str("sink", c.v.Name).Dur("retry_in", c.backoff)
+		if m != nil {
+			ev.Int64("checkpoint", m.checkpoint).Msg("commit failed; retrying")
+		} else {
+			ev.Int64("from", c.job.Undo.From).Int64("to", c.job.Undo.To).Msg("undoing commits failed; retrying")
+		}
 		c.waiting = true
 		c.timers.After(c.backoff, &retry{})
 	}
@@ -187,4 +210,36 @@ func rawInfos(infos []*messages.PendingCommit) [][]byte {
 		raw[i] = in.Info
 	}
 	return raw
+}
+
+// undoCommits takes back what checkpoints job.Undo.From+1 .. To committed,
+// on every node that may hold committed output when the sink commits on
+// the writer's node (as a restore's stale abort), here otherwise.
+func (c *Committer) undoCommits() error {
+	u := c.job.Undo
+	cc := connectors.CommitContext{JobID: c.job.Spec.JobId, Pipeline: c.v.Pipeline.ID, Attempt: c.attempt, Term: c.job.Term, CheckpointID: u.From}
+	var r connectors.CommitRemover
+	if x, ok := c.ac.(connectors.CommitRemover); ok && c.ac != nil {
+		r = x
+	} else if x, ok := c.c.(connectors.CommitRemover); ok && c.c != nil {
+		r = x
+	}
+	if r == nil {
+		return connectors.Permanent(fmt.Errorf("%s cannot take back the commits of checkpoints %d to %d", c.v.Name, u.From+1, u.To))
+	}
+	if c.c == nil || !c.onNode {
+		return r.UndoCommits(c.io, cc, u.From, u.To)
+	}
+	m := &commit{checkpoint: u.From}
+	err := c.eachNode(c.staleTargets(nil, c.workers()), c.staleDone,
+		func(p *nodePart) error { pc := cc; pc.Node = p.node; return r.UndoCommits(c.io, pc, u.From, u.To) },
+		func(p *nodePart) *messages.CommitOnNode {
+			req := c.request(m)
+			req.Undo, req.UndoTo, req.Node = true, u.To, p.node
+			return req
+		})
+	if err == nil {
+		clear(c.staleDone)
+	}
+	return err
 }

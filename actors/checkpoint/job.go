@@ -16,7 +16,16 @@ type Job struct {
 	// Workers finds the cluster's workers; nil: the infos' recorded
 	// workers are used as they are.
 	Workers Workers
+	// Undo, when set, is a restore that falls back past completed
+	// checkpoints whose commits the sinks take back (connectors.
+	// CommitRemover): each committer undoes them before anything else.
+	Undo *Undo
 }
+
+// Undo names the checkpoints whose commits a restore takes back: From+1 ..
+// To, where From is the checkpoint restored from (-1: none) and To the
+// newest that completed.
+type Undo struct{ From, To int64 }
 
 // Workers returns the TaskExecutionService of every worker node the
 // cluster has now, by node id (the ResourceManager's view). A committer

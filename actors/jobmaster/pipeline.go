@@ -61,6 +61,7 @@ func (j *JobMaster) startPipeline(ctx actor.Context, p *pipelineRun, restore boo
 	p.attempt = attempt
 	p.restore = nil
 	p.baseRead, p.baseWrite = 0, 0
+	var undo *checkpoint.Undo
 	if restore {
 		cp, warnings, err := j.store.Latest(j.spec.JobId, p.p.ID)
 		for _, w := range warnings {
@@ -75,13 +76,19 @@ func (j *JobMaster) startPipeline(ctx actor.Context, p *pipelineRun, restore boo
 			j.endPipeline(ctx, p, state.PipelineFailed, fmt.Sprintf("reading the last completed checkpoint: %v", err))
 			return
 		}
-		refusal, warning := committedPast(j.spec.JobId, p.p.ID, cp, last, warnings, j.opts.AcceptDuplicates)
+		refusal, warning, undoes := committedPast(j.spec.JobId, p.p.ID, cp, last, warnings, j.opts.AcceptDuplicates, sinksUndo(p.p))
 		if refusal != "" {
 			j.endPipeline(ctx, p, state.PipelineFailed, refusal)
 			return
 		}
 		if warning != "" {
 			j.log.Warn().Int("pipeline", p.p.ID).Msg(warning)
+		}
+		if undoes {
+			undo = &checkpoint.Undo{From: -1, To: last}
+			if cp != nil {
+				undo.From = cp.Id
+			}
 		}
 		p.restore = cp
 		if cp != nil {
@@ -96,7 +103,7 @@ func (j *JobMaster) startPipeline(ctx actor.Context, p *pipelineRun, restore boo
 	p.tasks = map[[2]int32]*taskRun{}
 	p.enums = map[int]*actor.PID{}
 	p.cause = ""
-	job := checkpoint.Job{Spec: j.spec, Term: j.opts.Term, Workers: workersOf(j.sys, j.resources)}
+	job := checkpoint.Job{Spec: j.spec, Term: j.opts.Term, Workers: workersOf(j.sys, j.resources), Undo: undo}
 	pid, err := ctx.SpawnNamed(actor.PropsFromProducer(checkpoint.New(j.checkpointConfig(), job, p.p, attempt, j.store, p.restore, j.log)),
 		fmt.Sprintf("checkpoint/%d/%d", p.p.ID, attempt))
 	if err != nil {

@@ -9,6 +9,7 @@ package resource
 import (
 	"fmt"
 	"runtime/debug"
+	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
@@ -155,8 +156,19 @@ func (m *Manager) Receive(ctx actor.Context) {
 	}
 }
 
-// serve grants r, queues it (WAIT) or refuses it (REJECT).
+// serve grants r, queues it (WAIT) or refuses it (REJECT). A request for
+// more slots than the matching workers offer in all is refused under
+// either strategy while some worker matches: waiting would wait for
+// workers nobody may add, and a subtask per slot is what bounds a job's
+// parallelism by what the workers offer (100000 subtasks would exhaust a
+// node's memory long before they ran). With no matching worker at all it
+// waits (WAIT), as a cluster starting up has none yet.
 func (m *Manager) serve(ctx actor.Context, r *Request, first bool) bool {
+	if all := m.pool.Capacity(m.opts.Slot, r.Filter); all > 0 && r.N > all {
+		ctx.Send(r.ReplyTo, &Refused{Owner: r.Owner, Cause: fmt.Sprintf("%d slots wanted, one per subtask, but the workers%s offer %d in all (%d workers; %s): lower the parallelism, or give the workers more slots (engine settings slot-num with dynamic-slot false, or memory and slot.memory, cpu and slot.cpu)",
+			r.N, filterText(r.Filter), all, m.pool.Matching(r.Filter), slotText(m.opts.Slot))})
+		return true
+	}
 	slots, err := m.pool.Allocate(r.Owner, r.N, m.opts.Slot, m.opts.Strategy, r.Filter)
 	if err == nil {
 		m.owners[r.Owner] = r.ReplyTo
@@ -188,4 +200,27 @@ func (m *Manager) retry(ctx actor.Context) {
 		}
 		m.waiting = m.waiting[1:]
 	}
+}
+
+// filterText names a tag_filter for a message ("" for none).
+func filterText(filter map[string]string) string {
+	if len(filter) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" matching tag_filter %v", filter)
+}
+
+// slotText says what one dynamic slot takes.
+func slotText(each resources.Profile) string {
+	var parts []string
+	if each.CPU > 0 {
+		parts = append(parts, fmt.Sprintf("%g CPU", each.CPU))
+	}
+	if each.MemoryMB > 0 {
+		parts = append(parts, fmt.Sprintf("%d MiB of memory", each.MemoryMB))
+	}
+	if len(parts) == 0 {
+		return "fixed slot counts"
+	}
+	return "a slot takes " + strings.Join(parts, " and ")
 }

@@ -117,6 +117,15 @@ func (n *nodeCommitter) commit(m *messages.CommitOnNode) *messages.CommitOnNodeR
 		cc := connectors.CommitContext{JobID: m.Job.JobId, Pipeline: int(m.Pipeline), Attempt: int(m.Attempt), Term: m.Term,
 			CheckpointID: m.CheckpointId, Final: m.Final, Node: m.Node}
 		err = guard.Call(func() error {
+			if m.Undo {
+				// The node's part of a restore that falls back past
+				// committed checkpoints: it must not be skipped.
+				u, ok := c.(connectors.CommitRemover)
+				if !ok {
+					return connectors.Permanent(fmt.Errorf("the sink's committer cannot undo commits"))
+				}
+				return u.UndoCommits(n.io, cc, m.CheckpointId, m.UndoTo)
+			}
 			switch sa, ok := c.(connectors.StaleAborter); {
 			case m.AbortStale && ok:
 				return sa.AbortStale(n.io, cc)

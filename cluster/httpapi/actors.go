@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -109,26 +108,7 @@ func (a *actorCoordinator) Workers(ctx context.Context) ([]Worker, error) {
 	out := make([]Worker, 0, len(ws.Workers))
 	for _, w := range ws.Workers {
 		used := ws.Used[w.ID]
-		out = append(out, Worker{ID: w.ID, Tags: w.Tags, Slots: max(slotCount(w, a.slot), used), UsedSlots: used})
+		out = append(out, Worker{ID: w.ID, Tags: w.Tags, Slots: max(w.Slots(a.slot), used), UsedSlots: used})
 	}
 	return out, nil
-}
-
-// slotCount is how many slots w has in all: its fixed slot-num, or with
-// dynamic slots how many slots of profile each its resources hold (as the
-// pool cuts them). A zero slot profile cuts slots without limit; that is
-// reported as math.MaxInt32, as the local engine's one worker has.
-func slotCount(w resources.Worker, each resources.Profile) int {
-	if w.FixedSlots > 0 {
-		return w.FixedSlots
-	}
-	n := math.MaxInt32
-	if each.CPU > 0 {
-		// The pool allows a rounding error of 1e-9 CPU; so does this.
-		n = min(n, int(math.Floor(w.Profile.CPU/each.CPU+1e-6)))
-	}
-	if each.MemoryMB > 0 {
-		n = min(n, int(w.Profile.MemoryMB/each.MemoryMB))
-	}
-	return max(n, 0)
 }

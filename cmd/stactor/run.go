@@ -206,7 +206,7 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 			return fmt.Errorf("saving job %s: %w", jobID, err)
 		}
 	}
-	tags, slots, err := s.localWorker()
+	lw, err := s.localWorker()
 	if err != nil {
 		return &exitError{2, err}
 	}
@@ -221,7 +221,8 @@ func runJob(cmd *cobra.Command, s *settings, f runFlags) error {
 	defer mon.close()
 	ecfg := engine.Config{Task: opts, Checkpoint: cpc, Store: store, Log: log, ResolveTimeout: resolveTimeout(s),
 		NoProgressTimeout: s.v.GetDuration("watchdog.no-progress-timeout"), CancelTimeout: s.v.GetDuration("task.cancel-timeout"),
-		LocalTags: tags, LocalSlots: slots, AcceptDuplicates: f.acceptDuplicates}
+		LocalTags: lw.tags, LocalSlots: lw.slots, LocalMemoryMB: lw.memoryMB, SlotMemoryMB: lw.slotMemoryMB,
+		AcceptDuplicates: f.acceptDuplicates}
 	mon.wire(&ecfg, s, tapOpts, log)
 	eng, err := engine.Start(ecfg)
 	if err != nil {
@@ -330,30 +331,64 @@ func formatTable(title string, kv ...string) string {
 	return b.String()
 }
 
-// localWorker is what the local worker of stactor run has of a cluster
-// node's worker settings: tags (k=v,k=v, or a map in stactor.yaml) for a
-// job's tag_filter, and slot-num when dynamic-slot is off (0: as many
-// slots as the jobs need).
-func (s *settings) localWorker() (map[string]string, int, error) {
-	var tags map[string]string
+// localWorkerSettings is what the local worker of stactor run has of a
+// cluster node's worker settings: tags (k=v,k=v, or a map in
+// stactor.yaml) for a job's tag_filter, slot-num when dynamic-slot is off,
+// and with dynamic slots the memory it cuts into slots of slot.memory:
+// the engine setting memory if set, else the machine's (engine.Config
+// LocalMemoryMB: only memory is counted locally).
+type localWorkerSettings struct {
+	tags                   map[string]string
+	slots                  int
+	memoryMB, slotMemoryMB int64
+}
+
+func (s *settings) localWorker() (localWorkerSettings, error) {
+	var lw localWorkerSettings
 	if raw := s.v.Get("tags"); raw != nil {
 		if _, isText := raw.(string); isText {
 			t, err := parseTags(s.v.GetString("tags"))
 			if err != nil {
-				return nil, 0, err
+				return lw, err
 			}
-			tags = t
+			lw.tags = t
 		} else {
-			tags = s.v.GetStringMapString("tags")
+			lw.tags = s.v.GetStringMapString("tags")
 		}
 	}
-	slots := 0
 	if !s.v.GetBool("dynamic-slot") {
-		if slots = s.v.GetInt("slot-num"); slots < 1 {
-			return nil, 0, fmt.Errorf("engine setting slot-num must be at least 1 with dynamic-slot off, got %d", slots)
+		if lw.slots = s.v.GetInt("slot-num"); lw.slots < 1 {
+			return lw, fmt.Errorf("engine setting slot-num must be at least 1 with dynamic-slot off, got %d", lw.slots)
+		}
+		return lw, nil
+	}
+	if lw.slotMemoryMB = s.v.GetInt64("slot.memory"); lw.slotMemoryMB < 1 {
+		return lw, fmt.Errorf("engine setting slot.memory must be at least 1 (MiB), got %d", lw.slotMemoryMB)
+	}
+	if s.v.IsSet("memory") {
+		if lw.memoryMB = s.v.GetInt64("memory"); lw.memoryMB < 1 {
+			return lw, fmt.Errorf("engine setting memory must be at least 1 (MiB), got %d", lw.memoryMB)
+		}
+	} else {
+		lw.memoryMB = machineMemoryMB()
+	}
+	return lw, nil
+}
+
+// machineMemoryMB is MemTotal of /proc/meminfo in MiB; 0 (no bound) where
+// it cannot be read.
+func machineMemoryMB() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb >> 10
 		}
 	}
-	return tags, slots, nil
+	return 0
 }
 
 // printGuarantees prints what each pipeline of a job, as written,

@@ -119,6 +119,8 @@ type tableConfig struct {
 	arraySize    int
 	bytesLength  int
 	stringLength int
+	// valuesPerRow is what one generated row holds (size.go).
+	valuesPerRow int
 
 	stringTemplate []string
 	ints           map[row.TypeID]*intGen
@@ -412,6 +414,14 @@ func parseTable(r *optReader) (*tableConfig, error) {
 	}
 	for i, p := range dateParts {
 		t.dateTemplates[i] = r.intList(p.key, p.lo, p.hi)
+	}
+	t.valuesPerRow = valuesPerRow(schema, t.arraySize, t.mapSize)
+	if t.valuesPerRow > maxValuesPerRow && r.get("rows") == nil {
+		key := "array.size"
+		if r.get(key) == nil && r.get("map.size") != nil {
+			key = "map.size"
+		}
+		r.fail(r.get(key), key, "a generated row of this schema would hold more than %d values (array.size %d and map.size %d, raised to the power of how deep arrays and maps nest); lower them", maxValuesPerRow, t.arraySize, t.mapSize)
 	}
 	if r.err != nil {
 		return nil, r.err

@@ -93,7 +93,7 @@ func (r *reader) PollNext(out connectors.Collector) error {
 	if size <= 0 {
 		size = defaultBatch
 	}
-	n := min(size, s.rows-s.pos)
+	n := min(t.cfg.rowsPerPoll(size), s.rows-s.pos)
 	var b *row.Batch
 	if t.cfg.custom != nil {
 		// Fixed rows: every split emits all of them; the batch shares the

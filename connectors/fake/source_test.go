@@ -473,6 +473,10 @@ func TestOptionErrors(t *testing.T) {
 		{"duplicate table name", "schema { fields { a = int } }\ntable-names = [a.b, a.b]", "table-names", "appears twice", 2},
 		{"empty table-names", "schema { fields { a = int } }\ntable-names = []", "table-names", "at least one", 2},
 		{"mode", "schema { fields { a = int } }\nstring.fake.mode = random", "string.fake.mode", "expected one of", 2},
+		// Nested arrays grow as array.size^depth: 4096^3 values a row.
+		{"nested arrays", "schema { fields { a = \"array<array<array<int>>>\" } }\narray.size = 4096", "array.size", "more than 65536 values", 2},
+		{"nested maps", "schema { fields { m = \"map<string, map<string, array<int>>>\" } }\nmap.size = 300", "map.size", "more than 65536 values", 2},
+		{"wide row of arrays", "schema { fields { a = \"array<row<x array<int>, y array<string>>>\" } }\narray.size = 200", "array.size", "lower them", 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -505,5 +509,41 @@ func TestRandomDecimalPrecisions(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A row of nested arrays below the bound is generated in batches of fewer
+// rows, so one poll holds about maxValuesPerPoll values however wide the
+// row is; every row is still read.
+func TestWideRowsMakeSmallerBatches(t *testing.T) {
+	src := newSource(t, "schema { fields { id = bigint, a = \"array<array<int>>\" } }\narray.size = 200\nrow.num = 100", connectors.Batch)
+	perRow := src.tables[0].valuesPerRow
+	if perRow != 1+1+200*201 {
+		t.Fatalf("valuesPerRow = %d", perRow)
+	}
+	rc := &readerCtx{bounded: connectors.Bounded}
+	rd := testReader(src, rc)
+	enum := newEnumCtx(1, 0)
+	e, err := src.CreateEnumerator(enum, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	rd.AddSplits(enum.assigned[0])
+	rd.HandleNoMoreSplits()
+	out := &collector{size: 4096}
+	drain(t, rd, rc, out, 1000)
+	if out.count() != 100 {
+		t.Fatalf("%d rows, want 100", out.count())
+	}
+	for i, b := range out.batches {
+		if b.Len()*perRow > maxValuesPerPoll {
+			t.Fatalf("batch %d holds %d rows of %d values", i, b.Len(), perRow)
+		}
+	}
+	if len(out.batches) < 4 {
+		t.Fatalf("%d batches for 100 rows of %d values", len(out.batches), perRow)
 	}
 }

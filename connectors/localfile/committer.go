@@ -38,15 +38,8 @@ func (c *committer) Commit(_ context.Context, ctx connectors.CommitContext, info
 			}
 			dirs[filepath.Dir(m.To)] = true
 		}
-		keys := make([]string, 0, len(dirs))
-		for d := range dirs {
-			keys = append(keys, d)
-		}
-		sort.Strings(keys)
-		for _, d := range keys {
-			if err := syncDir(d); err != nil {
-				return fmt.Errorf("LocalFile commit of %s: %w", info.Txn, err)
-			}
+		if err := syncDirs(dirs); err != nil {
+			return fmt.Errorf("LocalFile commit of %s: %w", info.Txn, err)
 		}
 		removeEmptyDirs(info.Staging, stagingRootOf(info.Staging))
 	}
@@ -132,6 +125,21 @@ func (c *committer) AbortStale(_ context.Context, ctx connectors.CommitContext) 
 		}
 	}
 	removeEmptyDirs(dir, filepath.Join(c.root, stagingDir))
+	return nil
+}
+
+// syncDirs fsyncs the folders, in name order.
+func syncDirs(dirs map[string]bool) error {
+	keys := make([]string, 0, len(dirs))
+	for d := range dirs {
+		keys = append(keys, d)
+	}
+	sort.Strings(keys)
+	for _, d := range keys {
+		if err := syncDir(d); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -1,13 +1,13 @@
 package cluster
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stactor/stactor/tests/internal/output"
 )
 
 // job is a test job's files: ids 0..rows-1 in input, committed into out.
@@ -28,17 +28,8 @@ type job struct {
 func newJob(t *testing.T, dir string, rows int, env ...string) job {
 	t.Helper()
 	in := filepath.Join(dir, "in")
-	if err := os.MkdirAll(in, 0o755); err != nil {
+	if err := output.WriteInput(in, rows, 4); err != nil {
 		t.Fatal(err)
-	}
-	for f := 0; f < 4; f++ {
-		var b strings.Builder
-		for i := f; i < rows; i += 4 {
-			fmt.Fprintf(&b, "%d,name-%d\n", i, i)
-		}
-		if err := os.WriteFile(filepath.Join(in, fmt.Sprintf("part-%d.csv", f)), []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 	j := job{file: filepath.Join(dir, "job.conf"), out: filepath.Join(dir, "out"), rows: rows}
 	conf := fmt.Sprintf(`
@@ -87,47 +78,10 @@ sink {
 	return j
 }
 
-// committed reads every committed output file (not staging: names and
-// directories starting with a dot) and returns the ids in it.
+// committed reads every committed output file and returns the ids in it.
 func (j job) committed(t *testing.T) []int {
 	t.Helper()
-	var ids []int
-	err := filepath.WalkDir(j.out, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			if os.IsNotExist(err) && p == j.out {
-				return filepath.SkipDir // nothing committed yet
-			}
-			return err
-		}
-		if strings.HasPrefix(d.Name(), ".") && p != j.out {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			return nil
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			line := strings.TrimSpace(sc.Text())
-			if line == "" {
-				continue
-			}
-			field, _, _ := strings.Cut(line, ",")
-			id, err := strconv.Atoi(field)
-			if err != nil {
-				return fmt.Errorf("%s: bad line %q", p, line)
-			}
-			ids = append(ids, id)
-		}
-		return sc.Err()
-	})
+	ids, err := output.IDs(j.out)
 	if err != nil {
 		t.Fatal(err)
 	}

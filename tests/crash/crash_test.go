@@ -7,7 +7,6 @@
 package crash
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"math/rand"
@@ -20,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stactor/stactor/tests/internal/output"
 	"github.com/stactor/stactor/tests/internal/stactorbin"
 )
 
@@ -52,40 +52,7 @@ func writeIDs(t *testing.T, path string, n int) {
 // returns the ids in it.
 func readCommitted(t *testing.T, dir string) []int {
 	t.Helper()
-	var ids []int
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if strings.HasPrefix(d.Name(), ".") && p != dir {
-				return filepath.SkipDir // staging
-			}
-			return nil
-		}
-		if strings.HasPrefix(d.Name(), ".") {
-			return nil
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			line := strings.TrimSpace(sc.Text())
-			if line == "" {
-				continue
-			}
-			field, _, _ := strings.Cut(line, ",")
-			id, err := strconv.Atoi(field)
-			if err != nil {
-				return fmt.Errorf("%s: bad line %q", p, line)
-			}
-			ids = append(ids, id)
-		}
-		return sc.Err()
-	})
+	ids, err := output.IDs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
