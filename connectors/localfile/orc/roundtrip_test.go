@@ -52,6 +52,14 @@ func value(rng *rand.Rand, t *Type, nulls bool) any {
 	case KindDecimal:
 		return decimal.New(rng.Int63()>>rng.Intn(63), int32(-rng.Intn(19)))
 	case KindTimestamp:
+		if rng.Intn(20) == 0 {
+			// around 1970, where seconds round toward zero
+			s, ns := []int64{-3, -2, -1, 0, 1}[rng.Intn(5)], int64(rng.Intn(1_000_000_000))
+			if s == -1 {
+				ns %= 1_000_000 // ORC holds no more in that second
+			}
+			return [2]int64{s, ns}
+		}
 		// years 1 to 9999, any nanosecond
 		return [2]int64{rng.Int63n(315537897600) - 62135596800, rng.Int63n(1_000_000_000) / []int64{1, 1000, 1_000_000, 1_000_000_000}[rng.Intn(4)] * []int64{1, 1000, 1_000_000, 1_000_000_000}[rng.Intn(4)] % 1_000_000_000}
 	case KindList:
@@ -341,6 +349,16 @@ func TestWriterErrors(t *testing.T) {
 	appendValue(v, decimal.RequireFromString("1234.5"))
 	if err := w.Write([]*Vector{v}); err == nil || !strings.Contains(err.Error(), "does not fit decimal(5,2)") {
 		t.Fatalf("got %v", err)
+	}
+	ts := Struct([]string{"ts"}, Primitive(KindTimestamp))
+	w, err = NewWriter(&buf, ts, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v = NewVector(ts.Children[0])
+	appendValue(v, [2]int64{-1, 500_000_000})
+	if err := w.Write([]*Vector{v}); err == nil || !strings.Contains(err.Error(), "cannot be held") {
+		t.Fatalf("1969-12-31T23:59:59.5: got %v", err)
 	}
 	if _, err := NewWriter(&buf, schema, WriterOptions{Compression: LZO}); err == nil {
 		t.Fatal("LZO is written")

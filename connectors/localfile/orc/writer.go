@@ -518,6 +518,13 @@ func (c *timestampWriter) write(v *Vector, from, to int) error {
 		if s > maxSeconds || s < -maxSeconds {
 			return fmt.Errorf("timestamp of %d seconds", s)
 		}
+		if s == -1 && ns > 999_999 {
+			// readers take a stored second of 0 with a fraction for a
+			// time after 1970-01-01T00:00:00, so ORC cannot hold the
+			// second before it (its Java and C++ writers shift it by a
+			// second without a word)
+			return fmt.Errorf("timestamp 1969-12-31T23:59:59.%09d cannot be held in an ORC file: ORC readers take the last second before 1970 with a fraction of more than a millisecond for the first second after it", ns)
+		}
 		// seconds rounded toward zero, as ORC's writers store them
 		if s < 0 && ns > 999_999 {
 			s++
