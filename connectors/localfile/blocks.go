@@ -12,11 +12,11 @@ import (
 // can lower it.
 var blockSize int64 = 64 << 20
 
-// splitsOf cuts a file into splits: one for parquet, compressed and small
+// splitsOf cuts a file into splits: one for parquet and orc, compressed and small
 // files, else blocks that start at record starts (after the header lines).
 func (sc *sourceConfig) splitsOf(f fileInfo) ([]*split, error) {
 	switch sc.format {
-	case formatParquet, formatBinary, formatXML, formatExcel:
+	case formatParquet, formatORC, formatBinary, formatXML, formatExcel:
 		return []*split{{path: f.path, end: -1}}, nil
 	}
 	if sc.gzip || sc.lzo || sc.archive != "" || f.size <= blockSize {

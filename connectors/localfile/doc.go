@@ -1,9 +1,8 @@
 // Package localfile is SeaTunnel's LocalFile connector: a source that reads
-// text, csv, json, parquet, xml, excel (xlsx, and xls on read) and binary
-// files under a path, and a sink that writes them with exactly-once
-// delivery; gzip and lzo (lzop files, package lzop) compress text, csv,
-// json and xml. orc is refused with the reason (no maintained pure-Go
-// library with a permissive licence; README.md). Option names, defaults and value
+// text, csv, json, parquet, orc (package orc), xml, excel (xlsx, and xls on
+// read) and binary files under a path, and a sink that writes them with
+// exactly-once delivery; gzip and lzo (lzop files, package lzop) compress
+// text, csv, json and xml. Option names, defaults and value
 // renderings follow SeaTunnel's connector-file and format modules (each
 // function names the Java class it follows).
 //
@@ -11,11 +10,11 @@
 // empty files, _SUCCESS and hidden entries — hidden folders too, where the
 // sink stages — filtered by file_filter_pattern and filename_extension),
 // so a missing path or a bad schema is a positioned config error before
-// anything runs; parquet files give their own schema. The enumerator cuts
+// anything runs; parquet and orc files give their own schema. The enumerator cuts
 // one split per file, and per record-aligned block for large uncompressed
 // text, csv and json files, and deals them round-robin in split-id order as
 // SeaTunnel's MultipleTableFileSourceSplitEnumerator does. A split's
-// position is a byte offset (text formats, binary) or a row index (parquet;
+// position is a byte offset (text formats, binary) or a row index (parquet, orc;
 // xml and excel, parsed whole as SeaTunnel's dom4j and POI readers do), so
 // a reader restored from a checkpoint continues with exactly the next row.
 // Readers parse straight into the batch's typed columns.

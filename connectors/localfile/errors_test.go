@@ -30,7 +30,7 @@ func TestSourceConfigErrors(t *testing.T) {
 		{"path = \"\"\nfile_format_type = csv", "path", "must not be empty"},
 		{"path = \"file://\"\nfile_format_type = csv", "path", "must not be empty"},
 		{"path = \"/no/such/dir\"\nfile_format_type = csv", "path", "no such file or directory"},
-		{"path = " + q(dir) + "\nfile_format_type = orc", "file_format_type", "no maintained pure-Go ORC library"},
+		{"path = " + q(dir) + "\nfile_format_type = orc", "path", "is not a orc file"},
 		{"path = " + q(dir) + "\nfile_format_type = avro", "file_format_type", "expected one of text, csv, json, parquet, xml, excel, binary, orc"},
 		{"path = " + q(dir) + "\nfile_format_type = csv\nschema { fields { a = integr } }", "schema.fields.a", `unknown type name "integr"`},
 		{"path = " + q(dir) + "\nfile_format_type = csv\nschema { fields { a = \"decimal(50, 2)\" } }", "schema.fields.a", "out of range"},

@@ -12,9 +12,7 @@ import (
 	"github.com/stactor/stactor/config"
 )
 
-// The file formats of SeaTunnel's FileFormat. orc is in the list so that
-// asking for it gets the reason it is refused (refuseFormat), not "expected
-// one of".
+// The file formats of SeaTunnel's FileFormat.
 const (
 	formatText    = "text"
 	formatCSV     = "csv"
@@ -26,25 +24,14 @@ const (
 	// chunks (SeaTunnel's BinaryReadStrategy), and the sink writes the
 	// chunks back under the same relative paths (BinaryWriteStrategy).
 	formatBinary = "binary"
-	formatORC    = "orc"
+	// formatORC is Apache ORC, read and written by package orc.
+	formatORC = "orc"
 )
 
 var formats = []string{formatText, formatCSV, formatJSON, formatParquet, formatXML, formatExcel, formatBinary, formatORC}
 
 // sourceFormats are the formats the source reads.
 var sourceFormats = formats
-
-// errNoORC is why orc is refused.
-const errNoORC = "orc is not supported: there is no maintained pure-Go ORC library with a permissive licence (github.com/scritchley/orc, the only complete one, is unmaintained and not served by the Go module proxy); convert the files to parquet"
-
-// refuseFormat is the config error for a format stactor does not read or
-// write, "" if it does.
-func refuseFormat(format string) string {
-	if format == formatORC {
-		return errNoORC
-	}
-	return ""
-}
 
 // suffix is SeaTunnel's FileFormat suffix of a format's files.
 func suffix(format string) string {
@@ -61,6 +48,8 @@ func suffix(format string) string {
 		return ".xlsx"
 	case formatBinary:
 		return ""
+	case formatORC:
+		return ".orc"
 	}
 	return ".parquet"
 }
@@ -123,7 +112,7 @@ var sinkOptions = []config.Option{
 	{Key: "batch_size", Type: config.TypeInt, Default: int64(1000000), Doc: "rows per file before a new file is started"},
 	{Key: "single_file_mode", Type: config.TypeBool, Default: false, Doc: "one file per checkpoint and writer, never rolled"},
 	{Key: "create_empty_file_when_no_data", Type: config.TypeBool, Default: false, Doc: "write an empty file for a checkpoint without rows"},
-	{Key: "compress_codec", Type: config.TypeEnum, Enum: []string{"none", "gzip", "snappy", "zstd", "lz4", "brotli", "lzo", "zlib"}, Default: "none", Doc: "compression: gzip or lzo (lzop) for text, csv, json and xml, snappy, gzip, zstd, lz4 or brotli for parquet"},
+	{Key: "compress_codec", Type: config.TypeEnum, Enum: []string{"none", "gzip", "snappy", "zstd", "lz4", "brotli", "lzo", "zlib"}, Default: "none", Doc: "compression: gzip or lzo (lzop) for text, csv, json and xml, snappy, gzip, zstd, lz4 or brotli for parquet, zlib, snappy or lz4 for orc"},
 	optEncoding,
 	optDateFormat,
 	optDatetimeFormat,

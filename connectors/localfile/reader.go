@@ -128,12 +128,19 @@ func (r *reader) open(s *split) (splitReader, error) {
 	if r.cfg.format == formatXML || r.cfg.format == formatExcel {
 		return openDocument(r.cfg, s, p)
 	}
-	if r.cfg.format == formatParquet {
+	switch r.cfg.format {
+	case formatParquet:
 		in, err := openParquetIn(s.path, r.cfg.dataFields(), s.pos)
 		if err != nil {
 			return nil, err
 		}
-		return &parquetSplit{in: in, sp: s, part: p, ndata: len(r.cfg.proj)}, nil
+		return &rowFileSplit{in: in, sp: s, part: p, ndata: len(r.cfg.proj)}, nil
+	case formatORC:
+		in, err := openORCIn(r.cfg, s.path, r.cfg.dataFields(), s.pos)
+		if err != nil {
+			return nil, err
+		}
+		return &rowFileSplit{in: in, sp: s, part: p, ndata: len(r.cfg.proj)}, nil
 	}
 	return openLines(r.cfg, s, p)
 }
@@ -187,15 +194,27 @@ func (p partitions) append(cols []*row.Column, n int) {
 	}
 }
 
-// parquetSplit reads a parquet file's split; its position is a row index.
-type parquetSplit struct {
-	in    *parquetIn
+// rowFile reads a file of rows (parquet, orc) a batch at a time.
+type rowFile interface {
+	read(cols []*row.Column, n int) (int, bool, error)
+	close() error
+}
+
+var (
+	_ rowFile = (*parquetIn)(nil)
+	_ rowFile = (*orcIn)(nil)
+)
+
+// rowFileSplit reads a parquet or orc file's split; its position is a row
+// index.
+type rowFileSplit struct {
+	in    rowFile
 	sp    *split
 	part  partitions
 	ndata int
 }
 
-func (p *parquetSplit) read(cols []*row.Column, n int) (int, bool, error) {
+func (p *rowFileSplit) read(cols []*row.Column, n int) (int, bool, error) {
 	k, done, err := p.in.read(cols[:p.ndata], n)
 	if err != nil {
 		return 0, false, err
@@ -205,4 +224,4 @@ func (p *parquetSplit) read(cols []*row.Column, n int) (int, bool, error) {
 	return k, done, nil
 }
 
-func (p *parquetSplit) close() error { return p.in.close() }
+func (p *rowFileSplit) close() error { return p.in.close() }

@@ -15,6 +15,7 @@ import (
 	"github.com/parquet-go/parquet-go/compress/zstd"
 	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/connectors"
+	"github.com/stactor/stactor/connectors/localfile/orc"
 	"github.com/stactor/stactor/row"
 	"golang.org/x/text/encoding"
 )
@@ -74,6 +75,9 @@ type sinkConfig struct {
 	// parquet
 	pschema *parquet.Schema
 	codec   compress.Codec
+	// orc
+	oschema *orc.Type
+	ocodec  orc.Compression
 	// xml and excel
 	xmlRootTag, xmlRowTag string
 	xmlAttr               bool
@@ -114,9 +118,6 @@ func newSinkConfig(cfg *config.PluginConfig, inputs []*row.Schema) (*sinkConfig,
 	sc := &sinkConfig{root: localPath(path), format: cfg.String("file_format_type"), input: in}
 	if strings.TrimSpace(path) == "" {
 		return nil, cfg.Errorf("path", "must not be empty")
-	}
-	if why := refuseFormat(sc.format); why != "" {
-		return nil, cfg.Errorf("file_format_type", "%s", why)
 	}
 	if sc.format == formatBinary {
 		if err := checkBinaryInput(cfg, in); err != nil {
@@ -236,6 +237,15 @@ func newSinkConfig(cfg *config.PluginConfig, inputs []*row.Schema) (*sinkConfig,
 		if sc.format == formatExcel {
 			// excel's cells render rows' nested dates as text does
 			sc.render = newTextRender(sc.nestedDelim, sc.times, false, "MINIMAL")
+		}
+	case sc.format == formatORC:
+		c, ok := orcCodecs[codec]
+		if !ok {
+			return nil, cfg.Errorf("compress_codec", "%s is not supported for orc (none, zlib, snappy, lz4; gzip, zstd and brotli name the files but do not compress them, as in SeaTunnel)", codec)
+		}
+		sc.ocodec, sc.ext = c.kind, c.ext+suffix(sc.format)
+		if sc.oschema, err = orcWriteSchema(sc.fields); err != nil {
+			return nil, cfg.Errorf("file_format_type", "%v", err)
 		}
 	case sc.format == formatParquet:
 		switch codec {

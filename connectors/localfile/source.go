@@ -81,11 +81,8 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 		return nil, cfg.Errorf("path", "must not be empty")
 	}
 	sc := &sourceConfig{root: localPath(cfg.String("path")), format: cfg.String("file_format_type")}
-	if why := refuseFormat(sc.format); why != "" {
-		return nil, cfg.Errorf("file_format_type", "%s", why)
-	}
 	// textual formats are read as a byte stream: gzip applies to them.
-	textual := sc.format != formatParquet && sc.format != formatBinary && sc.format != formatExcel
+	textual := sc.format != formatParquet && sc.format != formatORC && sc.format != formatBinary && sc.format != formatExcel
 	switch c := cfg.String("compress_codec"); c {
 	case "gzip", "gz":
 		sc.gzip = textual
@@ -171,6 +168,10 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 		// SeaTunnel's BinaryReadStrategy: a fixed layout, whatever schema
 		// says.
 		sc.data = binaryFields
+	case sc.format == formatORC:
+		if table, sc.data, err = orcSourceSchema(cfg, sc.files); err != nil {
+			return nil, err
+		}
 	case sc.format == formatParquet && cfg.Has("schema") && cfg.Raw("schema").Get("fields") == nil && cfg.Raw("schema").Get("columns") == nil:
 		// schema { table = "..." } only names the table of a parquet
 		// file's own schema (SeaTunnel's multi-table parquet e2e).
@@ -255,6 +256,44 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 		return nil, cfg.Errorf("schema", "%v", err)
 	}
 	return sc, nil
+}
+
+// orcSourceSchema is the table and the data fields of an orc source: the
+// first file's columns (SeaTunnel reads the schema from the file), their
+// types changed by the schema option's where they convert, and the table
+// named by schema.table or plugin_output.
+func orcSourceSchema(cfg *config.PluginConfig, files []fileInfo) (string, []row.Field, error) {
+	if len(files) == 0 {
+		return "", nil, cfg.Errorf("path", "no orc file under %s to read the schema from", localPath(cfg.String("path")))
+	}
+	table := defaultTable
+	var user []row.Field
+	if cfg.Has("schema") {
+		if cfg.Raw("schema").Get("fields") == nil && cfg.Raw("schema").Get("columns") == nil {
+			if t := cfg.Raw("schema").Get("table"); t != nil {
+				table = t.String()
+			}
+		} else {
+			named := defaultTable
+			if out := strings.TrimSpace(cfg.String("plugin_output")); out != "" {
+				named = out
+			}
+			s, err := config.ParseSchema(cfg.Raw("schema"), named, cfg.Where)
+			if err != nil {
+				return "", nil, err
+			}
+			table, user = s.TableID, s.Fields
+		}
+	}
+	data, err := orcSchemaOf(files[0].path, cfg.Strings("read_columns"), user)
+	if err != nil {
+		key := "path"
+		if cfg.Has("read_columns") {
+			key = "read_columns"
+		}
+		return "", nil, cfg.Errorf(key, "%v", err)
+	}
+	return table, data, nil
 }
 
 // checkParquetColumns checks at plan time that a parquet file has every

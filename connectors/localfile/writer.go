@@ -78,6 +78,7 @@ type outFile struct {
 	gz      io.WriteCloser // the compressor (gzip, lzop), if any
 	bw      *bufio.Writer
 	pq      *parquetOut
+	orc     *orcOut
 	xl      *excelOut
 	xml     *xmlOut
 	rows    int64
@@ -165,6 +166,12 @@ func (w *writer) fileFor(partDir string) (*outFile, error) {
 	switch w.cfg.format {
 	case formatParquet:
 		if f.pq, err = newParquetOut(f.f, w.cfg.pschema, w.cfg.codec); err != nil {
+			f.f.Close()
+			os.Remove(f.path)
+			return nil, err
+		}
+	case formatORC:
+		if f.orc, err = newORCOut(f.f, w.cfg.oschema, w.cfg.ocodec); err != nil {
 			f.f.Close()
 			os.Remove(f.path)
 			return nil, err
@@ -305,7 +312,7 @@ func (w *writer) writeRows(f *outFile, b *row.Batch, from, to int, idx []int) er
 		count = len(idx)
 	}
 	f.rows += int64(count)
-	if f.pq != nil || f.xl != nil {
+	if f.pq != nil || f.orc != nil || f.xl != nil {
 		if idx == nil {
 			idx = make([]int, 0, count)
 			for i := from; i < to; i++ {
@@ -313,9 +320,12 @@ func (w *writer) writeRows(f *outFile, b *row.Batch, from, to int, idx []int) er
 			}
 		}
 		var err error
-		if f.pq != nil {
+		switch {
+		case f.pq != nil:
 			err = f.pq.write(b, w.cfg.cols, idx)
-		} else {
+		case f.orc != nil:
+			err = f.orc.write(b, w.cfg.cols, idx)
+		default:
 			err = f.xl.write(b, idx)
 		}
 		if err != nil {
@@ -368,6 +378,9 @@ func (f *outFile) finish(w *writer) error {
 	var err error
 	if f.pq != nil {
 		err = f.pq.close()
+	}
+	if f.orc != nil {
+		err = f.orc.close()
 	}
 	if f.xl != nil {
 		err = f.xl.close(f.f)

@@ -77,12 +77,19 @@ func (m mutation) apply(src string) (string, bool) {
 var envBlock = regexp.MustCompile(`(?m)^env\s*\{`)
 
 // TestMutantsFail runs mutants of the collected SeaTunnel files that end
-// in Assert: each must fail the job.
+// in Assert, and of this suite's LocalFile round trips (conformance
+// localfile_*: a file format written and read back): each must fail the
+// job.
 func TestMutantsFail(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "seatunnel", "*.conf"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	roundTrips, err := filepath.Glob(filepath.Join("testdata", "conformance", "localfile_*.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, roundTrips...)
 	testdata, _ := filepath.Abs("testdata")
 	ran := 0
 	for _, file := range files {
