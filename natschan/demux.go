@@ -193,7 +193,7 @@ func (d *demux) batch(k chanKey, c *inChan, seq int64, h nats.Header, data []byt
 			return nil
 		}
 	}
-	rows, rest, err := c.dec.Decode(data)
+	rows, rest, err := c.dec.DecodeOwned(data) // data is the message's own (nats.go allocates it per message) or joined here
 	if err != nil {
 		return fmt.Errorf("%w: batch %d: %w", ErrCorrupt, seq, err)
 	}

@@ -33,7 +33,12 @@ type Sender struct {
 	reconnects uint64 // the connection's reconnect count when opened
 	buf        []byte // the batch encoding, reused
 	msg        nats.Msg
-	err        error // sticky: the channel is broken
+	// hv holds the header values msg.Header maps to, one slice per
+	// header set again for each message, so that no message allocates
+	// its header map or slices (nats.go only reads them).
+	hv      [8][]string
+	fromNum int32 // the sending subtask that hv's HeaderFrom value says
+	err     error // sticky: the channel is broken
 
 	flushTimeout time.Duration
 }
@@ -59,9 +64,25 @@ func NewSender(nc *nats.Conn, s Scope, edge, to int32, opts ...Option) (*Sender,
 	if !nc.HeadersSupported() {
 		return nil, fmt.Errorf("natschan: opening %s: %w", subject, nats.ErrHeadersNotSupported)
 	}
-	return &Sender{nc: nc, subject: subject, attempt: strconv.FormatInt(int64(s.Attempt), 10), term: strconv.FormatUint(s.Term, 10),
-		reconnects: reconnects, flushTimeout: o.flushTimeout, msg: nats.Msg{Subject: subject, Header: nats.Header{}}}, nil
+	snd := &Sender{nc: nc, subject: subject, attempt: strconv.FormatInt(int64(s.Attempt), 10), term: strconv.FormatUint(s.Term, 10),
+		reconnects: reconnects, flushTimeout: o.flushTimeout, msg: nats.Msg{Subject: subject, Header: nats.Header{}}, fromNum: -1}
+	for i := range snd.hv {
+		snd.hv[i] = make([]string, 1)
+	}
+	return snd, nil
 }
+
+// Slots of Sender.hv.
+const (
+	hvAttempt = iota
+	hvTerm
+	hvFrom
+	hvKind
+	hvSeq
+	hvBarrier
+	hvPart
+	hvType
+)
 
 // Subject is the channel's subject.
 func (s *Sender) Subject() string { return s.subject }
@@ -88,10 +109,10 @@ func (s *Sender) SendBatch(from int32, seq int64, barrier int64, b *row.Batch) e
 	for i := range n {
 		s.header(KindBatch, from, seq)
 		if barrier != 0 {
-			s.msg.Header[HeaderBarrier] = []string{strconv.FormatInt(barrier, 10)}
+			s.set(HeaderBarrier, hvBarrier, strconv.FormatInt(barrier, 10))
 		}
 		if n > 1 {
-			s.msg.Header[HeaderPart] = []string{formatPart(i, n)}
+			s.set(HeaderPart, hvPart, formatPart(i, n))
 		}
 		if err := s.publish(data[i*room : min((i+1)*room, len(data))]); err != nil {
 			return err
@@ -128,8 +149,8 @@ func (s *Sender) SendBarrier(id int64, from int32, seq int64, typ string) error 
 		return err
 	}
 	s.header(KindBarrier, from, seq)
-	s.msg.Header[HeaderBarrier] = []string{strconv.FormatInt(id, 10)}
-	s.msg.Header[HeaderType] = []string{typ}
+	s.set(HeaderBarrier, hvBarrier, strconv.FormatInt(id, 10))
+	s.set(HeaderType, hvType, typ)
 	return s.publish(nil)
 }
 
@@ -172,14 +193,27 @@ func (s *Sender) check() error {
 	return s.err
 }
 
+// header sets the headers every message has and removes the others.
 func (s *Sender) header(kind string, from int32, seq int64) {
 	h := s.msg.Header
-	clear(h)
-	h[HeaderAttempt] = []string{s.attempt}
-	h[HeaderTerm] = []string{s.term}
-	h[HeaderFrom] = []string{strconv.FormatInt(int64(from), 10)}
-	h[HeaderKind] = []string{kind}
-	h[HeaderSeq] = []string{strconv.FormatInt(seq, 10)}
+	delete(h, HeaderBarrier)
+	delete(h, HeaderPart)
+	delete(h, HeaderType)
+	if from != s.fromNum {
+		s.fromNum = from
+		s.hv[hvFrom][0] = strconv.FormatInt(int64(from), 10)
+	}
+	s.set(HeaderAttempt, hvAttempt, s.attempt)
+	s.set(HeaderTerm, hvTerm, s.term)
+	s.set(HeaderFrom, hvFrom, s.hv[hvFrom][0])
+	s.set(HeaderKind, hvKind, kind)
+	s.set(HeaderSeq, hvSeq, strconv.FormatInt(seq, 10))
+}
+
+// set gives header name the value v, in its slot of hv.
+func (s *Sender) set(name string, slot int, v string) {
+	s.hv[slot][0] = v
+	s.msg.Header[name] = s.hv[slot]
 }
 
 // publish sends one message; nats.go copies data before it returns, so the

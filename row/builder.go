@@ -91,6 +91,21 @@ func (b *Builder) AppendRow(k Kind, vals []any) error {
 	return nil
 }
 
+// Capacity is the room for rows the Builder was made with.
+func (b *Builder) Capacity() int { return b.capacity }
+
+// Reset drops the rows appended since the last Build (a reader that failed
+// part way through a batch); a recycling Builder's columns go back to the
+// pool.
+func (b *Builder) Reset() {
+	if b.recycle {
+		for _, c := range b.cols {
+			putColumn(c)
+		}
+	}
+	b.reset()
+}
+
 // Len is the number of rows so far.
 func (b *Builder) Len() int { return b.n }
 

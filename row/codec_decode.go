@@ -34,7 +34,21 @@ func (d *Decoder) Recycle() *Decoder {
 // ErrTruncated (src ends inside the batch), ErrCorrupt or ErrVersion; Decode
 // never panics on bad input.
 func (d *Decoder) Decode(src []byte) (*Batch, []byte, error) {
-	r := &reader[[]byte]{b: src, recycle: d.recycle}
+	return d.decode(src, false)
+}
+
+// DecodeOwned is Decode for a caller that hands src over: the batch's
+// string and byte values point into src instead of into a copy of it, so
+// src must never be written again (a NATS message's payload, which
+// nats.go allocates per message and never reuses, qualifies; a reused read
+// buffer does not). It saves the copy of every string and byte column; a
+// value kept from the batch keeps all of src alive.
+func (d *Decoder) DecodeOwned(src []byte) (*Batch, []byte, error) {
+	return d.decode(src, true)
+}
+
+func (d *Decoder) decode(src []byte, alias bool) (*Batch, []byte, error) {
+	r := &reader[[]byte]{b: src, recycle: d.recycle, alias: alias}
 	v, err := r.byte()
 	if err != nil {
 		return nil, src, err
@@ -225,8 +239,12 @@ func (r *reader[T]) column(t *Type, n int) (*Column, error) {
 		var raw T
 		if raw, err = r.take(8 * n); err == nil {
 			c.Floats = sized(c.Floats, n)
-			for i := range c.Floats {
-				c.Floats[i] = math.Float64frombits(le64(raw, 8*i))
+			if littleEndian && n > 0 {
+				copy(floatBytes(c.Floats), raw)
+			} else {
+				for i := range c.Floats {
+					c.Floats[i] = math.Float64frombits(le64(raw, 8*i))
+				}
 			}
 		}
 	case StoreBool:
@@ -247,7 +265,13 @@ func (r *reader[T]) column(t *Type, n int) (*Column, error) {
 // checking that the bytes they measure follow.
 func (r *reader[T]) lengths(n int) (int, int, error) {
 	start, total := r.p, 0
-	for range n {
+	// Lengths under 128 take one byte: sum them without a call each.
+	i := 0
+	for src := r.b[r.p:]; i < n && i < len(src) && src[i] < 0x80; i++ {
+		total += int(src[i])
+	}
+	r.p += i
+	for range n - i {
 		k, err := r.count(1)
 		if err != nil {
 			return 0, 0, err
@@ -265,7 +289,7 @@ func (r *reader[T]) strs(dst []string, n int) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	all := string(r.b[r.p : r.p+total]) // the one copy
+	all := r.sharedString(r.p, total) // the one copy, or none (alias)
 	out := sized(dst, n)
 	lr := reader[T]{b: r.b, p: start}
 	off := 0
@@ -290,7 +314,7 @@ func (r *reader[T]) bins(n int, nulls []bool) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	all := []byte(r.b[r.p : r.p+total]) // the one copy
+	all := r.sharedBytes(r.p, total) // the one copy, or none (alias)
 	out := make([][]byte, n)
 	lr := reader[T]{b: r.b, p: start}
 	off := 0

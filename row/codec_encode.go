@@ -143,8 +143,12 @@ func appendColumn(dst []byte, t *Type, c *Column, n int) []byte {
 		start := len(dst)
 		dst = slices.Grow(dst, 8*n)
 		out := dst[start : start+8*n]
-		for i, f := range c.Floats[:n] {
-			binary.LittleEndian.PutUint64(out[8*i:], math.Float64bits(f))
+		if littleEndian && n > 0 {
+			copy(out, floatBytes(c.Floats[:n]))
+		} else {
+			for i, f := range c.Floats[:n] {
+				binary.LittleEndian.PutUint64(out[8*i:], math.Float64bits(f))
+			}
 		}
 		dst = dst[:start+8*n]
 	case StoreBool:
@@ -156,7 +160,11 @@ func appendColumn(dst []byte, t *Type, c *Column, n int) []byte {
 		}
 		dst = slices.Grow(dst, size)
 		for _, s := range c.Strs[:n] {
-			dst = binary.AppendUvarint(dst, uint64(len(s)))
+			if len(s) < 0x80 {
+				dst = append(dst, byte(len(s)))
+			} else {
+				dst = binary.AppendUvarint(dst, uint64(len(s)))
+			}
 		}
 		for _, s := range c.Strs[:n] {
 			dst = append(dst, s...)

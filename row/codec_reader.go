@@ -5,6 +5,7 @@ package row
 import (
 	"encoding/binary"
 	"fmt"
+	"unsafe"
 )
 
 // reader reads an encoding from bytes, or, for nested values, from a
@@ -15,6 +16,27 @@ type reader[T []byte | string] struct {
 	ver byte // the encoding's version
 	// recycle: decode into columns from the pool (Decoder.Recycle).
 	recycle bool
+	// alias: strings and byte values may point into b, which the caller
+	// has handed over (Decoder.DecodeOwned).
+	alias bool
+}
+
+// sharedString is b[p:p+k] as a string: a copy, or b's own bytes when the
+// reader may alias them (a string reader's substrings never copy).
+func (r *reader[T]) sharedString(p, k int) string {
+	if b, ok := any(r.b).([]byte); ok && r.alias && k > 0 {
+		return unsafe.String(&b[p], k)
+	}
+	return string(r.b[p : p+k])
+}
+
+// sharedBytes is b[p:p+k] as bytes of their own: a copy, unless the reader
+// may alias b.
+func (r *reader[T]) sharedBytes(p, k int) []byte {
+	if b, ok := any(r.b).([]byte); ok && r.alias {
+		return b[p : p+k : p+k]
+	}
+	return []byte(r.b[p : p+k])
 }
 
 func (r *reader[T]) left() int { return len(r.b) - r.p }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/shopspring/decimal"
 )
@@ -206,6 +207,55 @@ func TestCodecEveryType(t *testing.T) {
 		for to := from; to <= b.N; to++ {
 			roundTrip(t, b.Slice(from, to))
 		}
+	}
+}
+
+// DecodeOwned decodes what Decode does, with its string and byte values in
+// src's own memory; Decode's are in memory of their own.
+func TestDecodeOwnedAliases(t *testing.T) {
+	b := everyTypeRows(t)
+	enc := AppendBatch(nil, b)
+	inside := func(p unsafe.Pointer) bool {
+		a := uintptr(unsafe.Pointer(unsafe.SliceData(enc)))
+		return uintptr(p) >= a && uintptr(p) < a+uintptr(len(enc))
+	}
+	owned, rest, err := NewDecoder().DecodeOwned(enc)
+	if err != nil || len(rest) != 0 {
+		t.Fatalf("DecodeOwned: %v, %d bytes left", err, len(rest))
+	}
+	if err := batchEqual(b, owned); err != nil {
+		t.Fatal(err)
+	}
+	copied, _, err := NewDecoder().Decode(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aliased := 0
+	for j, c := range owned.Cols {
+		for i, s := range c.Strs {
+			if s == "" {
+				continue
+			}
+			if !inside(unsafe.Pointer(unsafe.StringData(s))) {
+				t.Errorf("DecodeOwned: column %d row %d: %q not in the input", j, i, s)
+			}
+			if inside(unsafe.Pointer(unsafe.StringData(copied.Cols[j].Strs[i]))) {
+				t.Errorf("Decode: column %d row %d: %q points into the input", j, i, s)
+			}
+			aliased++
+		}
+		for i, v := range c.Bins {
+			if len(v) > 0 && !inside(unsafe.Pointer(unsafe.SliceData(v))) {
+				t.Errorf("DecodeOwned: column %d row %d: bytes not in the input", j, i)
+			}
+			if len(v) > 0 && cap(v) != len(v) {
+				t.Errorf("DecodeOwned: column %d row %d: bytes with room to append into the input", j, i)
+			}
+			aliased++
+		}
+	}
+	if aliased == 0 {
+		t.Fatal("no string or byte values decoded")
 	}
 }
 
@@ -567,6 +617,13 @@ func FuzzDecode(f *testing.F) {
 			}
 			if len(rest) >= len(data) {
 				t.Fatalf("Decode consumed nothing")
+			}
+			owned, _, err := NewDecoder().DecodeOwned(bytes.Clone(data))
+			if err != nil {
+				t.Fatalf("DecodeOwned fails where Decode does not: %v", err)
+			}
+			if err := batchEqual(b, owned); err != nil {
+				t.Fatalf("DecodeOwned: %v", err)
 			}
 			// What decodes re-encodes to the same batch.
 			enc := AppendBatch(nil, b)

@@ -16,9 +16,13 @@ type lineSplit struct {
 	part partitions
 	skip int64 // header records still to skip
 	conv []byte
-	copy bool // an output column keeps strings: parse a copy of the record
-	// arena holds the copies: records are appended and never overwritten,
-	// so strings into it stay valid; one allocation per MiB, not per row.
+	// Strings parsed from a record must outlive the read buffer it sits
+	// in. copy: a nested or content column keeps substrings of the
+	// record, so the record is parsed from a copy; own: only plain string
+	// fields keep text, so just their values are copied (own).
+	copy, own bool
+	// arena holds the copies: appended and never overwritten, so strings
+	// into it stay valid; one allocation per arenaSize, not per row or field.
 	arena []byte
 	parse func(rec string, cols []*row.Column) error
 
@@ -41,13 +45,20 @@ func openLines(cfg *sourceConfig, s *split, part partitions) (*lineSplit, error)
 	if s.pos == 0 && cfg.format != formatJSON {
 		l.skip = cfg.skipHeader
 	}
+	// json copies what it keeps itself (it unescapes anyway).
+	text := cfg.format != formatJSON || cfg.content
 	for _, f := range cfg.dataFields() {
 		switch f.Type.ID {
-		case row.TypeString, row.TypeArray, row.TypeMap, row.TypeRow:
-			// json copies what it keeps itself (it unescapes anyway).
-			l.copy = cfg.format != formatJSON || cfg.content
+		case row.TypeString:
+			l.own = text
+		case row.TypeArray, row.TypeMap, row.TypeRow:
+			l.copy = text
 		}
 	}
+	if cfg.content {
+		l.copy = true
+	}
+	l.own = l.own && !l.copy
 	switch {
 	case cfg.content:
 		l.parse = l.parseContent
@@ -103,7 +114,8 @@ func (l *lineSplit) read(cols []*row.Column, n int) (int, bool, error) {
 		if l.copy {
 			s = l.keep(rec)
 		} else {
-			// Nothing parsed from s outlives this call (errors clone it).
+			// Nothing parsed from s outlives this call but through
+			// keepString (errors clone it).
 			s = unsafe.String(unsafe.SliceData(rec), len(rec))
 		}
 		if err := l.parse(s, cols); err != nil {
@@ -116,17 +128,30 @@ func (l *lineSplit) read(cols []*row.Column, n int) (int, bool, error) {
 	return rows, done, nil
 }
 
-// arenaSize is the size of one arena of record copies.
-const arenaSize = 1 << 20
+// arenaSize is the size of one arena of copies: small, since an arena
+// lives as long as any string in it (a batch in flight, a scratch value).
+const arenaSize = 64 << 10
 
 // keep copies a record into the arena and returns it as a string.
 func (l *lineSplit) keep(rec []byte) string {
+	if len(rec) == 0 {
+		return ""
+	}
 	if len(rec) > cap(l.arena)-len(l.arena) {
 		l.arena = make([]byte, 0, max(arenaSize, len(rec)))
 	}
 	start := len(l.arena)
 	l.arena = append(l.arena, rec...)
 	return unsafe.String(&l.arena[start], len(rec))
+}
+
+// keepString is a string field's value as a column may keep it: a copy in
+// the arena when it points into the record (own), else s itself.
+func (l *lineSplit) keepString(s string) string {
+	if !l.own {
+		return s
+	}
+	return l.keep(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
 // errorf places a parse error at the file and line of the last record.
@@ -170,8 +195,12 @@ func (l *lineSplit) appendFields(cols []*row.Column) error {
 			continue
 		}
 		f := l.fields[i]
-		if f.quoted && c.Type.ID == row.TypeString {
-			c.AppendString(f.s)
+		if c.Type.ID == row.TypeString {
+			if !f.quoted && l.cfg.values.null(f.s) {
+				c.AppendNull()
+			} else {
+				c.AppendString(l.keepString(f.s))
+			}
 			continue
 		}
 		if err := l.cfg.values.appendField(c, f.s); err != nil {

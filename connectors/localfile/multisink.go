@@ -107,7 +107,13 @@ type multiWriter struct {
 	writers map[string]*writer
 }
 
-var _ connectors.Writer = (*multiWriter)(nil)
+var (
+	_ connectors.Writer        = (*multiWriter)(nil)
+	_ connectors.BatchBorrower = (*multiWriter)(nil)
+)
+
+// BorrowsBatches: each table's writer does (writer.BorrowsBatches).
+func (w *multiWriter) BorrowsBatches() {}
 
 func (w *multiWriter) Write(b *row.Batch) error {
 	tw, ok := w.writers[b.Schema.TableID]

@@ -36,6 +36,12 @@ type reader struct {
 	noMore bool
 	ended  bool
 	sleep  func(time.Duration)
+
+	// The batches are recycled (row.Recycling): their vectors come back
+	// from the pool once the engine is done with them, so a steady read
+	// allocates no vectors; cols is the builder's columns, for read.
+	builder *row.Builder
+	cols    []*row.Column
 }
 
 var _ connectors.Reader = (*reader)(nil)
@@ -83,13 +89,18 @@ func (r *reader) PollNext(out connectors.Collector) error {
 	if size <= 0 {
 		size = defaultBatch
 	}
-	b := row.NewBuilder(r.cfg.schema, size)
-	cols := make([]*row.Column, r.cfg.schema.Len())
-	for j := range cols {
-		cols[j] = b.Col(j)
+	if r.builder == nil || r.builder.Capacity() != size {
+		r.builder = row.NewBuilder(r.cfg.schema, size, row.Recycling())
+		r.cols = make([]*row.Column, r.cfg.schema.Len())
 	}
-	n, done, err := r.cur.read(cols, size)
+	b := r.builder
+	for j := range r.cols {
+		r.cols[j] = b.Col(j)
+	}
+	n, done, err := r.cur.read(r.cols, size)
 	if err != nil {
+		// The rows read are not emitted: start the next batch empty.
+		b.Reset()
 		return err
 	}
 	for i := 0; i < n; i++ {

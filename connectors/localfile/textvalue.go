@@ -49,11 +49,16 @@ type textValues struct {
 
 // appendField appends s to c, parsed as c's type.
 func (p *textValues) appendField(c *row.Column, s string) error {
-	if isBlank(s) || (p.hasNull && s == p.nullFormat) {
+	if p.null(s) {
 		c.AppendNull()
 		return nil
 	}
 	return p.appendValue(c, s)
+}
+
+// null tells whether an unquoted field is a null: blank, or null_format.
+func (p *textValues) null(s string) bool {
+	return isBlank(s) || (p.hasNull && s == p.nullFormat)
 }
 
 // appendValue parses s (not blank) into c.

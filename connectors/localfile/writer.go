@@ -44,13 +44,23 @@ type writer struct {
 	bin     map[string]*binFile
 	binLast map[string]int64
 
-	line  []byte // scratch for one row
-	conv  []byte // scratch for latin1
+	line  []byte        // scratch for one row
+	cols  []*row.Column // scratch: the written columns of a batch
+	conv  []byte        // scratch for latin1
 	idx   map[string][]int
 	order []string
 }
 
-var _ connectors.Writer = (*writer)(nil)
+var (
+	_ connectors.Writer        = (*writer)(nil)
+	_ connectors.BatchBorrower = (*writer)(nil)
+)
+
+// BorrowsBatches: Write formats or copies what it keeps of a batch (lines
+// into the file's buffer, parquet and excel values, which hold strings and
+// byte values but never the batch's vectors), so the engine may recycle
+// the batch's vectors as soon as Write returns.
+func (w *writer) BorrowsBatches() {}
 
 func newWriter(cfg *sinkConfig, task connectors.TaskInfo, states [][]byte) (*writer, error) {
 	w := &writer{cfg: cfg, task: task, now: time.Now, seq: 1, open: map[string]*outFile{}, idx: map[string][]int{},
@@ -333,10 +343,12 @@ func (w *writer) writeRows(f *outFile, b *row.Batch, from, to int, idx []int) er
 		}
 		return nil
 	}
-	cols := make([]*row.Column, len(w.cfg.cols))
-	for k, c := range w.cfg.cols {
-		cols[k] = b.Cols[c]
+	cols := w.cols[:0]
+	for _, c := range w.cfg.cols {
+		cols = append(cols, b.Cols[c])
 	}
+	w.cols = cols
+	defer clear(cols) // keep no column of the batch past the call
 	for r := 0; r < count; r++ {
 		i := from + r
 		if idx != nil {
