@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"math/rand"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -159,14 +158,6 @@ func (w *myWriter) halt() error {
 func TestMySQLCDCToPostgresKilled(t *testing.T) {
 	for _, exactly := range []bool{true, false} {
 		t.Run(fmt.Sprintf("exactly_once=%v", exactly), func(t *testing.T) {
-			if !exactly && os.Getenv("STACTOR_CDC_KNOWN_DEFECTS") == "" {
-				// Known defect (issue 12): under the whole suite's load this
-				// run fails after a restore — the stream makes no more
-				// progress and rows the writer deleted stay in the target;
-				// it passes run alone. Skipped in the suite until it is
-				// found; STACTOR_CDC_KNOWN_DEFECTS=1 runs it.
-				t.Skip("known defect under load (issue 12): a MySQL-CDC stream may stall after a restore; STACTOR_CDC_KNOWN_DEFECTS=1 runs it")
-			}
 			runMySQLCapture(t, exactly)
 		})
 	}
@@ -178,9 +169,13 @@ func runMySQLCapture(t *testing.T, exactly bool) {
 	kills := envInt("STACTOR_CDC_KILLS", 3)
 	ctx := testCtx(t)
 	srcDB, dst := fmt.Sprintf("cdc_e2e_%v", exactly), fmt.Sprintf("dst_%v", exactly)
-	if err := my.Exec(ctx, "", "CREATE DATABASE "+srcDB); err != nil {
-		t.Fatal(err)
+	// Afresh also with -count: the sink creates the target table.
+	for _, s := range []string{"DROP DATABASE IF EXISTS " + srcDB, "CREATE DATABASE " + srcDB} {
+		if err := my.Exec(ctx, "", s); err != nil {
+			t.Fatal(err)
+		}
 	}
+	exec1(t, connect(t, pg, "postgres"), "DROP TABLE IF EXISTS public."+dst)
 	db, err := sql.Open("mysql", my.DSN(srcDB))
 	if err != nil {
 		t.Fatal(err)
