@@ -29,9 +29,18 @@
 // applies the changes to the chunk's keys (upsert the after-image, drop on
 // delete, in log order), which gives the chunk's state exactly at high;
 // only that result is emitted, as INSERT rows, in one PollNext, so a
-// checkpoint holds a chunk entirely or not at all. With exactly_once =
-// false the rows are emitted as read (at-least-once: the stream replays
-// the changes between the watermarks, which an upsert sink absorbs).
+// checkpoint holds a chunk entirely or not at all.
+//
+// With exactly_once = false the rows are emitted as read, and the stream
+// starts at the offset the enumerator took on the job's fresh start and
+// drops nothing for a chunk: every change since is delivered, which an
+// upsert sink absorbs. A chunk's own watermarks would not do: an upsert
+// sink keeps the rows a killed run wrote after its last checkpoint, and a
+// chunk read again after the restore has watermarks past a delete made
+// since the first read, so the stream would drop the delete and the row
+// stay. For the same reason no chunk goes out before a checkpoint holding
+// that start offset is complete: a run killed earlier starts afresh, with
+// a new offset, and must have written nothing.
 //
 // A reader that finishes a chunk keeps a "finished" marker (the chunk and
 // its high watermark) in its state and tells the enumerator with a source
@@ -39,9 +48,9 @@
 // a checkpoint taken after that has completed (so every chunk's rows are
 // in the sinks before a change of the stream, which travels through
 // another channel, can overtake them; as Flink CDC does), the enumerator
-// gives the stream split to a reader that asks: it starts from
-// the lowest high watermark of all chunks and carries each chunk's range
-// and high watermark. The stream reader drops a change to a key whose
+// gives the stream split to a reader that asks: with exactly_once it
+// starts from the lowest high watermark of all chunks and carries each
+// chunk's range and high watermark. The stream reader drops a change to a key whose
 // chunk's high watermark covers the change's transaction (the chunk's
 // emitted rows already hold it) and emits the rest; once its offset has
 // passed the highest watermark, it drops the chunk list. Readers keep

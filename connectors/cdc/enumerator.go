@@ -22,6 +22,7 @@ type enumerator struct {
 	octx    context.Context
 	waiting map[int]bool // readers that asked while chunks were still being read
 	noMore  map[int]bool // readers told there are no more splits
+	durable bool         // a completed checkpoint holds Start (enumState.Durable)
 }
 
 // enumState is the enumerator's checkpointed state.
@@ -35,9 +36,16 @@ type enumState struct {
 	Finished []doneChunk `json:"finished,omitempty"`
 	// Start and Stop are the stream's bounds when the startup or stop
 	// mode fixes them (taken on the fresh start).
+	// Without exactly_once the snapshot's stream also starts at Start,
+	// taken on the fresh start (below).
 	Start   Offset `json:"start,omitempty"`
 	Stop    Offset `json:"stop,omitempty"`
 	Started bool   `json:"started,omitempty"` // Start and Stop are taken
+	// Durable is the first checkpoint taken after Start and Stop were;
+	// without exactly_once no chunk goes out before it is complete
+	// (startDurable), so every chunk a run may have written to the sink
+	// was read after a Start that every restore keeps.
+	Durable int64 `json:"durable,omitempty"`
 	// Ready is the first checkpoint taken after every chunk finished,
 	// whose barriers follow every chunk's rows; the stream split goes out
 	// only once it is complete (StreamReady), so every chunk's rows are
@@ -66,6 +74,7 @@ func newEnumerator(ctx connectors.EnumeratorContext, src *source, d Dialect, sta
 		}
 		// The checkpoint restored from holds Ready: it is complete.
 		e.st.StreamReady = e.st.StreamReady || e.st.Ready > 0
+		e.durable = e.st.Durable > 0
 		return e, nil
 	}
 	e.fresh = true
@@ -90,10 +99,19 @@ func (e *enumerator) Open(ctx context.Context) error {
 		return nil
 	}
 	o := e.src.o
-	if o.Startup != StartupInitial {
+	switch {
+	case o.Startup != StartupInitial:
 		off, err := e.d.StartOffset(ctx, o.Startup)
 		if err != nil {
 			return fmt.Errorf("startup.mode %s: %w", o.Startup, err)
+		}
+		e.st.Start = off
+	case !o.ExactlyOnce:
+		// At-least-once: the stream replays every change from here,
+		// none dropped for a chunk (doc.go).
+		off, err := e.d.StartOffset(ctx, StartupLatest)
+		if err != nil {
+			return fmt.Errorf("the stream's start offset: %w", err)
 		}
 		e.st.Start = off
 	}
@@ -118,6 +136,10 @@ func (e *enumerator) RegisterReader(subtask int) error {
 }
 
 func (e *enumerator) HandleSplitRequest(subtask int) error {
+	if !e.startDurable() {
+		e.waiting[subtask] = true
+		return nil
+	}
 	c, err := e.next()
 	if err != nil {
 		return err
@@ -157,7 +179,7 @@ func (e *enumerator) streamOrEnd(subtask int) error {
 // chunks (or the startup offset), with the chunks to filter by.
 func (e *enumerator) newStream() (*streamSplit, error) {
 	s := &streamSplit{Pos: e.st.Start, Stop: e.st.Stop}
-	if e.src.o.Startup != StartupInitial {
+	if e.src.o.Startup != StartupInitial || !e.src.o.ExactlyOnce && e.st.Start != "" {
 		return s, nil
 	}
 	for i, c := range e.st.Finished {
@@ -191,6 +213,15 @@ func (e *enumerator) streamReady() bool {
 	return e.src.o.Startup != StartupInitial || e.st.Stream != nil || e.st.StreamOut || (e.snapshotDone() && e.st.StreamReady)
 }
 
+// startDurable tells whether chunks may go out: with exactly_once at
+// once, without only once a completed checkpoint holds Start. (Without
+// exactly_once an upsert sink keeps what a killed run wrote; were Start
+// taken afresh after a kill before any checkpoint, a delete between that
+// run's read of a row and the new Start would never reach the sink.)
+func (e *enumerator) startDurable() bool {
+	return e.src.o.ExactlyOnce || e.src.o.Startup != StartupInitial || e.durable
+}
+
 func (e *enumerator) snapshotDone() bool {
 	return e.st.Table >= len(e.src.tables) && len(e.st.Pending) == 0 && len(e.st.Finished) >= e.st.Created
 }
@@ -206,9 +237,11 @@ func (e *enumerator) HandleSourceEvent(subtask int, data []byte) error {
 	return e.release()
 }
 
-// release answers the waiting readers once the snapshot is done.
+// release answers the waiting readers once chunks may go out or the
+// snapshot is done: each gets a chunk, the stream split or the end, or
+// waits on.
 func (e *enumerator) release() error {
-	if !e.streamReady() || len(e.waiting) == 0 {
+	if !e.startDurable() || len(e.waiting) == 0 {
 		return nil
 	}
 	ws := make([]int, 0, len(e.waiting))
@@ -218,7 +251,7 @@ func (e *enumerator) release() error {
 	sort.Ints(ws)
 	e.waiting = map[int]bool{}
 	for _, w := range ws {
-		if err := e.streamOrEnd(w); err != nil {
+		if err := e.HandleSplitRequest(w); err != nil {
 			return err
 		}
 	}
@@ -260,17 +293,27 @@ func (e *enumerator) AddSplitsBack(splits []connectors.Split, subtask int) error
 }
 
 func (e *enumerator) SnapshotState(checkpointID int64) ([]byte, error) {
+	if e.st.Durable == 0 && e.st.Started {
+		e.st.Durable = checkpointID
+	}
 	if e.st.Ready == 0 && e.snapshotDone() {
 		e.st.Ready = checkpointID
 	}
 	return json.Marshal(e.st)
 }
 
-// NotifyCheckpointComplete lets the stream split out once the checkpoint
-// after the snapshot is complete.
+// NotifyCheckpointComplete lets chunks out once the checkpoint holding
+// Start is complete, and the stream split once the checkpoint after the
+// snapshot is.
 func (e *enumerator) NotifyCheckpointComplete(checkpointID int64) error {
+	changed := false
+	if e.st.Durable > 0 && checkpointID >= e.st.Durable && !e.durable {
+		e.durable, changed = true, true
+	}
 	if e.st.Ready > 0 && checkpointID >= e.st.Ready && !e.st.StreamReady {
-		e.st.StreamReady = true
+		e.st.StreamReady, changed = true, true
+	}
+	if changed {
 		return e.release()
 	}
 	return nil

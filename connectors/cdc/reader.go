@@ -188,7 +188,8 @@ func (r *reader) readChunk(ctx context.Context, c Chunk) chunkResult {
 			}
 		}
 	} else {
-		// At-least-once: the stream replays from the low watermark.
+		// At-least-once: the stream replays every change from the
+		// enumerator's start offset and drops none for a chunk.
 		high = low
 	}
 	bs, err := im.batches(r.src.o.FetchSize)

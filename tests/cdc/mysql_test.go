@@ -3,16 +3,18 @@ package cdc
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"math/rand"
-	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 	"github.com/stactor/stactor/internal/dbtest"
 )
 
@@ -159,27 +161,99 @@ func (w *myWriter) halt() error {
 func TestMySQLCDCToPostgresKilled(t *testing.T) {
 	for _, exactly := range []bool{true, false} {
 		t.Run(fmt.Sprintf("exactly_once=%v", exactly), func(t *testing.T) {
-			if !exactly && os.Getenv("STACTOR_CDC_KNOWN_DEFECTS") == "" {
-				// Known defect (issue 12): under the whole suite's load this
-				// run fails after a restore — the stream makes no more
-				// progress and rows the writer deleted stay in the target;
-				// it passes run alone. Skipped in the suite until it is
-				// found; STACTOR_CDC_KNOWN_DEFECTS=1 runs it.
-				t.Skip("known defect under load (issue 12): a MySQL-CDC stream may stall after a restore; STACTOR_CDC_KNOWN_DEFECTS=1 runs it")
-			}
-			runMySQLCapture(t, exactly)
+			pg := servers.Postgres(t)
+			dst := fmt.Sprintf("dst_%v", exactly)
+			// Afresh also with -count: the sink creates the target table.
+			exec1(t, connect(t, pg, "postgres"), "DROP TABLE IF EXISTS public."+dst)
+			sink := fmt.Sprintf(`Jdbc {
+    url = %q
+    driver = "org.postgresql.Driver"
+    user = %q
+    database = postgres
+    table = "public.%s"
+    generate_sink_sql = true
+    primary_keys = ["id"]
+    is_exactly_once = %v
+    xa_data_source_class_name = "org.postgresql.xa.PGXADataSource"
+  }`, pg.JDBCURL("postgres"), dbtest.User, dst, exactly)
+			runMySQLCapture(t, fmt.Sprintf("cdc_e2e_%v", exactly), exactly, "", sink, func(ctx context.Context, want []string) (bool, string, error) {
+				got, err := pgRows(ctx, pg, dst)
+				if err != nil {
+					return false, "", err
+				}
+				return equal(got, want), diff(got, want) + " " + firstMismatch(got, want), nil
+			})
 		})
 	}
 }
 
-func runMySQLCapture(t *testing.T, exactly bool) {
-	my, pg := servers.MariaDB(t), servers.Postgres(t)
+// TestMySQLCDCToLocalFileKilled: MySQL-CDC (exactly_once) →
+// RowKindExtractor → LocalFile (exactly-once) under the writer and the
+// kills: read in checkpoint order, the committed events replay strictly
+// (every UPDATE_BEFORE and DELETE finds the row as it is, every INSERT
+// none), so every change is there once and in order per key, and the
+// replay ends at the source's rows.
+func TestMySQLCDCToLocalFileKilled(t *testing.T) {
+	transform, sink, caughtUp := localFileCapture(t, mysqlImage)
+	runMySQLCapture(t, "cdc_e2e_file", true, transform, sink, caughtUp)
+}
+
+// mysqlImage is a LocalFile JSON row of src as myCanonCDC prints it.
+func mysqlImage(r map[string]json.RawMessage) (int64, string, error) {
+	var v struct {
+		ID     int64           `json:"id"`
+		Name   string          `json:"name"`
+		N      *int64          `json:"n"`
+		Amount *json.Number    `json:"amount"`
+		TS     *string         `json:"ts"`
+		Flag   json.RawMessage `json:"flag"` // TINYINT(1): a boolean
+	}
+	if err := unmarshalRow(r, &v); err != nil {
+		return 0, "", err
+	}
+	f := []string{strconv.FormatInt(v.ID, 10), v.Name, "NULL", "NULL", "NULL", "NULL"}
+	if v.N != nil {
+		f[2] = strconv.FormatInt(*v.N, 10)
+	}
+	if v.Amount != nil {
+		d, err := decimal.NewFromString(v.Amount.String())
+		if err != nil {
+			return 0, "", fmt.Errorf("amount %s: %v", *v.Amount, err)
+		}
+		f[3] = d.StringFixed(2)
+	}
+	if v.TS != nil {
+		ts, err := time.Parse("2006-01-02T15:04:05.999999", *v.TS)
+		if err != nil {
+			return 0, "", fmt.Errorf("ts %q: %v", *v.TS, err)
+		}
+		f[4] = ts.Format("2006-01-02 15:04:05.000000")
+	}
+	switch string(v.Flag) {
+	case "true", "1":
+		f[5] = "1"
+	case "false", "0":
+		f[5] = "0"
+	case "", "null":
+	default:
+		return 0, "", fmt.Errorf("flag %s", v.Flag)
+	}
+	return v.ID, strings.Join(f, "|"), nil
+}
+
+// runMySQLCapture runs MySQL-CDC (MariaDB database srcDB) → transform →
+// sink while a writer inserts, updates and deletes, the binary SIGKILLed
+// during the snapshot and the stream and restored; after the writer
+// stops, it waits until caughtUp says the output equals the source.
+func runMySQLCapture(t *testing.T, srcDB string, exactly bool, transform, sink string, caughtUp func(ctx context.Context, want []string) (bool, string, error)) {
+	my := servers.MariaDB(t)
 	rows := envInt("STACTOR_CDC_ROWS", 20000)
 	kills := envInt("STACTOR_CDC_KILLS", 3)
 	ctx := testCtx(t)
-	srcDB, dst := fmt.Sprintf("cdc_e2e_%v", exactly), fmt.Sprintf("dst_%v", exactly)
-	if err := my.Exec(ctx, "", "CREATE DATABASE "+srcDB); err != nil {
-		t.Fatal(err)
+	for _, s := range []string{"DROP DATABASE IF EXISTS " + srcDB, "CREATE DATABASE " + srcDB} {
+		if err := my.Exec(ctx, "", s); err != nil {
+			t.Fatal(err)
+		}
 	}
 	db, err := sql.Open("mysql", my.DSN(srcDB))
 	if err != nil {
@@ -196,6 +270,9 @@ FROM seq a, seq b, seq c, seq d, seq e, seq f WHERE a.i + 10*b.i + 100*c.i + 100
 		if _, err := db.ExecContext(ctx, s); err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
+	}
+	if transform != "" {
+		transform = "transform {\n  " + transform + "\n}"
 	}
 	dir := t.TempDir()
 	job := filepath.Join(dir, "mysql-cdc.conf")
@@ -219,20 +296,11 @@ source {
     parallelism = 2
   }
 }
+%s
 sink {
-  Jdbc {
-    url = %q
-    driver = "org.postgresql.Driver"
-    user = %q
-    database = postgres
-    table = "public.%s"
-    generate_sink_sql = true
-    primary_keys = ["id"]
-    is_exactly_once = %v
-    xa_data_source_class_name = "org.postgresql.xa.PGXADataSource"
-  }
+  %s
 }
-`, max(rows/4, 2000), my.JDBCURL(""), dbtest.User, srcDB, exactly, pg.JDBCURL("postgres"), dbtest.User, dst, exactly))
+`, max(rows/4, 2000), my.JDBCURL(""), dbtest.User, srcDB, exactly, transform, sink))
 	w := startWriter(db, int64(rows), 100)
 	var out lockedBuffer
 	var once sync.Once
@@ -255,8 +323,8 @@ sink {
 	}
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
-		got, err := pgRows(ctx, pg, dst)
-		if err == nil && strings.Join(got, "\n") == strings.Join(want, "\n") {
+		ok, why, err := caughtUp(ctx, want)
+		if err == nil && ok {
 			break
 		}
 		select {
@@ -268,11 +336,11 @@ sink {
 			if err != nil {
 				t.Fatalf("target: %v\n%s", err, tail(out.String()))
 			}
-			t.Fatalf("the target did not catch up with the source: %s %s\n%s", diff(got, want), firstMismatch(got, want), tail(out.String()))
+			t.Fatalf("the output did not catch up with the source: %s\n%s", why, tail(out.String()))
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	t.Logf("target equals the source: %d rows, caught up %v after the writer stopped", len(want), time.Since(caught).Round(100*time.Millisecond))
+	t.Logf("the output equals the source: %d rows, caught up %v after the writer stopped", len(want), time.Since(caught).Round(100*time.Millisecond))
 }
 
 // firstMismatch shows the first rows, in order, where two lists part.

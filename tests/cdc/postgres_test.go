@@ -1,11 +1,13 @@
-// Package cdc runs the stactor binary on Postgres-CDC jobs against the
-// private PostgreSQL of internal/dbtest: a table captured into a second
-// database through the Jdbc sink (exactly-once with exactly_once, upsert
-// without) while a writer inserts, updates
-// and deletes rows everywhere in it (chunks read and not yet read), the
-// binary SIGKILLed during the snapshot and the stream and restored with
-// --restore each time; once the writer stops and the job has caught up,
-// the target equals the source row by row.
+// Package cdc runs the stactor binary on Postgres-CDC and MySQL-CDC jobs
+// against the private PostgreSQL and MariaDB of internal/dbtest: a table
+// captured through the Jdbc sink (exactly-once with exactly_once, upsert
+// without) into the other database and PostgreSQL into itself, and
+// through RowKindExtractor into LocalFile, while a writer inserts,
+// updates and deletes rows everywhere in it (chunks read and not yet
+// read), the binary SIGKILLed during the snapshot and the stream and
+// restored with --restore each time; once the writer stops and the job
+// has caught up, the target equals the source row by row (LocalFile's
+// events, replayed strictly, end at it).
 //
 // STACTOR_CDC_ROWS sets the rows of the snapshot (default 20000; the
 // issue's scale is STACTOR_CDC_ROWS=500000), STACTOR_CDC_KILLS the kills
@@ -14,6 +16,7 @@ package cdc
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math/rand"
@@ -151,22 +154,7 @@ func TestPostgresCDCToJdbcKilled(t *testing.T) {
 			// deleted since (its delete is covered by the new high
 			// watermark). Without exactly_once the stream replays from
 			// before the snapshot and an upsert sink is enough.
-			mode := ""
-			if exactly {
-				mode = `is_exactly_once = true
-    xa_data_source_class_name = "org.postgresql.xa.PGXADataSource"`
-			}
-			sink := fmt.Sprintf(`Jdbc {
-    url = %q
-    driver = "org.postgresql.Driver"
-    user = %q
-    generate_sink_sql = true
-    database = %s
-    table = "public.src"
-    primary_keys = ["id"]
-    batch_size = 500
-    %s
-  }`, pg.JDBCURL(target), dbtest.User, target, mode)
+			sink := jdbcSink(pg.JDBCURL(target), "org.postgresql.Driver", target, "public.src", "org.postgresql.xa.PGXADataSource", exactly)
 			capture(t, exactly, "", sink, func(ctx context.Context, want []string) (bool, string, error) {
 				got, err := tableRows(ctx, dst, "src")
 				if err != nil {
@@ -178,6 +166,92 @@ func TestPostgresCDCToJdbcKilled(t *testing.T) {
 	}
 }
 
+// jdbcSink is a Jdbc sink block writing table by primary key id: upserts,
+// or XA through xa when exactly. (exactly_once needs an exactly-once
+// sink: an upsert sink keeps what a killed run wrote after its last
+// checkpoint, and a chunk read again after the restore does not undo a
+// row deleted since, its delete being covered by the new high watermark.
+// Without exactly_once the stream replays from before the snapshot and
+// an upsert sink is enough.)
+func jdbcSink(url, driver, database, table, xa string, exactly bool) string {
+	mode := ""
+	if exactly {
+		mode = fmt.Sprintf("is_exactly_once = true\n    xa_data_source_class_name = %q", xa)
+	}
+	return fmt.Sprintf(`Jdbc {
+    url = %q
+    driver = %q
+    user = %q
+    generate_sink_sql = true
+    database = %s
+    table = %q
+    primary_keys = ["id"]
+    batch_size = 500
+    %s
+  }`, url, driver, dbtest.User, database, table, mode)
+}
+
+// TestPostgresCDCToMariaDBKilled is the issue's PostgreSQL → MariaDB:
+// Postgres-CDC into the Jdbc sink on MariaDB (upsert without exactly_once,
+// XA with it) under the writer and the kills; the target's rows, read back
+// as values, equal the source's.
+func TestPostgresCDCToMariaDBKilled(t *testing.T) {
+	for _, exactly := range []bool{true, false} {
+		t.Run(fmt.Sprintf("exactly_once=%v", exactly), func(t *testing.T) {
+			my := servers.MariaDB(t)
+			ctx := testCtx(t)
+			target := "pg_target_" + strconv.FormatBool(exactly)
+			for _, s := range []string{"DROP DATABASE IF EXISTS " + target, "CREATE DATABASE " + target,
+				"CREATE TABLE " + target + ".src (id BIGINT PRIMARY KEY, v TEXT, n INT, d DOUBLE)"} {
+				if err := my.Exec(ctx, "", s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			db, err := sql.Open("mysql", my.DSN(target))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			sink := jdbcSink(my.JDBCURL(target), "org.mariadb.jdbc.Driver", target, "src", "org.mariadb.jdbc.MariaDbDataSource", exactly)
+			capture(t, exactly, "", sink, func(ctx context.Context, want []string) (bool, string, error) {
+				got, err := mariaRows(ctx, db)
+				if err != nil {
+					return false, "", err
+				}
+				return equal(got, want), diff(got, want), nil
+			})
+		})
+	}
+}
+
+// mariaRows is the MariaDB target's rows as tableRows prints PostgreSQL's.
+func mariaRows(ctx context.Context, db *sql.DB) ([]string, error) {
+	rows, err := db.QueryContext(ctx, "SELECT id, v, n, d FROM src ORDER BY id")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id int64
+		var v sql.NullString
+		var n sql.NullInt64
+		var d sql.NullFloat64
+		if err := rows.Scan(&id, &v, &n, &d); err != nil {
+			return nil, err
+		}
+		out = append(out, canonical(id, nullable(v.String, v.Valid), nullable(n.Int64, n.Valid), nullable(d.Float64, d.Valid)))
+	}
+	return out, rows.Err()
+}
+
+func nullable[T any](v T, ok bool) *T {
+	if !ok {
+		return nil
+	}
+	return &v
+}
+
 // TestPostgresCDCToLocalFileKilled captures into LocalFile (exactly-once)
 // with each row's kind (RowKindExtractor): read in checkpoint order, the
 // events replay strictly (every UPDATE_BEFORE and DELETE finds the row as
@@ -185,25 +259,58 @@ func TestPostgresCDCToJdbcKilled(t *testing.T) {
 // each key's changes are in order, and the replay ends at the source's
 // rows.
 func TestPostgresCDCToLocalFileKilled(t *testing.T) {
+	transform, sink, caughtUp := localFileCapture(t, pgImage)
+	capture(t, true, transform, sink, caughtUp)
+}
+
+// localFileCapture is the transform and sink of a capture into LocalFile
+// with each row's kind, and its check: the committed events, replayed
+// (replayFiles, rows printed by image), end at the source's rows.
+func localFileCapture(t *testing.T, image func(map[string]json.RawMessage) (int64, string, error)) (transform, sink string, caughtUp func(context.Context, []string) (bool, string, error)) {
 	out := t.TempDir()
-	transform := `RowKindExtractor {
+	transform = `RowKindExtractor {
     transform_type = FULL
   }`
-	sink := fmt.Sprintf(`LocalFile {
+	sink = fmt.Sprintf(`LocalFile {
     path = %q
     file_format_type = "json"
   }`, out)
-	capture(t, true, transform, sink, func(ctx context.Context, want []string) (bool, string, error) {
-		got, err := replayFiles(out)
+	return transform, sink, func(_ context.Context, want []string) (bool, string, error) {
+		got, err := replayFiles(out, image)
 		if err != nil {
 			return false, err.Error(), nil // not caught up: a replay may fail on a partial history
 		}
 		return equal(got, want), diff(got, want), nil
-	})
+	}
 }
 
-// replayFiles replays the committed JSON files in checkpoint order.
-func replayFiles(dir string) ([]string, error) {
+// pgImage is a LocalFile JSON row of src as tableRows prints it.
+func pgImage(r map[string]json.RawMessage) (int64, string, error) {
+	var v struct {
+		ID int64    `json:"id"`
+		V  *string  `json:"v"`
+		N  *int64   `json:"n"`
+		D  *float64 `json:"d"`
+	}
+	if err := unmarshalRow(r, &v); err != nil {
+		return 0, "", err
+	}
+	return v.ID, canonical(v.ID, v.V, v.N, v.D), nil
+}
+
+// unmarshalRow decodes a JSON row's fields into v.
+func unmarshalRow(r map[string]json.RawMessage, v any) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+// replayFiles replays the committed JSON files (RowKindExtractor's
+// row_kind beside each row's fields) in checkpoint order, strictly, and
+// returns the rows left by id, each as image prints it.
+func replayFiles(dir string, image func(map[string]json.RawMessage) (int64, string, error)) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
 		if err != nil {
@@ -242,31 +349,33 @@ func replayFiles(dir string) ([]string, error) {
 			if line == "" {
 				continue
 			}
-			var r struct {
-				ID   int64    `json:"id"`
-				V    *string  `json:"v"`
-				N    *int64   `json:"n"`
-				D    *float64 `json:"d"`
-				Kind string   `json:"row_kind"`
-			}
+			var r map[string]json.RawMessage
 			if err := json.Unmarshal([]byte(line), &r); err != nil {
 				return nil, fmt.Errorf("%s:%d: %v", filepath.Base(f), ln+1, err)
 			}
-			img := canonical(r.ID, r.V, r.N, r.D)
-			cur, ok := state[r.ID]
-			switch r.Kind {
+			var kind string
+			if err := json.Unmarshal(r["row_kind"], &kind); err != nil {
+				return nil, fmt.Errorf("%s:%d: row_kind: %v", filepath.Base(f), ln+1, err)
+			}
+			delete(r, "row_kind")
+			id, img, err := image(r)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %v", filepath.Base(f), ln+1, err)
+			}
+			cur, ok := state[id]
+			switch kind {
 			case "INSERT", "UPDATE_AFTER":
 				if ok {
-					return nil, fmt.Errorf("%s:%d: %s of id %d, which is there (%s)", filepath.Base(f), ln+1, r.Kind, r.ID, cur)
+					return nil, fmt.Errorf("%s:%d: %s of id %d, which is there (%s)", filepath.Base(f), ln+1, kind, id, cur)
 				}
-				state[r.ID] = img
+				state[id] = img
 			case "UPDATE_BEFORE", "DELETE":
 				if !ok || cur != img {
-					return nil, fmt.Errorf("%s:%d: %s of id %d as %s, but it is %q", filepath.Base(f), ln+1, r.Kind, r.ID, img, cur)
+					return nil, fmt.Errorf("%s:%d: %s of id %d as %s, but it is %q", filepath.Base(f), ln+1, kind, id, img, cur)
 				}
-				delete(state, r.ID)
+				delete(state, id)
 			default:
-				return nil, fmt.Errorf("%s:%d: row_kind %q", filepath.Base(f), ln+1, r.Kind)
+				return nil, fmt.Errorf("%s:%d: row_kind %q", filepath.Base(f), ln+1, kind)
 			}
 		}
 	}

@@ -24,9 +24,10 @@ var Options = []config.Option{
 	{Key: "stop.specific-offset.pos", Type: config.TypeInt, Doc: "stop.mode specific: the position in stop.specific-offset.file"},
 }
 
-func init() {
-	cdc.Register(cdc.Spec{Name: "MySQL-CDC", Options: Options, Resolve: resolve, New: newDialect})
-}
+func init() { cdc.Register(Spec) }
+
+// Spec is the MySQL-CDC plugin.
+var Spec = cdc.Spec{Name: "MySQL-CDC", Options: Options, Resolve: resolve, New: newDialect}
 
 // resolve connects, checks the server's binlog settings, privileges and
 // server ids, and describes the tables.
