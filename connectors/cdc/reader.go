@@ -37,6 +37,7 @@ type reader struct {
 	noMore    bool
 	ended     bool
 	commits   map[int64]Offset // checkpoint id: the stream offset it holds
+	tables    *tableSet        // the stream's tables as of the position in stream
 }
 
 func newReader(rctx connectors.ReaderContext, src *source, d Dialect) *reader {
@@ -175,6 +176,12 @@ func (r *reader) readChunk(ctx context.Context, c Chunk) chunkResult {
 				return chunkResult{err: fmt.Errorf("watermarks %s and %s differ and the dialect reads no log between them", low, high)}
 			}
 			err := lr.ReadLog(ctx, low, high, func(ev Event) error {
+				if ev.Table == c.Table && ev.Changed != nil {
+					if n, err := r.d.CompareOffsets(ev.Tx, high); err != nil || n > 0 {
+						return err
+					}
+					return fmt.Errorf("table %s changed at %s, while chunk %d was read: start the job anew for a snapshot with the new columns: %w", t.ID, ev.Tx, c.Seq, ErrSchemaChanged)
+				}
 				if ev.Table == c.Table && ev.Rows != nil {
 					if n, err := r.d.CompareOffsets(ev.Tx, high); err != nil || n > 0 {
 						return err // past high: not this chunk's

@@ -221,7 +221,7 @@ func newDialect(cfg *config.PluginConfig, o *cdc.Options, tables []*cdc.Table, p
 	if err != nil {
 		return nil, cfg.Errorf("base-url", "%v", err)
 	}
-	d := &dialect{o: o, url: u, driver: driver, resolved: r, tables: tables, byID: map[string]int{}}
+	d := &dialect{o: o, url: u, driver: driver, resolved: r, tables: append([]*cdc.Table(nil), tables...), byID: map[string]int{}}
 	for i, t := range tables {
 		var p tablePrivate
 		if err := json.Unmarshal(t.Private, &p); err != nil {
