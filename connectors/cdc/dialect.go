@@ -175,6 +175,10 @@ type LogReader interface {
 type Spec struct {
 	// Name is SeaTunnel's plugin name: "Postgres-CDC", "MySQL-CDC".
 	Name string
+	// Connector and ServerName are what format COMPATIBLE_DEBEZIUM_JSON
+	// writes as Debezium's connector name ("mysql", "postgresql") and the
+	// default database.server.name, the topics' prefix (SeaTunnel's).
+	Connector, ServerName string
 	// Options are the dialect's own options, beyond CommonOptions.
 	Options []config.Option
 	// Resolve runs once per job on the master (DESIGN §2): it connects,

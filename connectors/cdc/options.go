@@ -28,7 +28,7 @@ var CommonOptions = []config.Option{
 	{Key: "sample-sharding.threshold", Type: config.TypeInt, Default: int64(1000), Doc: "see chunk-key.even-distribution.factor.upper-bound"},
 	{Key: "inverse-sampling.rate", Type: config.TypeInt, Default: int64(1000), Doc: "see chunk-key.even-distribution.factor.upper-bound"},
 	{Key: "exactly_once", Type: config.TypeBool, Default: false, Doc: "backfill each snapshot chunk between its watermarks, so no change is lost or repeated"},
-	{Key: "format", Type: config.TypeEnum, Enum: []string{"DEFAULT"}, Default: "DEFAULT", Doc: "DEFAULT: each table's rows with their kinds (COMPATIBLE_DEBEZIUM_JSON is not offered yet)"},
+	{Key: "format", Type: config.TypeEnum, Enum: []string{"DEFAULT", "COMPATIBLE_DEBEZIUM_JSON"}, Default: "DEFAULT", Doc: "DEFAULT: each table's rows with their kinds; COMPATIBLE_DEBEZIUM_JSON: one table default.default of (topic, key, value) Debezium JSON strings, one row per change (debezium.md)"},
 	{Key: "server-time-zone", Type: config.TypeString, Default: "UTC", Doc: "the session time zone"},
 	{Key: "connect.timeout.ms", Type: config.TypeDuration, Default: int64(30000), Fallbacks: []string{"connect.timeout"}, Doc: "time to wait for a connection"},
 	{Key: "connect.max-retries", Type: config.TypeInt, Default: int64(3), Doc: "retries of a failed connection"},

@@ -135,7 +135,11 @@ func (r *reader) pollChunk(out connectors.Collector) error {
 		return fmt.Errorf("%s: snapshot of %s chunk %d [%s, %s): %w", r.src.spec.Name, t.ID, c.Seq, c.Lo, c.Hi, res.err)
 	}
 	for _, b := range res.batches {
-		out.Emit(r.src.output(t, b))
+		ob, err := r.src.output(t, b, true)
+		if err != nil {
+			return fmt.Errorf("%s: snapshot of %s: %w", r.src.spec.Name, t.ID, err)
+		}
+		out.Emit(ob)
 	}
 	d := doneChunk{Chunk: c, High: res.high}
 	r.chunks = r.chunks[1:]

@@ -100,7 +100,9 @@ func (r *reader) streamTables(s *streamSplit, out connectors.Collector) (*tableS
 				return nil, fmt.Errorf("%s: table %s as the checkpoint describes it: %w", r.src.spec.Name, t.ID, err)
 			}
 			ts.list[c.T] = &t
-			out.Emit(row.NewSchemaChange(sch))
+			if r.src.dbz == nil {
+				out.Emit(row.NewSchemaChange(sch))
+			}
 		}
 	}
 	r.tables = ts
@@ -187,7 +189,9 @@ func (r *reader) streamFunc(s streamSplit, f *streamFilter, ts *tableSet) connec
 				var b *row.Batch
 				if next != nil {
 					ts = next
-					b = row.NewSchemaChange(ev.Changed.Schema)
+					if r.src.dbz == nil { // Debezium's events carry their columns
+						b = row.NewSchemaChange(ev.Changed.Schema)
+					}
 				}
 				if !send(b, pos) {
 					return ctx.Err()
@@ -224,7 +228,9 @@ func (r *reader) streamFunc(s streamSplit, f *streamFilter, ts *tableSet) connec
 				return err
 			}
 			if b != nil && b.Len() > 0 {
-				b = r.src.output(ts.list[ev.Table], b)
+				if b, err = r.src.output(ts.list[ev.Table], b, false); err != nil {
+					return err
+				}
 			} else {
 				b = nil
 			}
@@ -350,5 +356,11 @@ func (f *streamFilter) chunkOf(t *Table, cs []doneChunk, ki int, b *row.Batch, i
 	return &cs[j]
 }
 
-// output is b in the source's format.
-func (s *source) output(t *Table, b *row.Batch) *row.Batch { return b }
+// output is b, table t's rows from the snapshot or the stream, in the
+// source's format.
+func (s *source) output(t *Table, b *row.Batch, snapshot bool) (*row.Batch, error) {
+	if s.dbz == nil {
+		return b, nil
+	}
+	return s.dbz.convert(t, b, snapshot)
+}

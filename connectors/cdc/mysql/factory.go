@@ -25,7 +25,7 @@ var Options = []config.Option{
 }
 
 func init() {
-	cdc.Register(cdc.Spec{Name: "MySQL-CDC", Options: Options, Resolve: resolve, New: newDialect})
+	cdc.Register(cdc.Spec{Name: "MySQL-CDC", Connector: "mysql", ServerName: "mysql_binlog_source", Options: Options, Resolve: resolve, New: newDialect})
 }
 
 // resolve connects, checks the server's binlog settings, privileges and
