@@ -13,7 +13,8 @@ import (
 // zigzag); fixed-width numbers are little-endian; a bitmap holds row i in
 // bit i%8 of byte i/8, (rows+7)/8 bytes.
 //
-//	batch   version:u8  schemaLen:uvarint schema  rows:uvarint  flags:u8 (1: kinds follow)
+//	batch   version:u8  schemaLen:uvarint schema  rows:uvarint  flags:u8 (1: kinds follow,
+//	        2: a schema-change batch, rows 0 and nothing after the flags)
 //	        [kinds: rows × u8]  column × len(fields)
 //	schema  table:str  pkCount:uvarint pk:str…  fieldCount:uvarint
 //	        (name:str  flags:u8 (1: nullable)  comment:str  type:str (Type.String))…
@@ -59,10 +60,11 @@ const codecVersion = 2
 const minCodecVersion = 1
 
 const (
-	batchKinds = 1 << 0 // batch flag: kinds follow
-	colNulls   = 1 << 0 // column flag: a null bitmap follows
-	fieldNull  = 1 << 0 // field flag: nullable
-	tsNanos    = 1 << 0 // timestamp column flag: nanoseconds follow
+	batchKinds        = 1 << 0 // batch flag: kinds follow
+	batchSchemaChange = 1 << 1 // batch flag: a schema-change batch (schemachange.go), no columns follow
+	colNulls          = 1 << 0 // column flag: a null bitmap follows
+	fieldNull         = 1 << 0 // field flag: nullable
+	tsNanos           = 1 << 0 // timestamp column flag: nanoseconds follow
 )
 
 // Tags of nested values.

@@ -161,8 +161,11 @@ func (r *reader[T]) batch(s *Schema) (*Batch, error) {
 	if err != nil {
 		return nil, err
 	}
-	if flags&^batchKinds != 0 {
+	if flags&^(batchKinds|batchSchemaChange) != 0 || flags&batchSchemaChange != 0 && (n != 0 || flags != batchSchemaChange) {
 		return nil, corrupt("batch flags %#x", flags)
+	}
+	if flags&batchSchemaChange != 0 {
+		return NewSchemaChange(s), nil
 	}
 	var b *Batch
 	if r.recycle {

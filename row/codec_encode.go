@@ -18,7 +18,9 @@ func AppendBatch(dst []byte, b *Batch) []byte {
 	dst = appendSchema(dst, b.Schema)
 	dst = insertLen(dst, start)
 	dst = binary.AppendUvarint(dst, uint64(n))
-	if kinds := b.Kinds; kinds != nil && !allInsert(kinds[:n]) {
+	if b.change {
+		dst = append(dst, batchSchemaChange)
+	} else if kinds := b.Kinds; kinds != nil && !allInsert(kinds[:n]) {
 		dst = append(dst, batchKinds)
 		dst = slices.Grow(dst, n)
 		for _, k := range kinds[:n] {
@@ -26,6 +28,9 @@ func AppendBatch(dst []byte, b *Batch) []byte {
 		}
 	} else {
 		dst = append(dst, 0)
+	}
+	if b.change {
+		return dst
 	}
 	for j, f := range b.Schema.Fields {
 		dst = appendColumn(dst, f.Type, b.Cols[j], n)

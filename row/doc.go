@@ -14,6 +14,10 @@
 // replay after a failure rely on that. A transform that changes rows builds a
 // new batch, sharing the columns it does not change.
 //
+// A schema-change batch (schemachange.go) has no rows: it announces, in
+// order with the rows, that a table's rows are of a wider schema from it
+// on (a column added while a job runs).
+//
 // Batches can be recycled (recycle.go): a recycled batch counts its
 // references, and its vectors go back to a pool when the last reader
 // releases it, so a fused chain in steady state allocates nothing per

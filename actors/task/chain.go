@@ -24,6 +24,7 @@ type op struct {
 	next       []*op      // fused downstream operators
 	outs       []*outEdge // channels leaving from this vertex
 	tap        *tap.Point // nil without taps (taps.go)
+	schemas    schemas    // the tables whose schema changed (schemachange.go)
 
 	// cumulative counts (messages.VertexCounts)
 	rowsIn, rowsOut, bytesIn int64
@@ -88,10 +89,20 @@ func (o *operators) open() error {
 // may keep what it is given, so its reference is never given up and the
 // batch is left to the garbage collector.
 func (o *operators) push(p *op, b *row.Batch) error {
+	if b.IsSchemaChange() {
+		return o.schemaChange(p, b)
+	}
 	p.rowsIn += int64(b.Len())
 	switch p.v.Kind {
 	case plan.TransformVertex:
 		tr := p.transforms[b.Schema.TableID]
+		if p.schemas.in[b.Schema.TableID] != nil {
+			var err error
+			if tr, err = p.transformFor(b.Schema); err != nil {
+				b.Release()
+				return err
+			}
+		}
 		if tr == nil {
 			var err error
 			if tr, err = p.v.NewTransform(b.Schema); err != nil {
@@ -137,7 +148,7 @@ func (o *operators) push(p *op, b *row.Batch) error {
 // emit hands p's output, and the caller's reference to it, to its fused
 // successors and its channels: each of them gets a reference.
 func (o *operators) emit(p *op, b *row.Batch) error {
-	if p.tap != nil && p.tap.On() {
+	if p.tap != nil && p.tap.On() && !b.IsSchemaChange() {
 		p.tap.Offer(b) // it retains b until published
 	}
 	readers := len(p.next) + len(p.outs)

@@ -124,40 +124,65 @@ func (o *outEdge) drain() {
 	}
 }
 
-// sendWithCredit sends queued batches while some channel has credit.
+// sendWithCredit sends queued batches while some channel has credit. A
+// schema-change batch goes to every channel of the edge (each receiver
+// must meet it before the rows after it), once all of them have credit.
 func (o *outEdge) sendWithCredit() {
 	for len(o.queue) > 0 {
-		var ch *outChannel
-		for k := 0; k < len(o.chans); k++ {
-			c := o.chans[(o.next+k)%len(o.chans)]
-			if c.seq < c.credit {
-				ch = c
-				o.next = (o.next + k + 1) % len(o.chans)
-				break
-			}
-		}
-		if ch == nil {
-			return
-		}
 		b := o.queue[0]
-		o.queue[0] = nil
-		o.queue = o.queue[1:]
-		ch.seq++
-		if ch.remote != nil {
-			// Encoded before SendBatch returns: this subtask's reference
-			// is done with.
-			err := ch.remote.SendBatch(int32(o.t.index), ch.seq, o.t.cp.last, b)
-			b.Release()
-			if err != nil {
-				o.t.remoteErr = err
+		var to []*outChannel
+		if b.IsSchemaChange() {
+			for _, c := range o.chans {
+				if c.seq >= c.credit {
+					return
+				}
+			}
+			to = o.chans
+		} else {
+			for k := 0; k < len(o.chans); k++ {
+				c := o.chans[(o.next+k)%len(o.chans)]
+				if c.seq < c.credit {
+					to = []*outChannel{c}
+					o.next = (o.next + k + 1) % len(o.chans)
+					break
+				}
+			}
+			if to == nil {
 				return
 			}
-			continue
 		}
-		// The message carries the queue's reference to the receiver,
-		// whose process hands it to its operators.
-		o.t.system.Root.Send(ch.pid, &messages.Batch{Edge: int32(o.edge.ID), From: int32(o.t.index), Seq: ch.seq, Barrier: o.t.cp.last, Rows: b})
+		o.queue[0] = nil
+		o.queue = o.queue[1:]
+		for range len(to) - 1 {
+			b.Retain()
+		}
+		for _, ch := range to {
+			if !o.sendOn(ch, b) {
+				return
+			}
+		}
 	}
+}
+
+// sendOn sends b on ch with the queue's reference to it; false when a
+// remote send failed (remoteErr says why).
+func (o *outEdge) sendOn(ch *outChannel, b *row.Batch) bool {
+	ch.seq++
+	if ch.remote != nil {
+		// Encoded before SendBatch returns: this subtask's reference
+		// is done with.
+		err := ch.remote.SendBatch(int32(o.t.index), ch.seq, o.t.cp.last, b)
+		b.Release()
+		if err != nil {
+			o.t.remoteErr = err
+			return false
+		}
+		return true
+	}
+	// The message carries the queue's reference to the receiver, whose
+	// process hands it to its operators.
+	o.t.system.Root.Send(ch.pid, &messages.Batch{Edge: int32(o.edge.ID), From: int32(o.t.index), Seq: ch.seq, Barrier: o.t.cp.last, Rows: b})
+	return true
 }
 
 func (o *outEdge) endOfData(_ actor.Context) {

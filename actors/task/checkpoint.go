@@ -134,7 +134,8 @@ func (t *Task) startCapture(ctx actor.Context, id int64, typ string) error {
 	// Output channel state: what waits for credit.
 	for _, o := range t.outs {
 		if len(o.queue) > 0 {
-			cs := &messages.ChannelState{Edge: int32(o.edge.ID), From: int32(t.index), Output: true}
+			cs := &messages.ChannelState{Edge: int32(o.edge.ID), From: int32(t.index), Output: true,
+				Batches: channelContext(t.ops.ops[o.edge.From.ID], true)}
 			for _, b := range o.queue {
 				cs.Batches = append(cs.Batches, row.AppendBatch(nil, b))
 			}
@@ -226,6 +227,9 @@ func (t *Task) finishCapture(ctx actor.Context) error {
 			continue
 		}
 		cs := &messages.ChannelState{Edge: k.edge, From: k.from}
+		if int(k.edge) < len(t.plan.Edges) {
+			cs.Batches = channelContext(t.ops.ops[t.plan.Edges[k.edge].To.ID], false)
+		}
 		for _, b := range bs {
 			cs.Batches = append(cs.Batches, row.AppendBatch(nil, b))
 		}

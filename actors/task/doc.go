@@ -31,6 +31,12 @@
 // batch (in emit, and before a sink's write); only while someone listens
 // is the batch handed, without waiting, to the tap's own goroutine.
 //
+// Schema changes (schemachange.go): a schema-change batch (a source's
+// table gained columns, row/schemachange.go) goes through the chain in
+// order with the rows, to every channel of an edge, and into checkpoint
+// channel state, which starts with the newest schemas the edge's operators
+// have seen so a restore's operators learn them before replayed rows.
+//
 // Recycling (chain.go): the operators pass batches by reference. A batch a
 // reader emits, a transform returns or a channel delivers carries one
 // reference; emit takes one more per extra reader, an operator that is a

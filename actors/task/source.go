@@ -79,6 +79,13 @@ func (s *sourceRun) BatchSize() int { return s.limit.batchSize(s.t.opts.BatchSiz
 
 // Emit runs a batch the reader read through the chain (Collector).
 func (s *sourceRun) Emit(b *row.Batch) {
+	if b.IsSchemaChange() && s.err == nil {
+		// In order with the rows, through the chain (schemachange.go).
+		if err := s.t.ops.push(s.t.ops.ops[s.t.chain.Head.ID], b); err != nil {
+			s.err = err
+		}
+		return
+	}
 	if b == nil || b.Len() == 0 || s.err != nil {
 		return
 	}

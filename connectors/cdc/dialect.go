@@ -69,6 +69,16 @@ type Event struct {
 	// transaction (0 for the first event of a transaction). Restores skip
 	// the rows a checkpoint says were emitted by it.
 	Seq int64
+	// Changed, with schema-changes.enabled, is the changed table's new
+	// description (Rows nil): from this event on its rows are of
+	// Changed.Schema, which must be the old one with columns added (an
+	// ALTER TABLE … ADD COLUMN; Dialect says how it finds it). The
+	// framework emits it as a schema-change batch (row.NewSchemaChange)
+	// in order with the rows, keeps it in the stream split's state, and
+	// drops one that changes nothing (a dialect may announce a table
+	// again on a restart). Tx and Seq place it as they place rows; End is
+	// set when it ends its transaction (a DDL statement of its own).
+	Changed *Table
 	// End says Rows end the transaction (true for a heartbeat). The event
 	// that ends a transaction may have no rows (a dialect that learns of
 	// the end only at the commit sends an empty batch of any captured
@@ -165,6 +175,10 @@ type LogReader interface {
 type Spec struct {
 	// Name is SeaTunnel's plugin name: "Postgres-CDC", "MySQL-CDC".
 	Name string
+	// Connector and ServerName are what format COMPATIBLE_DEBEZIUM_JSON
+	// writes as Debezium's connector name ("mysql", "postgresql") and the
+	// default database.server.name, the topics' prefix (SeaTunnel's).
+	Connector, ServerName string
 	// Options are the dialect's own options, beyond CommonOptions.
 	Options []config.Option
 	// Resolve runs once per job on the master (DESIGN §2): it connects,
@@ -178,7 +192,19 @@ type Spec struct {
 	New func(cfg *config.PluginConfig, o *Options, tables []*Table, private []byte) (Dialect, error)
 }
 
+// SchemaFollower is the capability schema-changes.enabled needs of a
+// dialect: its Stream delivers a table's new description (Event.Changed)
+// when the log shows the table's columns grew, and decodes the table's
+// later rows by it; UseTable makes it describe table i as t (a
+// description its Stream delivered before, kept in a checkpoint), so a
+// restore continues with the schema its checkpoint holds. UseTable is
+// called before Stream, from the reader's goroutine.
+type SchemaFollower interface {
+	UseTable(i int, t *Table) error
+}
+
 // ErrSchemaChanged is wrapped by a dialect's error when a captured
 // table's columns changed while the job runs in a way its output schema
-// cannot follow; the error names the table and the change.
+// cannot follow (without schema-changes.enabled, any change; with it,
+// anything but added columns); the error names the table and the change.
 var ErrSchemaChanged = errors.New("captured table changed")

@@ -79,10 +79,27 @@
 // the database never discards changes a restore needs. Heartbeats (events
 // without rows) move the position on when the captured tables are idle.
 //
+// # Schema changes
+//
+// The engine fixes a job's tables when it plans the job (DESIGN §2), so a
+// table that gains columns mid-stream travels as data: with
+// schema-changes.enabled a dialect that sees a captured table's columns
+// change in the log describes it anew (SchemaFollower, Event.Changed);
+// the stream checks the change only adds columns (row.Evolve: a drop,
+// rename or retype is ErrSchemaChanged naming the table and column, and
+// so is a change while the table's chunks were read) and emits it as a
+// schema-change batch (row.NewSchemaChange) in order with the rows, which
+// the engine hands to each operator on the way (actors/task,
+// schemachange.go; connectors.SchemaEvolver, SchemaChangeWriter). The
+// stream split's state keeps the changed tables' descriptions (Tables),
+// so a restore decodes with them and announces them again before any row
+// (operators restored from the plan learn them; ones that have them
+// ignore it).
+//
 // # Output
 //
 // format DEFAULT emits each captured table's rows under its catalog table
 // with their row kinds (INSERT, UPDATE_BEFORE then UPDATE_AFTER, DELETE).
-// SeaTunnel's COMPATIBLE_DEBEZIUM_JSON is not offered yet: the option
-// refuses it by name.
+// format COMPATIBLE_DEBEZIUM_JSON emits SeaTunnel's CompatibleDebeziumJson
+// rows instead: (topic, key, value), Debezium's JSON (debezium.go).
 package cdc

@@ -28,14 +28,15 @@ var CommonOptions = []config.Option{
 	{Key: "sample-sharding.threshold", Type: config.TypeInt, Default: int64(1000), Doc: "see chunk-key.even-distribution.factor.upper-bound"},
 	{Key: "inverse-sampling.rate", Type: config.TypeInt, Default: int64(1000), Doc: "see chunk-key.even-distribution.factor.upper-bound"},
 	{Key: "exactly_once", Type: config.TypeBool, Default: false, Doc: "backfill each snapshot chunk between its watermarks, so no change is lost or repeated"},
-	{Key: "format", Type: config.TypeEnum, Enum: []string{"DEFAULT"}, Default: "DEFAULT", Doc: "DEFAULT: each table's rows with their kinds (COMPATIBLE_DEBEZIUM_JSON is not offered yet)"},
+	{Key: "format", Type: config.TypeEnum, Enum: []string{"DEFAULT", "COMPATIBLE_DEBEZIUM_JSON"}, Default: "DEFAULT", Doc: "DEFAULT: each table's rows with their kinds; COMPATIBLE_DEBEZIUM_JSON: one table default.default of (topic, key, value) Debezium JSON strings, one row per change (debezium.md)"},
 	{Key: "server-time-zone", Type: config.TypeString, Default: "UTC", Doc: "the session time zone"},
 	{Key: "connect.timeout.ms", Type: config.TypeDuration, Default: int64(30000), Fallbacks: []string{"connect.timeout"}, Doc: "time to wait for a connection"},
 	{Key: "connect.max-retries", Type: config.TypeInt, Default: int64(3), Doc: "retries of a failed connection"},
 	{Key: "connection.pool.size", Type: config.TypeInt, Default: int64(20), Doc: "accepted for SeaTunnel's job files: each part holds one session"},
 	{Key: "heartbeat.interval.ms", Type: config.TypeDuration, Default: int64(30000), Doc: "how often an idle stream moves its offset on (and confirms it to the server)"},
 	{Key: "incremental.parallelism", Type: config.TypeInt, Default: int64(1), Doc: "accepted for SeaTunnel's job files: the stream is one split"},
-	{Key: "debezium", Type: config.TypeObject, Doc: "accepted for SeaTunnel's job files; Debezium is not used"},
+	{Key: "schema-changes.enabled", Type: config.TypeBool, Default: false, Doc: "carry ALTER TABLE … ADD COLUMN of a captured table into the output schema and the sinks (SeaTunnel's schema evolution); other DDL stays an error. debezium { include.schema.changes = true } turns it on too"},
+	{Key: "debezium", Type: config.TypeObject, Doc: "accepted for SeaTunnel's job files; Debezium is not used (include.schema.changes = true is schema-changes.enabled)"},
 }
 
 // TableConfig is one entry of table-names-config.
@@ -60,6 +61,9 @@ type Options struct {
 	ConnectTimeout              time.Duration
 	MaxRetries                  int
 	Heartbeat                   time.Duration
+	// SchemaChanges is schema-changes.enabled (or Debezium's
+	// include.schema.changes, as SeaTunnel's older job files say it).
+	SchemaChanges bool
 }
 
 // The formats.
@@ -77,6 +81,16 @@ func ParseOptions(cfg *config.PluginConfig) (*Options, error) {
 		FetchSize: int(cfg.Int("snapshot.fetch.size")), ExactlyOnce: cfg.Bool("exactly_once"),
 		Format: strings.ToUpper(cfg.String("format")), ConnectTimeout: cfg.Duration("connect.timeout.ms"),
 		MaxRetries: int(cfg.Int("connect.max-retries")), Heartbeat: cfg.Duration("heartbeat.interval.ms")}
+	o.SchemaChanges = cfg.Bool("schema-changes.enabled")
+	if v := cfg.Lookup("debezium.include.schema.changes"); v != nil && !cfg.Has("schema-changes.enabled") {
+		switch strings.ToLower(v.String()) {
+		case "true":
+			o.SchemaChanges = true
+		case "false":
+		default:
+			return nil, cfg.ErrorAt(v, "debezium", "include.schema.changes is %q, not true or false", v.String())
+		}
+	}
 	for _, e := range cfg.Strings("table-names") {
 		for _, t := range strings.Split(e, ",") {
 			if t = strings.TrimSpace(t); t != "" {

@@ -37,6 +37,7 @@ type reader struct {
 	noMore    bool
 	ended     bool
 	commits   map[int64]Offset // checkpoint id: the stream offset it holds
+	tables    *tableSet        // the stream's tables as of the position in stream
 }
 
 func newReader(rctx connectors.ReaderContext, src *source, d Dialect) *reader {
@@ -134,7 +135,11 @@ func (r *reader) pollChunk(out connectors.Collector) error {
 		return fmt.Errorf("%s: snapshot of %s chunk %d [%s, %s): %w", r.src.spec.Name, t.ID, c.Seq, c.Lo, c.Hi, res.err)
 	}
 	for _, b := range res.batches {
-		out.Emit(r.src.output(t, b))
+		ob, err := r.src.output(t, b, true)
+		if err != nil {
+			return fmt.Errorf("%s: snapshot of %s: %w", r.src.spec.Name, t.ID, err)
+		}
+		out.Emit(ob)
 	}
 	d := doneChunk{Chunk: c, High: res.high}
 	r.chunks = r.chunks[1:]
@@ -175,6 +180,12 @@ func (r *reader) readChunk(ctx context.Context, c Chunk) chunkResult {
 				return chunkResult{err: fmt.Errorf("watermarks %s and %s differ and the dialect reads no log between them", low, high)}
 			}
 			err := lr.ReadLog(ctx, low, high, func(ev Event) error {
+				if ev.Table == c.Table && ev.Changed != nil {
+					if n, err := r.d.CompareOffsets(ev.Tx, high); err != nil || n > 0 {
+						return err
+					}
+					return fmt.Errorf("table %s changed at %s, while chunk %d was read: start the job anew for a snapshot with the new columns: %w", t.ID, ev.Tx, c.Seq, ErrSchemaChanged)
+				}
 				if ev.Table == c.Table && ev.Rows != nil {
 					if n, err := r.d.CompareOffsets(ev.Tx, high); err != nil || n > 0 {
 						return err // past high: not this chunk's

@@ -55,7 +55,13 @@ func Factory(spec Spec) connectors.SourceFactory {
 			if err := checkTables(cfg, o, tables); err != nil {
 				return nil, err
 			}
-			return &source{spec: spec, cfg: cfg, o: o, tables: tables, private: private}, nil
+			s := &source{spec: spec, cfg: cfg, o: o, tables: tables, private: private}
+			if o.Format == FormatDebezium {
+				if s.dbz, err = newDebezium(cfg, spec); err != nil {
+					return nil, err
+				}
+			}
+			return s, nil
 		},
 	}
 }
@@ -123,6 +129,7 @@ type source struct {
 	o       *Options
 	tables  []*Table
 	private []byte
+	dbz     *debezium // format COMPATIBLE_DEBEZIUM_JSON, else nil
 }
 
 var (
@@ -133,6 +140,9 @@ var (
 )
 
 func (s *source) Tables() []*row.Schema {
+	if s.dbz != nil {
+		return []*row.Schema{debeziumTable}
+	}
 	out := make([]*row.Schema, len(s.tables))
 	for i, t := range s.tables {
 		out[i] = t.Schema

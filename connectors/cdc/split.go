@@ -31,6 +31,15 @@ type streamSplit struct {
 	// dropped once Pos passes MaxHigh.
 	Chunks  []doneChunk `json:"chunks,omitempty"`
 	MaxHigh Offset      `json:"max_high,omitempty"`
+	// Tables are the captured tables whose schema changed before Pos
+	// (schema-changes.enabled), as the stream describes them now.
+	Tables []changedTable `json:"tables,omitempty"`
+}
+
+// changedTable is table T's description after a schema change.
+type changedTable struct {
+	T int `json:"t"`
+	resolvedTable
 }
 
 // splitState is a split as the engine stores it.
@@ -67,6 +76,9 @@ func decodeSplit(cs connectors.Split, tables int) (splitState, error) {
 	case s.Kind == kindStream && s.Stream != nil:
 		for _, c := range s.Stream.Chunks {
 			t = max(t, c.Table)
+		}
+		for _, c := range s.Stream.Tables {
+			t = max(t, c.T)
 		}
 	default:
 		return s, fmt.Errorf("CDC split %q: not a split of this source", cs.ID)

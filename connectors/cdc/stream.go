@@ -14,10 +14,17 @@ import (
 // streamPos is the stream's position after a batch (streamSplit's Pos and
 // Skip); end says the stop offset is reached.
 type streamPos struct {
-	Pos  Offset
-	Skip int64
-	end  bool
+	Pos    Offset
+	Skip   int64
+	end    bool
+	tables *tableSet // the tables as the stream describes them there
 }
+
+// tableSet is the stream's view of the captured tables: the plan's, with
+// the schema changes it has passed (schema-changes.enabled). It is
+// immutable: a change makes a new one, so the fetch goroutine can hand
+// it to the reader's with a position.
+type tableSet struct{ list []*Table }
 
 // errStopped ends the fetch goroutine at the stop offset.
 var errStopped = errors.New("stop offset reached")
@@ -29,15 +36,23 @@ func (r *reader) pollStream(out connectors.Collector) error {
 		return nil
 	}
 	if r.fetch == nil {
-		f, err := newStreamFilter(r.src.tables, r.d, s)
+		ts, err := r.streamTables(s, out)
 		if err != nil {
 			return err
 		}
-		r.fetch = connectors.StartFetcher(r.ctx, 8, r.streamFunc(*s, f))
+		f, err := newStreamFilter(ts.list, r.d, s)
+		if err != nil {
+			return err
+		}
+		r.fetch = connectors.StartFetcher(r.ctx, 8, r.streamFunc(*s, f, ts))
 	}
 	pos, got, err := r.fetch.Poll(out, pollWait, 8)
 	if got {
 		s.Pos, s.Skip = pos.Pos, pos.Skip
+		if pos.tables != nil && pos.tables != r.tables {
+			r.tables = pos.tables
+			s.Tables = r.changedTables()
+		}
 		if s.Chunks != nil && s.Skip == 0 {
 			if n, cerr := r.d.CompareOffsets(s.Pos, s.MaxHigh); cerr == nil && n >= 0 {
 				s.Chunks, s.MaxHigh = nil, "" // every later change is after every chunk
@@ -62,11 +77,86 @@ func (r *reader) pollStream(out connectors.Collector) error {
 	return nil
 }
 
+// streamTables are the tables the stream starts with: the plan's, and
+// the descriptions split s keeps of those whose schema changed, which
+// the dialect takes on and out announces again (a restore's operators
+// are made from the plan; an announcement they have seen changes
+// nothing).
+func (r *reader) streamTables(s *streamSplit, out connectors.Collector) (*tableSet, error) {
+	ts := &tableSet{list: append([]*Table(nil), r.src.tables...)}
+	if len(s.Tables) > 0 {
+		fo, ok := r.d.(SchemaFollower)
+		if !ok {
+			return nil, fmt.Errorf("%s: the stream's checkpoint holds schema changes, which this dialect does not follow", r.src.spec.Name)
+		}
+		for _, c := range s.Tables {
+			sch, err := row.DecodeSchema(c.SchemaBytes)
+			if err != nil {
+				return nil, fmt.Errorf("%s: the checkpoint's schema of %s: %w", r.src.spec.Name, c.ID, err)
+			}
+			t := c.Table
+			t.Schema = sch
+			if err := fo.UseTable(c.T, &t); err != nil {
+				return nil, fmt.Errorf("%s: table %s as the checkpoint describes it: %w", r.src.spec.Name, t.ID, err)
+			}
+			ts.list[c.T] = &t
+			if r.src.dbz == nil {
+				out.Emit(row.NewSchemaChange(sch))
+			}
+		}
+	}
+	r.tables = ts
+	return ts, nil
+}
+
+// changedTables are the stream split's record of the tables whose schema
+// changed.
+func (r *reader) changedTables() []changedTable {
+	var out []changedTable
+	for i, t := range r.tables.list {
+		if t != r.src.tables[i] {
+			out = append(out, changedTable{T: i, resolvedTable: resolvedTable{Table: *t, SchemaBytes: row.EncodeSchema(t.Schema)}})
+		}
+	}
+	return out
+}
+
+// schemaChange takes a table's new description from the stream: ts with
+// it, nil when it changes nothing.
+func (r *reader) schemaChange(ts *tableSet, f *streamFilter, ev Event) (*tableSet, error) {
+	if ev.Table < 0 || ev.Table >= len(ts.list) {
+		return nil, fmt.Errorf("a schema change of table %d of %d", ev.Table, len(ts.list))
+	}
+	old := ts.list[ev.Table]
+	if !r.src.o.SchemaChanges {
+		return nil, fmt.Errorf("table %s changed at %s; set schema-changes.enabled = true to carry added columns: %w", old.ID, ev.Tx, ErrSchemaChanged)
+	}
+	c, err := row.Evolve(old.Schema, ev.Changed.Schema)
+	if err != nil {
+		return nil, fmt.Errorf("at %s: %w: %v", ev.Tx, ErrSchemaChanged, err)
+	}
+	if c == nil {
+		return nil, nil
+	}
+	if err := f.changedDuringSnapshot(ev.Table, ev.Tx); err != nil {
+		return nil, err
+	}
+	next := &tableSet{list: append([]*Table(nil), ts.list...)}
+	next.list[ev.Table] = ev.Changed
+	f.tables = next.list
+	return next, nil
+}
+
 // streamFunc streams from s's position: it skips the rows of the first
 // transaction a checkpoint holds, drops the changes the chunks hold, and
-// ends at the stop offset.
-func (r *reader) streamFunc(s streamSplit, f *streamFilter) connectors.FetchFunc[streamPos] {
-	return func(ctx context.Context, send func(*row.Batch, streamPos) bool) error {
+// ends at the stop offset. ts are the tables it starts with; a schema
+// change goes out as a schema-change batch, in order.
+func (r *reader) streamFunc(s streamSplit, f *streamFilter, ts *tableSet) connectors.FetchFunc[streamPos] {
+	return func(ctx context.Context, sendPos func(*row.Batch, streamPos) bool) error {
+		send := func(b *row.Batch, p streamPos) bool {
+			p.tables = ts
+			return sendPos(b, p)
+		}
 		pos := streamPos{Pos: s.Pos, Skip: s.Skip}
 		cmp := r.d.CompareOffsets
 		if s.Skip == 0 {
@@ -87,6 +177,29 @@ func (r *reader) streamFunc(s streamSplit, f *streamFilter) connectors.FetchFunc
 				} else if n > 0 {
 					return errStopped
 				}
+			}
+			if ev.Changed != nil {
+				next, err := r.schemaChange(ts, f, ev)
+				if err != nil {
+					return err
+				}
+				if ev.End {
+					pos = streamPos{Pos: ev.Tx}
+				}
+				var b *row.Batch
+				if next != nil {
+					ts = next
+					if r.src.dbz == nil { // Debezium's events carry their columns
+						b = row.NewSchemaChange(ev.Changed.Schema)
+					}
+				}
+				if !send(b, pos) {
+					return ctx.Err()
+				}
+				if ev.End {
+					return r.stopAt(s, ev.Tx)
+				}
+				return nil
 			}
 			if ev.Table < 0 || ev.Rows == nil {
 				if pos.Skip == 0 {
@@ -115,7 +228,9 @@ func (r *reader) streamFunc(s streamSplit, f *streamFilter) connectors.FetchFunc
 				return err
 			}
 			if b != nil && b.Len() > 0 {
-				b = r.src.output(r.src.tables[ev.Table], b)
+				if b, err = r.src.output(ts.list[ev.Table], b, false); err != nil {
+					return err
+				}
 			} else {
 				b = nil
 			}
@@ -200,6 +315,26 @@ func (f *streamFilter) keep(table int, tx Offset, b *row.Batch) (*row.Batch, err
 	return b.Take(idx), nil
 }
 
+// changedDuringSnapshot is an error when table's schema changed at tx
+// while a chunk of it was read (at or before its high watermark): the
+// chunk's rows lack the new columns of changes the stream drops as the
+// chunk's.
+func (f *streamFilter) changedDuringSnapshot(table int, tx Offset) error {
+	if f.all {
+		return nil
+	}
+	for _, c := range f.chunks[table] {
+		n, err := f.cmp(tx, c.High)
+		if err != nil {
+			return err
+		}
+		if n <= 0 {
+			return fmt.Errorf("table %s changed at %s, while its snapshot was read (chunk %d, read up to %s): start the job anew (not from its checkpoint) for a snapshot with the new columns: %w", f.tables[table].ID, tx, c.Seq, c.High, ErrSchemaChanged)
+		}
+	}
+	return nil
+}
+
 // chunkOf is the chunk holding row i's key, nil when none does.
 func (f *streamFilter) chunkOf(t *Table, cs []doneChunk, ki int, b *row.Batch, i int) *doneChunk {
 	if len(cs) == 0 {
@@ -221,5 +356,11 @@ func (f *streamFilter) chunkOf(t *Table, cs []doneChunk, ki int, b *row.Batch, i
 	return &cs[j]
 }
 
-// output is b in the source's format.
-func (s *source) output(t *Table, b *row.Batch) *row.Batch { return b }
+// output is b, table t's rows from the snapshot or the stream, in the
+// source's format.
+func (s *source) output(t *Table, b *row.Batch, snapshot bool) (*row.Batch, error) {
+	if s.dbz == nil {
+		return b, nil
+	}
+	return s.dbz.convert(t, b, snapshot)
+}

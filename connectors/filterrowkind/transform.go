@@ -31,7 +31,11 @@ type filter struct {
 	keep   [4]bool // by row.Kind
 }
 
-var _ connectors.Transform = (*filter)(nil)
+var _ connectors.SchemaEvolver = (*filter)(nil)
+
+// EvolvesWithSchema: the filter reads only the rows' kinds, so it passes
+// a table's schema changes (connectors.SchemaEvolver).
+func (f *filter) EvolvesWithSchema() {}
 
 func create(cfg *config.PluginConfig, input *row.Schema) (connectors.Transform, error) {
 	include, exclude := len(cfg.Strings("include_kinds")) > 0, len(cfg.Strings("exclude_kinds")) > 0

@@ -41,6 +41,7 @@ type sinkResolved struct {
 	SchemaSave  string       `json:"schema_save"`
 	DataSave    string       `json:"data_save"`
 	CustomSQL   string       `json:"custom_sql,omitempty"`
+	FieldIDE    string       `json:"field_ide,omitempty"` // the case of added columns' names
 	// ID tells this sink's transactions from other sinks' of the job.
 	ID string `json:"id"`
 
@@ -58,7 +59,7 @@ func resolveSink(ctx context.Context, cfg *config.PluginConfig, inputs []*row.Sc
 		Upsert: cfg.Bool("enable_upsert"), Copy: cfg.Bool("use_copy_statement"), ExactlyOnce: cfg.Bool("is_exactly_once"),
 		Attempts: int(cfg.Int("max_commit_attempts")), TxTimeout: int(cfg.Int("transaction_timeout_sec")),
 		SchemaSave: cfg.String("schema_save_mode"), DataSave: cfg.String("data_save_mode"), CustomSQL: cfg.String("custom_sql"),
-		inputs: inputs}
+		FieldIDE: cfg.String("field_ide"), inputs: inputs}
 	switch {
 	case r.BatchSize <= 0:
 		return nil, cfg.Errorf("batch_size", "must be positive")

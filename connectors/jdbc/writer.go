@@ -36,9 +36,10 @@ type writer struct {
 	my    *sql.Conn
 	stmts map[string]*sql.Stmt // MySQL statements prepared on my
 
-	tables  map[string]*tableWriter
-	pending []*row.Batch
-	rows    int
+	tables   map[string]*tableWriter
+	versions map[versionKey]*tableWriter // by schema, after schema changes (schemachange.go)
+	pending  []*row.Batch
+	rows     int
 
 	// exactly-once
 	inTx         bool
@@ -255,7 +256,10 @@ func (w *writer) begin() error {
 // apply writes the pending batches in the current transaction.
 func (w *writer) apply() error {
 	for _, b := range w.pending {
-		tw := w.tables[b.Schema.TableID]
+		tw, err := w.writerOf(b)
+		if err != nil {
+			return err
+		}
 		if tw.t == nil {
 			if err := w.applyQuery(tw, b); err != nil {
 				return err

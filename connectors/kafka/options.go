@@ -18,6 +18,14 @@ const (
 
 var formats = []string{formatJSON, formatText, formatCanal, formatDebezium}
 
+// formatCompatibleDebezium is the sink's format of rows (topic, key,
+// value) that a CDC source with format = COMPATIBLE_DEBEZIUM_JSON emits:
+// each row is a record of its topic with its key and value as they are
+// (SeaTunnel's CompatibleDebeziumJsonSerializationSchema).
+const formatCompatibleDebezium = "compatible_debezium_json"
+
+var sinkFormats = append(append([]string{}, formats...), formatCompatibleDebezium)
+
 // The start modes (SeaTunnel's StartMode).
 const (
 	startEarliest  = "earliest"
@@ -84,6 +92,6 @@ var sinkOptions = []config.Option{
 	{Key: "partition", Type: config.TypeInt, Doc: "send every record to this partition"},
 	{Key: "assign_partitions", Type: config.TypeStrings, Doc: "a record whose value contains the i-th string goes to partition i"},
 	{Key: "transaction_prefix", Type: config.TypeString, Doc: "prefix of the transactional ids (EXACTLY_ONCE)"},
-	{Key: "format", Type: config.TypeEnum, Enum: formats, Default: formatJSON, Doc: "the record values' format"},
+	{Key: "format", Type: config.TypeEnum, Enum: sinkFormats, Default: formatJSON, Doc: "the record values' format; compatible_debezium_json: the rows of a CDC source's COMPATIBLE_DEBEZIUM_JSON, each to its topic with its key and value"},
 	optDelim,
 }

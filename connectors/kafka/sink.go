@@ -56,6 +56,7 @@ type sinkConfig struct {
 	semantics  string
 	keyCols    []int
 	keyNames   []string
+	keyField   int   // compatible_debezium_json: the column of the record key, else -1
 	partition  int32 // -1: by key, or assign_partitions
 	assign     []string
 	encode     encoder
@@ -72,7 +73,7 @@ func parseSink(cfg *config.PluginConfig, inputs []*row.Schema, job connectors.Jo
 		return nil, cfg.Errorf("plugin_input", "Kafka writes one table, got %d", len(inputs))
 	}
 	in := inputs[0]
-	sc := &sinkConfig{semantics: strings.ToUpper(cfg.String("semantics")), topicField: -1, partition: -1}
+	sc := &sinkConfig{semantics: strings.ToUpper(cfg.String("semantics")), topicField: -1, keyField: -1, partition: -1}
 	var err error
 	if sc.servers, err = splitServers(cfg.String("bootstrap.servers")); err != nil {
 		return nil, cfg.Errorf("bootstrap.servers", "%v", err)
@@ -81,7 +82,24 @@ func parseSink(cfg *config.PluginConfig, inputs []*row.Schema, job connectors.Jo
 		return nil, err
 	}
 	topic := strings.TrimSpace(cfg.String("topic"))
-	if m := topicField.FindStringSubmatch(topic); m != nil {
+	format := strings.ToLower(cfg.String("format"))
+	if format == formatCompatibleDebezium {
+		// The rows name their topics and carry their keys and values.
+		var idx [3]int
+		for n, f := range []string{"topic", "key", "value"} {
+			if idx[n] = in.Index(f); idx[n] < 0 || in.Fields[idx[n]].Type.ID != row.TypeString {
+				return nil, cfg.Errorf("format", "compatible_debezium_json writes rows (topic, key, value) of strings, as a CDC source with format = COMPATIBLE_DEBEZIUM_JSON emits; %s has no string field %q", in.TableID, f)
+			}
+		}
+		sc.topicField, sc.keyField = idx[0], idx[1]
+		value := idx[2]
+		sc.encode = func(dst []byte, b *row.Batch, i int) []byte {
+			if b.Cols[value].IsNull(i) {
+				return nil // a tombstone
+			}
+			return append(dst, b.Cols[value].Strs[i]...)
+		}
+	} else if m := topicField.FindStringSubmatch(topic); m != nil {
 		if sc.topicField = in.Index(m[1]); sc.topicField < 0 {
 			return nil, cfg.Errorf("topic", "%q is not a field of %s", m[1], in.TableID)
 		}
@@ -107,11 +125,12 @@ func parseSink(cfg *config.PluginConfig, inputs []*row.Schema, job connectors.Jo
 	}
 	sc.assign = cfg.Strings("assign_partitions")
 	delim := cfg.String("field_delimiter")
-	format := cfg.String("format")
 	if format == formatText && delim == "" {
 		return nil, cfg.Errorf("field_delimiter", "must not be empty")
 	}
-	sc.encode = newEncoder(format, delim)
+	if sc.encode == nil {
+		sc.encode = newEncoder(format, delim)
+	}
 
 	sc.txnTimeout = defaultTxnTimeout
 	if sc.client.txnTimeout > 0 {

@@ -288,3 +288,48 @@ func TestAssignPartitions(t *testing.T) {
 		t.Fatalf("records per partition %v", counts)
 	}
 }
+
+// format = compatible_debezium_json: each (topic, key, value) row, as a
+// CDC source with format = COMPATIBLE_DEBEZIUM_JSON emits it, is a record
+// of its own topic with its key and value as they are; the topic option
+// is not used. A table of other fields is refused naming the one missing.
+func TestCompatibleDebeziumJSON(t *testing.T) {
+	topics := []string{newTopic(t, 1), newTopic(t, 1)}
+	dbz := row.MustSchema("default.default", row.Field{Name: "topic", Type: row.String}, row.Field{Name: "key", Type: row.String, Nullable: true},
+		row.Field{Name: "value", Type: row.String, Nullable: true})
+	s := newSink(t, sinkBody("unused", "semantics = AT_LEAST_ONCE\nformat = compatible_debezium_json"), dbz, batchJob)
+	w, err := s.CreateWriter(context.Background(), task(0, 1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	b := row.NewBuilder(dbz, 3)
+	for _, r := range [][3]string{{topics[0], `{"id":1}`, `{"before":null,"after":{"id":1},"op":"c"}`}, {topics[1], `{"id":2}`, `{"before":{"id":2},"after":null,"op":"d"}`}, {topics[0], "", `{"op":"r"}`}} {
+		b.Col(0).AppendString(r[0])
+		if r[1] == "" {
+			b.Col(1).AppendNull()
+		} else {
+			b.Col(1).AppendString(r[1])
+		}
+		b.Col(2).AppendString(r[2])
+		b.EndRow(row.Insert)
+	}
+	if err := w.Write(b.Build()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.PrepareCommit(1); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range [][2][]string{
+		{{`{"before":null,"after":{"id":1},"op":"c"}`, `{"op":"r"}`}, {`{"id":1}`, ""}},
+		{{`{"before":{"id":2},"after":null,"op":"d"}`}, {`{"id":2}`}},
+	} {
+		values, keys := committed(t, topics[i])
+		if !reflect.DeepEqual(values, want[0]) || !reflect.DeepEqual(keys, want[1]) {
+			t.Fatalf("topic %d: values %q keys %q, want %q %q", i, values, keys, want[0], want[1])
+		}
+	}
+	if _, err := resolveSinkErr(t, sinkBody("t", "format = compatible_debezium_json"), people, batchJob); err == nil || !strings.Contains(err.Error(), `no string field "topic"`) {
+		t.Fatalf("people table: %v", err)
+	}
+}

@@ -108,7 +108,12 @@ func (w *writer) Write(b *row.Batch) error {
 			}
 			r.Topic = row.Text(c.Type, c.Value(i))
 		}
-		if len(w.cfg.keyCols) > 0 {
+		switch {
+		case w.cfg.keyField >= 0:
+			if c := b.Cols[w.cfg.keyField]; !c.IsNull(i) {
+				r.Key = []byte(c.Strs[i])
+			}
+		case len(w.cfg.keyCols) > 0:
 			r.Key = w.key(b, i)
 		}
 		w.cl.Produce(w.ctx, r, w.promise)

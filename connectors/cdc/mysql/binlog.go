@@ -37,6 +37,9 @@ type Change struct {
 	Seq       int64
 	End       bool
 	Heartbeat bool // made from a server heartbeat
+	// Changed is the table's new description after an ALTER TABLE that
+	// changed its columns (binlogConfig.Follow); Batch is nil.
+	Changed *cdc.Table
 }
 
 // binlogConfig is what a binlog stream needs.
@@ -58,6 +61,11 @@ type binlogConfig struct {
 	Stop Offset
 	// Tables are the captured tables by db.table.
 	Tables map[string]*table
+	// Follow, when set (schema-changes.enabled), describes a captured
+	// table anew after an ALTER TABLE of it: its decoders and the
+	// framework's description, or nil ones when its columns did not
+	// change (an index, a comment). Without it an ALTER is an error.
+	Follow func(id string) (*table, *cdc.Table, error)
 	Logger *slog.Logger
 }
 
@@ -356,7 +364,28 @@ func (s *binlogStream) ddl(schema, q string) error {
 	if s.cfg.Tables[target] == nil {
 		return nil
 	}
-	return fmt.Errorf("table %s was changed at binlog %s by %q: MySQL-CDC does not carry schema changes; restart the job with a fresh snapshot (startup.mode = initial): %w", target, s.Offset(), firstLine(q, 200), cdc.ErrSchemaChanged)
+	alter := strings.EqualFold(strings.Fields(stripComments(q))[0], "ALTER")
+	if !alter || s.cfg.Follow == nil {
+		hint := "set schema-changes.enabled = true to carry ALTER TABLE … ADD COLUMN, or restart the job with a fresh snapshot (startup.mode = initial)"
+		if !alter {
+			hint = "only ALTER TABLE … ADD COLUMN is carried; restart the job with a fresh snapshot (startup.mode = initial)"
+		}
+		return fmt.Errorf("table %s was changed at binlog %s by %q: %s: %w", target, s.Offset(), firstLine(q, 200), hint, cdc.ErrSchemaChanged)
+	}
+	// The binlog's rows carry no column names: the statement's effect is
+	// read from the catalog now, which is the table's state at this point
+	// of the binlog unless it was altered again since (then the rows that
+	// follow have another column count, which rows() refuses).
+	tb, ct, err := s.cfg.Follow(target)
+	if err != nil {
+		return fmt.Errorf("table %s after %q at binlog %s: %w", target, firstLine(q, 200), s.Offset(), err)
+	}
+	if tb == nil {
+		return nil // no column changed
+	}
+	s.cfg.Tables[target] = tb
+	s.tx = append(s.tx, Change{Table: target, Changed: ct, Seq: s.txRows})
+	return nil
 }
 
 // ddlTable is the table an ALTER TABLE, RENAME TABLE, TRUNCATE or DROP

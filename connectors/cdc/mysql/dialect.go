@@ -3,7 +3,9 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,8 +32,9 @@ type dialect struct {
 }
 
 var (
-	_ cdc.Dialect   = (*dialect)(nil)
-	_ cdc.LogReader = (*dialect)(nil)
+	_ cdc.Dialect        = (*dialect)(nil)
+	_ cdc.LogReader      = (*dialect)(nil)
+	_ cdc.SchemaFollower = (*dialect)(nil)
 )
 
 // resolved is the dialect's part of the resolved plan.
@@ -242,9 +245,13 @@ func (d *dialect) binlog(ctx context.Context, from cdc.Offset) (*binlogStream, e
 		if err != nil {
 			return nil, err
 		}
-		s, err := openBinlog(ctx, binlogConfig{Host: host, Port: port, User: d.driver.User, Password: d.driver.Passwd,
+		cfg := binlogConfig{Host: host, Port: port, User: d.driver.User, Password: d.driver.Passwd,
 			TLS: d.driver.TLS, Flavor: d.resolved.Flavor, ServerID: id, Heartbeat: d.o.Heartbeat,
-			Timeout: d.o.ConnectTimeout, Start: start, Tables: tables})
+			Timeout: d.o.ConnectTimeout, Start: start, Tables: tables}
+		if d.o.SchemaChanges {
+			cfg.Follow = func(id string) (*table, *cdc.Table, error) { return d.describeAgain(ctx, id) }
+		}
+		s, err := openBinlog(ctx, cfg)
 		if err == nil {
 			s.release = release
 			return s, nil
@@ -257,11 +264,70 @@ func (d *dialect) binlog(ctx context.Context, from cdc.Offset) (*binlogStream, e
 
 // event turns a change into the framework's event.
 func (d *dialect) event(c Change) cdc.Event {
-	e := cdc.Event{Table: -1, Rows: c.Batch, Tx: cdc.Offset(c.Tx.String()), Seq: c.Seq, End: c.End}
-	if c.Batch != nil {
+	e := cdc.Event{Table: -1, Rows: c.Batch, Changed: c.Changed, Tx: cdc.Offset(c.Tx.String()), Seq: c.Seq, End: c.End}
+	if c.Batch != nil || c.Changed != nil {
 		e.Table = d.byID[c.Table]
 	}
 	return e
+}
+
+// describeAgain is table id described from the catalog after an ALTER
+// TABLE of it, with its primary key and chunk key as the job planned
+// them; nil when its columns are as they were. The dialect decodes the
+// table by it from now on.
+func (d *dialect) describeAgain(ctx context.Context, id string) (*table, *cdc.Table, error) {
+	i, ok := d.byID[id]
+	if !ok {
+		return nil, nil, fmt.Errorf("table %s is not captured", id)
+	}
+	old := d.tables[i]
+	db, err := d.conn(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	dbName, tname, _ := strings.Cut(id, ".")
+	desc, err := jdbc.DescribeMySQL(ctx, db, dbName, tname)
+	if err != nil {
+		return nil, nil, err
+	}
+	sch := desc.Schema()
+	if row.SameColumns(sch, old.Schema) {
+		return nil, nil, nil
+	}
+	charsets, err := columnCharsets(ctx, db, dbName, tname)
+	if err != nil {
+		return nil, nil, err
+	}
+	sch.PrimaryKey = old.Schema.PrimaryKey
+	enc, err := json.Marshal(tablePrivate{Jdbc: desc, Charsets: charsets})
+	if err != nil {
+		return nil, nil, err
+	}
+	ct := &cdc.Table{ID: old.ID, Schema: sch, ChunkKey: old.ChunkKey, Private: enc}
+	tb, err := d.useTable(i, ct)
+	return tb, ct, err
+}
+
+// UseTable decodes table i as t from now on (cdc.SchemaFollower).
+func (d *dialect) UseTable(i int, t *cdc.Table) error {
+	if i < 0 || i >= len(d.tables) {
+		return fmt.Errorf("table %d of %d", i, len(d.tables))
+	}
+	_, err := d.useTable(i, t)
+	return err
+}
+
+func (d *dialect) useTable(i int, t *cdc.Table) (*table, error) {
+	var p tablePrivate
+	if err := json.Unmarshal(t.Private, &p); err != nil || p.Jdbc == nil {
+		return nil, fmt.Errorf("MySQL-CDC table %s: its description: %v", t.ID, err)
+	}
+	tb, err := newTable(p.Jdbc, t.Schema, p.Charsets, d.o.ServerTimeZone, d.url.ZeroDate())
+	if err != nil {
+		return nil, err
+	}
+	d.my[i], d.tables[i] = tb, t
+	return tb, nil
 }
 
 // Stream emits every transaction bound of tables not captured as a
@@ -281,7 +347,7 @@ func (d *dialect) Stream(ctx context.Context, from cdc.Offset, emit func(cdc.Eve
 		if err != nil {
 			return err
 		}
-		if c.Batch == nil && !c.Heartbeat {
+		if c.Batch == nil && c.Changed == nil && !c.Heartbeat {
 			if time.Since(lastQuiet) < quietEvery {
 				continue
 			}
@@ -314,7 +380,7 @@ func (d *dialect) ReadLog(ctx context.Context, from, to cdc.Offset, emit func(cd
 		if c.Tx.Compare(end) > 0 {
 			return nil
 		}
-		if c.Batch != nil {
+		if c.Batch != nil || c.Changed != nil {
 			if err := emit(d.event(c)); err != nil {
 				return err
 			}

@@ -27,7 +27,7 @@ var Options = []config.Option{
 func init() { cdc.Register(Spec) }
 
 // Spec is the MySQL-CDC plugin.
-var Spec = cdc.Spec{Name: "MySQL-CDC", Options: Options, Resolve: resolve, New: newDialect}
+var Spec = cdc.Spec{Name: "MySQL-CDC", Connector: "mysql", ServerName: "mysql_binlog_source", Options: Options, Resolve: resolve, New: newDialect}
 
 // resolve connects, checks the server's binlog settings, privileges and
 // server ids, and describes the tables.
@@ -222,7 +222,7 @@ func newDialect(cfg *config.PluginConfig, o *cdc.Options, tables []*cdc.Table, p
 	if err != nil {
 		return nil, cfg.Errorf("base-url", "%v", err)
 	}
-	d := &dialect{o: o, url: u, driver: driver, resolved: r, tables: tables, byID: map[string]int{}}
+	d := &dialect{o: o, url: u, driver: driver, resolved: r, tables: append([]*cdc.Table(nil), tables...), byID: map[string]int{}}
 	for i, t := range tables {
 		var p tablePrivate
 		if err := json.Unmarshal(t.Private, &p); err != nil {

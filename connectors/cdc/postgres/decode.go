@@ -37,6 +37,10 @@ type decoder struct {
 	b      *row.Builder
 	first  int64 // seq of the builder's first row
 	vals   []byte
+	// follow describes table ti anew when a Relation message shows its
+	// columns changed (schema-changes.enabled); nil: a change is an
+	// error.
+	follow func(ti int, m *pglogrepl.RelationMessage) (*capTable, error)
 }
 
 func newDecoder(tables []*capTable) *decoder {
@@ -51,7 +55,7 @@ func (d *decoder) feed(data []byte, emit func(cdc.Event) error) error {
 	}
 	switch m := m.(type) {
 	case *pglogrepl.RelationMessage:
-		return d.relation(m)
+		return d.relation(m, emit)
 	case *pglogrepl.BeginMessage:
 		d.inTx, d.tx, d.seq, d.cur = true, m.FinalLSN, 0, -1
 	case *pglogrepl.CommitMessage:
@@ -96,8 +100,11 @@ func (d *decoder) feed(data []byte, emit func(cdc.Event) error) error {
 }
 
 // relation maps a relation id to its table and checks its columns are
-// the ones the job was planned with.
-func (d *decoder) relation(m *pglogrepl.RelationMessage) error {
+// the ones the table is decoded with. pgoutput sends a table's Relation
+// message before the first change of it in a session and after its
+// columns changed; with follow, a change describes the table anew and is
+// announced (cdc.Event.Changed) before the rows of the new columns.
+func (d *decoder) relation(m *pglogrepl.RelationMessage, emit func(cdc.Event) error) error {
 	ti := -1
 	for i, t := range d.tables {
 		if t.schema == m.Namespace && t.name == m.RelationName {
@@ -117,11 +124,25 @@ func (d *decoder) relation(m *pglogrepl.RelationMessage) error {
 			same = false
 		}
 	}
-	if !same {
-		return fmt.Errorf("%w: table %s now has columns (%s), the job was planned with (%s): an ALTER TABLE during the stream is not carried into a running job's output schema; start the job anew (not from its checkpoint) to capture the new columns",
+	if same {
+		return nil
+	}
+	if d.follow == nil {
+		return fmt.Errorf("%w: table %s now has columns (%s), the job was planned with (%s): an ALTER TABLE during the stream is carried into a running job's output schema only with schema-changes.enabled = true (added columns); else start the job anew (not from its checkpoint) to capture the new columns",
 			cdc.ErrSchemaChanged, t.t.ID, strings.Join(now, ", "), strings.Join(t.t.Schema.Names(), ", "))
 	}
-	return nil
+	if d.cur == ti { // rows of the old columns first
+		if err := d.flush(emit, false); err != nil {
+			return err
+		}
+		d.cur, d.b = -1, nil
+	}
+	nt, err := d.follow(ti, m)
+	if err != nil {
+		return err
+	}
+	d.tables[ti] = nt
+	return emit(cdc.Event{Table: ti, Changed: nt.t, Tx: cdc.Offset(d.tx.String()), Seq: d.seq})
 }
 
 // change runs add for a change of a captured table, cutting events by

@@ -34,8 +34,9 @@ type dialect struct {
 }
 
 var (
-	_ cdc.Dialect   = (*dialect)(nil)
-	_ cdc.LogReader = (*dialect)(nil)
+	_ cdc.Dialect        = (*dialect)(nil)
+	_ cdc.LogReader      = (*dialect)(nil)
+	_ cdc.SchemaFollower = (*dialect)(nil)
 )
 
 func newDialect(cfg *config.PluginConfig, o *cdc.Options, tables []*cdc.Table, private []byte) (cdc.Dialect, error) {
@@ -49,17 +50,76 @@ func newDialect(cfg *config.PluginConfig, o *cdc.Options, tables []*cdc.Table, p
 	}
 	d.conn = conn.WithDatabase(d.r.Database)
 	for _, t := range tables {
-		var p tablePrivate
-		if err := json.Unmarshal(t.Private, &p); err != nil {
-			return nil, fmt.Errorf("Postgres-CDC resolved table %s: %w", t.ID, err)
-		}
-		decs, err := p.Jdbc.PostgresTextDecoders()
+		c, err := newCapTable(t)
 		if err != nil {
 			return nil, err
 		}
-		d.tables = append(d.tables, &capTable{t: t, jt: p.Jdbc, decs: decs, oids: p.Jdbc.ColumnOIDs(), schema: p.Schema, name: p.Name})
+		d.tables = append(d.tables, c)
 	}
 	return d, nil
+}
+
+// newCapTable is a captured table with its decoders.
+func newCapTable(t *cdc.Table) (*capTable, error) {
+	var p tablePrivate
+	if err := json.Unmarshal(t.Private, &p); err != nil {
+		return nil, fmt.Errorf("Postgres-CDC resolved table %s: %w", t.ID, err)
+	}
+	decs, err := p.Jdbc.PostgresTextDecoders()
+	if err != nil {
+		return nil, err
+	}
+	return &capTable{t: t, jt: p.Jdbc, decs: decs, oids: p.Jdbc.ColumnOIDs(), schema: p.Schema, name: p.Name}, nil
+}
+
+// UseTable decodes table i as t from now on (cdc.SchemaFollower).
+func (d *dialect) UseTable(i int, t *cdc.Table) error {
+	if i < 0 || i >= len(d.tables) {
+		return fmt.Errorf("table %d of %d", i, len(d.tables))
+	}
+	c, err := newCapTable(t)
+	if err != nil {
+		return err
+	}
+	d.tables[i] = c
+	return nil
+}
+
+// describeAgain is table ti described from the catalog after a Relation
+// message m showed its columns changed, checked against m: the catalog
+// must have m's columns (names and types), else the table changed again
+// since and the stream cannot tell the columns of the rows in between.
+// It keeps the table's primary key and chunk key as the job planned them.
+func (d *dialect) describeAgain(ctx context.Context, ti int, m *pglogrepl.RelationMessage) (*capTable, error) {
+	old := d.tables[ti]
+	pc, err := connectRetry(ctx, d.conn, d.o)
+	if err != nil {
+		return nil, fmt.Errorf("describing %s after its columns changed: %w", old.t.ID, err)
+	}
+	defer pc.Close(context.Background())
+	jt, err := jdbc.DescribePostgres(ctx, pc, d.r.Database, old.schema, old.name)
+	if err != nil {
+		return nil, fmt.Errorf("describing %s after its columns changed: %w", old.t.ID, err)
+	}
+	s, oids := jt.Schema(), jt.ColumnOIDs()
+	var names []string
+	for _, c := range m.Columns {
+		names = append(names, c.Name)
+	}
+	same := len(oids) == len(m.Columns)
+	for j := 0; same && j < len(oids); j++ {
+		same = s.Fields[j].Name == m.Columns[j].Name && oids[j] == m.Columns[j].DataType
+	}
+	if !same {
+		return nil, fmt.Errorf("%w: table %s has columns (%s) in the log, but (%s) now: it changed again since; start the job anew (not from its checkpoint)",
+			cdc.ErrSchemaChanged, old.t.ID, strings.Join(names, ", "), strings.Join(s.Names(), ", "))
+	}
+	s.PrimaryKey = old.t.Schema.PrimaryKey
+	priv, err := json.Marshal(tablePrivate{Schema: old.schema, Name: old.name, Jdbc: jt})
+	if err != nil {
+		return nil, err
+	}
+	return newCapTable(&cdc.Table{ID: old.t.ID, Schema: s, ChunkKey: old.t.ChunkKey, Private: priv})
 }
 
 // connectRetry opens a session, retrying connect.max-retries times.

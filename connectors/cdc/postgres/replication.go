@@ -48,6 +48,9 @@ func (d *dialect) Stream(ctx context.Context, from cdc.Offset, emit func(cdc.Eve
 		return fmt.Errorf("starting replication from slot %q at %s: %w", d.r.Slot, start, err)
 	}
 	dec := newDecoder(d.tables)
+	if d.o.SchemaChanges {
+		dec.follow = func(ti int, m *pglogrepl.RelationMessage) (*capTable, error) { return d.describeAgain(ctx, ti, m) }
+	}
 	heartbeat := d.o.Heartbeat
 	nextStatus := time.Now()
 	lastBeat := time.Time{}

@@ -16,7 +16,9 @@ func init() { cdc.Register(Spec) }
 
 // Spec is the Postgres-CDC plugin.
 var Spec = cdc.Spec{
-	Name: "Postgres-CDC",
+	Name:       "Postgres-CDC",
+	Connector:  "postgresql",
+	ServerName: "postgres_cdc_source",
 	Options: []config.Option{
 		{Key: "schema-names", Type: config.TypeStrings, Doc: "the schemas to capture (the tables name theirs)"},
 		{Key: "slot.name", Type: config.TypeString, Default: "seatunnel", Doc: "the logical replication slot; made when missing, reused when it is this database's and pgoutput's"},

@@ -1,0 +1,235 @@
+package task
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/stactor/stactor/config"
+	"github.com/stactor/stactor/connectors"
+	_ "github.com/stactor/stactor/connectors/copy"
+	_ "github.com/stactor/stactor/connectors/filterrowkind"
+	"github.com/stactor/stactor/messages"
+	"github.com/stactor/stactor/plan"
+	"github.com/stactor/stactor/row"
+)
+
+// probe is a sink that follows schema changes and records what it saw.
+var probe struct {
+	sync.Mutex // guards the fields
+	changes    []*row.SchemaChange
+	written    []*row.Schema // each written batch's schema
+}
+
+func init() {
+	connectors.RegisterSink(connectors.SinkFactory{Name: "SchemaProbe",
+		Create: func(*config.PluginConfig, []*row.Schema, []byte, connectors.JobContext) (connectors.Sink, error) {
+			return probeSink{}, nil
+		}})
+}
+
+type probeSink struct{}
+
+func (probeSink) CreateWriter(context.Context, connectors.TaskInfo, [][]byte) (connectors.Writer, error) {
+	return probeWriter{}, nil
+}
+
+type probeWriter struct{}
+
+var _ connectors.SchemaChangeWriter = probeWriter{}
+
+func (probeWriter) Write(b *row.Batch) error {
+	probe.Lock()
+	defer probe.Unlock()
+	probe.written = append(probe.written, b.Schema)
+	return nil
+}
+func (probeWriter) ApplySchemaChange(c *row.SchemaChange) error {
+	probe.Lock()
+	defer probe.Unlock()
+	probe.changes = append(probe.changes, c)
+	return nil
+}
+func (probeWriter) PrepareCommit(int64) ([]byte, error)   { return nil, nil }
+func (probeWriter) SnapshotState(int64) ([][]byte, error) { return nil, nil }
+func (probeWriter) AbortPrepare() error                   { return nil }
+func (probeWriter) Close() error                          { return nil }
+func resetProbe()                                         { probe.Lock(); probe.changes, probe.written = nil, nil; probe.Unlock() }
+func probed() ([]*row.SchemaChange, []*row.Schema) {
+	probe.Lock()
+	defer probe.Unlock()
+	return probe.changes, probe.written
+}
+func schemaJob(transform, sink string) string {
+	return `env { parallelism = 1 }
+source { FakeSource { plugin_output = "fake", row.num = 10, schema = { fields { id = bigint, name = string } } } }
+transform { ` + transform + ` }
+sink { ` + sink + ` }`
+}
+
+// wider is s with a nullable column extra bigint added.
+func wider(s *row.Schema) *row.Schema {
+	fields := append(append([]row.Field{}, s.Fields...), row.Field{Name: "extra", Type: row.BigInt, Nullable: true})
+	w := row.MustSchema(s.TableID, fields...)
+	w.PrimaryKey = s.PrimaryKey
+	return w
+}
+
+// rowsOf is a batch of one row of s, its fields zero.
+func rowsOf(s *row.Schema) *row.Batch {
+	b := row.NewBuilder(s, 1)
+	for j, f := range s.Fields {
+		if f.Type.ID == row.TypeString {
+			b.Col(j).AppendString("x")
+		} else {
+			b.Col(j).AppendInt(1)
+		}
+	}
+	b.EndRow(row.Insert)
+	return b.Build()
+}
+
+// A schema change goes through a transform that follows them to the sink,
+// which applies it once; rows of the new schema and of the old one are
+// both written by their own schema; an announcement of a schema the
+// operators have (or an older one) changes nothing; a checkpoint's channel
+// context announces the new schema to operators made anew from the plan.
+func TestSchemaChangeThroughChain(t *testing.T) {
+	resetProbe()
+	tk := fusedTask(t, schemaJob(`FilterRowKind { plugin_input = "fake", plugin_output = "f", include_kinds = ["INSERT"] }`, `SchemaProbe { plugin_input = "f" }`))
+	head := tk.ops.ops[tk.chain.Head.ID]
+	base := tk.chain.Head.OutTables[0]
+	w := wider(base)
+	for _, b := range []*row.Batch{row.NewSchemaChange(w), rowsOf(w), rowsOf(base), row.NewSchemaChange(base), row.NewSchemaChange(w)} {
+		if err := tk.ops.push(head, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	changes, written := probed()
+	if len(changes) != 1 || len(changes[0].Added) != 1 || changes[0].Added[0].Name != "extra" || !row.SameColumns(changes[0].After, w) {
+		t.Fatalf("changes applied: %v", changes)
+	}
+	if len(written) != 2 || written[0].Len() != 3 || written[1].Len() != 2 {
+		t.Fatalf("written schemas: %v", written)
+	}
+
+	// The channel context of the sink's input and of the source's output.
+	sink := tk.ops.list[len(tk.ops.list)-1]
+	for name, ctx := range map[string][][]byte{"input": channelContext(sink, false), "output": channelContext(head, true)} {
+		if len(ctx) != 1 {
+			t.Fatalf("%s context: %d batches", name, len(ctx))
+		}
+		b, _, err := row.NewDecoder().Decode(ctx[0])
+		if err != nil || !b.IsSchemaChange() || !row.SameColumns(b.Schema, w) {
+			t.Fatalf("%s context: %v %v", name, b, err)
+		}
+	}
+	resetProbe()
+	fresh := fusedTask(t, schemaJob(`FilterRowKind { plugin_input = "fake", plugin_output = "f", include_kinds = ["INSERT"] }`, `SchemaProbe { plugin_input = "f" }`))
+	ctx, _, _ := row.NewDecoder().Decode(channelContext(sink, false)[0])
+	fsink := fresh.ops.list[len(fresh.ops.list)-1]
+	if err := fresh.ops.push(fsink, ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := fresh.ops.push(fsink, rowsOf(w)); err != nil {
+		t.Fatal(err)
+	}
+	if changes, written := probed(); len(changes) != 1 || len(written) != 1 || written[0].Len() != 3 {
+		t.Fatalf("restored sink: changes %v, written %v", changes, written)
+	}
+}
+
+// Operators that do not follow schema changes fail naming the table, the
+// change and the plugin; a change that drops a column fails naming it.
+func TestSchemaChangeRefused(t *testing.T) {
+	for _, tc := range []struct{ name, transform, sink, want string }{
+		{"transform", `Copy { plugin_input = "fake", plugin_output = "f", fields { n2 = name } }`, `SchemaProbe { plugin_input = "f" }`,
+			"cannot pass the schema change of table default.default.default (default.default.default ADD COLUMN extra bigint): transform Copy does not follow schema changes"},
+		{"sink", `FilterRowKind { plugin_input = "fake", plugin_output = "f", include_kinds = ["INSERT"] }`, `Console { plugin_input = "f" }`,
+			"cannot take the schema change of table default.default.default (default.default.default ADD COLUMN extra bigint): sink Console does not follow schema changes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tk := fusedTask(t, schemaJob(tc.transform, tc.sink))
+			head := tk.ops.ops[tk.chain.Head.ID]
+			err := tk.ops.push(head, row.NewSchemaChange(wider(tk.chain.Head.OutTables[0])))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("%v, want %q", err, tc.want)
+			}
+		})
+	}
+	tk := fusedTask(t, schemaJob(`FilterRowKind { plugin_input = "fake", plugin_output = "f", include_kinds = ["INSERT"] }`, `SchemaProbe { plugin_input = "f" }`))
+	base := tk.chain.Head.OutTables[0]
+	retyped := row.MustSchema(base.TableID, row.Field{Name: "id", Type: row.String}, base.Fields[1], row.Field{Name: "extra", Type: row.BigInt})
+	err := tk.ops.push(tk.ops.ops[tk.chain.Head.ID], row.NewSchemaChange(retyped))
+	if err == nil || !strings.Contains(err.Error(), "column id changed type") {
+		t.Fatalf("retyped: %v", err)
+	}
+}
+
+// On an edge of several channels a schema change goes to every channel,
+// in order with the batches around it, once every channel has credit.
+func TestSchemaChangeBroadcast(t *testing.T) {
+	sys := actor.NewActorSystem()
+	t.Cleanup(sys.Shutdown)
+	var mu sync.Mutex // guards got
+	got := map[string][]*messages.Batch{}
+	var pids []*actor.PID
+	for range 2 {
+		pid := sys.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
+			if m, ok := c.Message().(*messages.Batch); ok {
+				mu.Lock()
+				got[c.Self().Id] = append(got[c.Self().Id], m)
+				mu.Unlock()
+			}
+		}))
+		pids = append(pids, pid)
+	}
+	tk := &Task{system: sys}
+	o := &outEdge{t: tk, edge: &plan.Edge{ID: 3}}
+	for i, pid := range pids {
+		o.chans = append(o.chans, &outChannel{to: int32(i), pid: pid, credit: 10})
+	}
+	o.chans[1].credit = 0 // no credit yet: the change waits
+	s := row.MustSchema("t", row.Field{Name: "id", Type: row.BigInt})
+	b1, b2 := rowsOf(s), rowsOf(wider(s))
+	o.send(b1)
+	o.send(row.NewSchemaChange(wider(s)))
+	o.send(b2)
+	if len(o.queue) != 2 {
+		t.Fatalf("%d batches queued, want the change and the batch after it", len(o.queue))
+	}
+	o.chans[1].credit = 10
+	o.drain()
+	want := map[string][]string{pids[0].Id: {"rows", "change"}, pids[1].Id: {"change", "rows"}}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		ok := true
+		for id, kinds := range want {
+			var have []string
+			for k, m := range got[id] {
+				kind := "rows"
+				if m.Rows.IsSchemaChange() {
+					kind = "change"
+				}
+				have = append(have, kind)
+				if m.Seq != int64(k+1) {
+					ok = false
+				}
+			}
+			ok = ok && strings.Join(have, ",") == strings.Join(kinds, ",")
+		}
+		mu.Unlock()
+		if ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("delivered %v, want %v", got, want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
