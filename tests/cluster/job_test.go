@@ -1,13 +1,13 @@
 package cluster
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stactor/stactor/tests/internal/committed"
 )
 
 // job is a test job's files: ids 0..rows-1 in input, committed into out.
@@ -92,43 +92,7 @@ sink {
 func (j job) committed(t *testing.T) []int {
 	t.Helper()
 	var ids []int
-	err := filepath.WalkDir(j.out, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			if os.IsNotExist(err) && p == j.out {
-				return filepath.SkipDir // nothing committed yet
-			}
-			return err
-		}
-		if strings.HasPrefix(d.Name(), ".") && p != j.out {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			return nil
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			line := strings.TrimSpace(sc.Text())
-			if line == "" {
-				continue
-			}
-			field, _, _ := strings.Cut(line, ",")
-			id, err := strconv.Atoi(field)
-			if err != nil {
-				return fmt.Errorf("%s: bad line %q", p, line)
-			}
-			ids = append(ids, id)
-		}
-		return sc.Err()
-	})
-	if err != nil {
+	if err := committed.IDs(j.out, func(_ string, id int64) error { ids = append(ids, int(id)); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return ids

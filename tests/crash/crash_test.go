@@ -7,7 +7,6 @@
 package crash
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"math/rand"
@@ -20,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stactor/stactor/tests/internal/committed"
 	"github.com/stactor/stactor/tests/internal/stactorbin"
 )
 
@@ -53,40 +53,7 @@ func writeIDs(t *testing.T, path string, n int) {
 func readCommitted(t *testing.T, dir string) []int {
 	t.Helper()
 	var ids []int
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if strings.HasPrefix(d.Name(), ".") && p != dir {
-				return filepath.SkipDir // staging
-			}
-			return nil
-		}
-		if strings.HasPrefix(d.Name(), ".") {
-			return nil
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			line := strings.TrimSpace(sc.Text())
-			if line == "" {
-				continue
-			}
-			field, _, _ := strings.Cut(line, ",")
-			id, err := strconv.Atoi(field)
-			if err != nil {
-				return fmt.Errorf("%s: bad line %q", p, line)
-			}
-			ids = append(ids, id)
-		}
-		return sc.Err()
-	})
-	if err != nil {
+	if err := committed.IDs(dir, func(_ string, id int64) error { ids = append(ids, int(id)); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return ids
