@@ -16,7 +16,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -31,7 +33,9 @@ import (
 // Client is a connection to a cluster.
 type Client struct {
 	sys     *actor.ActorSystem
-	rem     *remote.Remote
+	rt      engine.RemoteTLS
+	mu      sync.Mutex     // guards rem
+	rem     *remote.Remote // started by the first request (startRemote)
 	consul  *api.Client
 	address string // the Consul agent's, for errors
 	cluster string
@@ -60,25 +64,64 @@ func DialWith(s consul.ClientSettings, rt engine.RemoteTLS, cluster string) (*Cl
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}))
-	rc, err := engine.RemoteConfig("127.0.0.1", 0, rt)
-	if err != nil {
-		return nil, err
-	}
-	r := remote.NewRemote(sys, rc)
-	if err := engine.StartRemote(r); err != nil {
-		return nil, err
-	}
 	addr := s.Address
 	if addr == "" {
 		addr = api.DefaultConfig().Address
 	}
-	return &Client{sys: sys, rem: r, consul: c, address: addr, cluster: cluster, ConsulGrace: DefaultConsulGrace}, nil
+	return &Client{sys: sys, rt: rt, consul: c, address: addr, cluster: cluster, ConsulGrace: DefaultConsulGrace}, nil
 }
 
 // Close releases the client.
 func (c *Client) Close() {
-	c.rem.Shutdown(false)
+	c.mu.Lock()
+	if c.rem != nil {
+		c.rem.Shutdown(false)
+	}
+	c.mu.Unlock()
 	c.sys.Shutdown()
+}
+
+// startRemote starts the client's remote, once, on the local address from
+// which this machine reaches the leader at leader: remote answers a request
+// by dialling the address of its sender, so a client that listened on
+// loopback would never hear from a leader on another machine (or in another
+// network namespace).
+func (c *Client) startRemote(leader string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.rem != nil {
+		return nil
+	}
+	rc, err := engine.RemoteConfig(replyHost(leader), 0, c.rt)
+	if err != nil {
+		return err
+	}
+	r := remote.NewRemote(c.sys, rc)
+	if err := engine.StartRemote(r); err != nil {
+		return err
+	}
+	c.rem = r
+	return nil
+}
+
+// replyHost is the local IP address that packets to addr (host:port) leave
+// from, as the kernel's routes choose it (a UDP "connection" sends
+// nothing); loopback when addr is on this machine or cannot be routed to.
+func replyHost(addr string) string {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "127.0.0.1"
+	}
+	conn, err := net.Dial("udp", net.JoinHostPort(host, "9"))
+	if err != nil {
+		return "127.0.0.1"
+	}
+	defer conn.Close()
+	ua, ok := conn.LocalAddr().(*net.UDPAddr)
+	if !ok || ua.IP.IsUnspecified() {
+		return "127.0.0.1"
+	}
+	return ua.IP.String()
 }
 
 // Consul is the client's Consul API client.
@@ -132,6 +175,9 @@ func (c *Client) Request(ctx context.Context, msg any, timeout time.Duration) (a
 		if err != nil {
 			last = err
 			continue
+		}
+		if err := c.startRemote(addr); err != nil {
+			return nil, err
 		}
 		res, err := c.sys.Root.RequestFuture(actor.NewPID(addr, "coordinator"), msg, timeout).Result()
 		if err != nil {
@@ -198,6 +244,9 @@ func (c *Client) List(ctx context.Context) ([]*messages.JobStatus, error) {
 func (c *Client) Send(ctx context.Context, msg any) error {
 	_, addr, err := c.Leader(ctx)
 	if err != nil {
+		return err
+	}
+	if err := c.startRemote(addr); err != nil {
 		return err
 	}
 	c.sys.Root.Send(actor.NewPID(addr, "coordinator"), msg)

@@ -3,6 +3,7 @@ package dbtest
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -71,6 +72,76 @@ func TestPostgresRestartKeepsData(t *testing.T) {
 	var x int
 	if err := conn.QueryRow(ctx, "SELECT x FROM keep").Scan(&x); err != nil || x != 7 {
 		t.Fatalf("after restart: %d, %v", x, err)
+	}
+}
+
+// A SIGKILLed postmaster (Crash) starts again on its port with its
+// committed data and its prepared transactions, once its backends are gone.
+func TestPostgresCrashKeepsData(t *testing.T) {
+	pg := servers.Postgres(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, pg.DSN("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"CREATE TABLE crash(x int)", "INSERT INTO crash VALUES (1)",
+		"BEGIN", "INSERT INTO crash VALUES (2)", "PREPARE TRANSACTION 'crash-x'"} {
+		if _, err := conn.Exec(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	port := pg.Port
+	if err := pg.Crash(); err != nil {
+		t.Fatal(err)
+	}
+	if conn.Ping(ctx) == nil {
+		t.Fatal("a session of the killed server still answers")
+	}
+	if err := pg.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	if pg.Port != port {
+		t.Fatalf("restarted on port %d, was %d", pg.Port, port)
+	}
+	if err := pg.Exec(ctx, "postgres", "COMMIT PREPARED 'crash-x'"); err != nil {
+		t.Fatalf("the prepared transaction did not survive the crash: %v", err)
+	}
+	c2, err := pgx.Connect(ctx, pg.DSN("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close(ctx)
+	var n, sum int
+	if err := c2.QueryRow(ctx, "SELECT count(*), sum(x) FROM crash").Scan(&n, &sum); err != nil || n != 2 || sum != 3 {
+		t.Fatalf("after the crash: %d rows summing to %d (%v), want 2 and 3", n, sum, err)
+	}
+}
+
+// WithClients listens beyond loopback and trusts the given networks.
+func TestPostgresWithClients(t *testing.T) {
+	pg, err := StartPostgres(servers.Dir(), WithClients("10.0.0.0/8"))
+	if errors.Is(err, ErrNotInstalled) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, pg.DSN("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var listen string
+	if err := conn.QueryRow(ctx, "SELECT current_setting('listen_addresses')").Scan(&listen); err != nil || listen != "*" {
+		t.Fatalf("listen_addresses = %q (%v), want *", listen, err)
+	}
+	var trusted int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_hba_file_rules WHERE address = '10.0.0.0' AND netmask = '255.0.0.0' AND auth_method = 'trust'").Scan(&trusted); err != nil || trusted != 1 {
+		t.Fatalf("pg_hba rules trusting 10.0.0.0/8: %d (%v), want 1", trusted, err)
 	}
 }
 

@@ -2,6 +2,7 @@ package dbtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -37,6 +38,7 @@ type Postgres struct {
 	postgres string
 	as       *runAs
 	exited   chan struct{} // closed when the running postmaster exits
+	proc     *os.Process   // the running postmaster
 	data     string
 	log      string
 	port     int // fixed port (0: a free one each Start)
@@ -49,6 +51,7 @@ type pgConfig struct {
 	maxPrepared int
 	settings    map[string]string
 	port        int
+	clients     []string // CIDRs trusted besides loopback
 }
 
 // WithMaxPreparedTransactions sets max_prepared_transactions (default 20;
@@ -61,6 +64,13 @@ func WithMaxPreparedTransactions(n int) PostgresOption {
 // namespace of the test's own, where the usual ports are free).
 func WithPort(port int) PostgresOption {
 	return func(c *pgConfig) { c.port = port }
+}
+
+// WithClients also listens beyond loopback and trusts User connecting from
+// the networks cidrs (a test that puts its clients in network namespaces of
+// their own, tests/chaos).
+func WithClients(cidrs ...string) PostgresOption {
+	return func(c *pgConfig) { c.clients = append(c.clients, cidrs...) }
 }
 
 // WithSetting adds a postgresql.conf setting.
@@ -109,8 +119,10 @@ func StartPostgres(dir string, opts ...PostgresOption) (*Postgres, error) {
 		"host all " + PasswordUser + " 127.0.0.1/32 scram-sha-256",
 		"host all all 127.0.0.1/32 trust",
 		"host replication all 127.0.0.1/32 trust",
-		"",
-	}, "\n")
+	}, "\n") + "\n"
+	for _, cidr := range cfg.clients {
+		hba += "host all all " + cidr + " trust\n"
+	}
 	if err := os.WriteFile(filepath.Join(p.data, "pg_hba.conf"), []byte(hba), 0o600); err != nil {
 		return nil, err
 	}
@@ -127,6 +139,9 @@ func StartPostgres(dir string, opts ...PostgresOption) (*Postgres, error) {
 		"shared_buffers":            "64MB",
 		"password_encryption":       "'scram-sha-256'",
 		"timezone":                  "'UTC'",
+	}
+	if len(cfg.clients) > 0 {
+		settings["listen_addresses"] = "'*'"
 	}
 	for k, v := range cfg.settings {
 		settings[k] = v
@@ -203,7 +218,7 @@ func (p *Postgres) start() error {
 	}
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
-	p.exited = exited
+	p.exited, p.proc = exited, cmd.Process
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		select {
@@ -233,6 +248,43 @@ func (p *Postgres) Stop() error { return p.stop("fast") }
 // Kill stops the server as a crash would (immediate mode: no shutdown
 // checkpoint, recovery on the next start).
 func (p *Postgres) Kill() error { return p.stop("immediate") }
+
+// Crash SIGKILLs the postmaster and waits until it and its backends are
+// gone (they notice their parent died and exit), as after a machine's
+// kill -9; Restart then recovers from the WAL.
+func (p *Postgres) Crash() error {
+	if p.proc == nil {
+		return errors.New("postgres is not running")
+	}
+	_ = p.proc.Signal(syscall.SIGKILL)
+	select {
+	case <-p.exited:
+	case <-time.After(60 * time.Second):
+		return errors.New("postgres did not exit after SIGKILL in 60 s")
+	}
+	// A new postmaster refuses to start while a backend of the old one is
+	// still attached to its shared memory.
+	deadline := time.Now().Add(60 * time.Second)
+	for backendsLeft(p.data) {
+		if time.Now().After(deadline) {
+			return errors.New("backends of the killed postgres still run after 60 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return nil
+}
+
+// backendsLeft reports whether a process still runs from data (a backend's
+// command line names no data dir, but its cwd is data).
+func backendsLeft(data string) bool {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cwd")
+	for _, c := range procs {
+		if dir, err := os.Readlink(c); err == nil && dir == data {
+			return true
+		}
+	}
+	return false
+}
 
 func (p *Postgres) stop(mode string) error {
 	err := run(p.as, p.pgCtl, "-D", p.data, "-m", mode, "-w", "stop")

@@ -1,10 +1,8 @@
 package cluster
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,6 +16,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/stactor/stactor/tests/internal/stactorbin"
 )
 
 // nodeEnv are the engine settings of every test node: short Consul timings,
@@ -270,23 +269,8 @@ func (c *testCluster) cli(timeout time.Duration, args ...string) result {
 	cmd.Dir = c.dir
 	cmd.Env = append(append(os.Environ(), "STACTOR_HOME="+filepath.Join(c.dir, "home-cli")), c.allEnv...)
 	cmd.SysProcAttr = childAttr()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := result{stdout: stdout.String(), stderr: stderr.String()}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	default:
-		r.code = -1
-		r.stderr += "\n" + err.Error()
-	}
-	if ctx.Err() != nil {
-		r.stderr += "\n(timed out: " + ctx.Err().Error() + ")"
-	}
-	return r
+	r := stactorbin.Run(ctx, cmd)
+	return result{stdout: r.Stdout, stderr: r.Stderr, code: r.Code}
 }
 
 // status is a job's `stactor status`.

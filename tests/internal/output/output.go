@@ -17,16 +17,24 @@ import (
 // each row, in the order read. A missing dir is nothing committed yet.
 func IDs(dir string) ([]int, error) {
 	var ids []int
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+	err := Each(dir, func(_ string, id int64) error { ids = append(ids, int(id)); return nil })
+	return ids, err
+}
+
+// Each calls add with each committed file's path and the id of each of its
+// non-empty lines, as IDs reads them. A line whose first field is not an
+// integer is an error naming the file.
+func Each(dir string, add func(path string, id int64) error) error {
+	return filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			if os.IsNotExist(err) && p == dir {
-				return filepath.SkipDir
+				return filepath.SkipDir // nothing committed yet
 			}
 			return err
 		}
 		if strings.HasPrefix(d.Name(), ".") && p != dir {
 			if d.IsDir() {
-				return filepath.SkipDir
+				return filepath.SkipDir // staging
 			}
 			return nil
 		}
@@ -45,15 +53,16 @@ func IDs(dir string) ([]int, error) {
 				continue
 			}
 			field, _, _ := strings.Cut(line, ",")
-			id, err := strconv.Atoi(field)
+			id, err := strconv.ParseInt(field, 10, 64)
 			if err != nil {
 				return fmt.Errorf("%s: bad line %q", p, line)
 			}
-			ids = append(ids, id)
+			if err := add(p, id); err != nil {
+				return err
+			}
 		}
 		return sc.Err()
 	})
-	return ids, err
 }
 
 // WriteInput writes ids 0..rows-1 as "id,name-id" lines into files CSV
