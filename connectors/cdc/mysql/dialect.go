@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	gomysql "github.com/go-mysql-org/go-mysql/mysql"
 	drv "github.com/go-sql-driver/mysql"
 	"github.com/stactor/stactor/connectors/cdc"
 	"github.com/stactor/stactor/connectors/jdbc"
@@ -204,12 +205,25 @@ func (d *dialect) ReadChunk(ctx context.Context, t *cdc.Table, c cdc.Chunk, fetc
 	if t.ChunkKey != "" {
 		q += " ORDER BY " + keyExpr(t)
 	}
-	lo, err := currentOffset(ctx, conn, d.resolved.Flavor)
-	if err != nil {
-		return "", "", err
-	}
-	if err := tb.query(ctx, conn, q, args, fetchSize, emit); err != nil {
-		return "", "", err
+	var lo Offset
+	if d.resolved.Flavor == gomysql.MariaDBFlavor {
+		// The low watermark is the read's own snapshot: MariaDB gives the
+		// binlog position of a consistent snapshot, so every transaction
+		// before it is visible to the read and none after. SHOW MASTER
+		// STATUS before the read would do only almost: a transaction is
+		// in the binlog a moment before InnoDB makes it visible, so one at
+		// or before that position could be missing from the rows, and the
+		// stream would drop it as the chunk's.
+		if lo, err = snapshotRead(ctx, conn, func() error { return tb.query(ctx, conn, q, args, fetchSize, emit) }); err != nil {
+			return "", "", err
+		}
+	} else {
+		if lo, err = currentOffset(ctx, conn, d.resolved.Flavor); err != nil {
+			return "", "", err
+		}
+		if err := tb.query(ctx, conn, q, args, fetchSize, emit); err != nil {
+			return "", "", err
+		}
 	}
 	hi, err := currentOffset(ctx, conn, d.resolved.Flavor)
 	if err != nil {

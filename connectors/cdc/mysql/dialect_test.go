@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -230,4 +232,111 @@ func TestDialectSpecificOffsets(t *testing.T) {
 			t.Fatalf("%s: from %s got %q (%v)", body, from, got, err)
 		}
 	}
+}
+
+// A chunk's low watermark is its read's snapshot: the rows read are
+// exactly those the binlog up to the low watermark inserted, while
+// writers commit all the time (with SHOW MASTER STATUS before the read
+// they were not: commits between it and the read were seen too, and a
+// transaction binlogged before it could still be invisible).
+func TestChunkLowWatermarkIsTheReadsSnapshot(t *testing.T) {
+	myExec(t, myDB(t, ""), "CREATE DATABASE cdc_snap", "CREATE TABLE cdc_snap.kv (k INT PRIMARY KEY, v VARCHAR(20))")
+	d, tables, err := newTestDialect(t, `table-names = ["cdc_snap.kv"]
+server-id = "7200-7203"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := nowOffset(t)
+	ctx := testCtx(t)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	errs := make(chan error, 2)
+	for w := 0; w < 2; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			db := myDB(t, "cdc_snap")
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				k := next.Add(1)
+				if _, err := db.ExecContext(ctx, fmt.Sprintf("INSERT INTO kv VALUES (%d, 'v%d')", k, k)); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	type read struct {
+		low  Offset
+		rows map[string]bool
+	}
+	var reads []read
+	for i := 0; i < 12; i++ {
+		time.Sleep(20 * time.Millisecond)
+		r := read{rows: map[string]bool{}}
+		low, _, err := d.ReadChunk(ctx, tables[0], cdc.Chunk{}, 1000, func(b *row.Batch) error {
+			for i := 0; i < b.Len(); i++ {
+				r.rows[render(b, i)] = true
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.low, err = parseOffset(string(low)); err != nil {
+			t.Fatal(err)
+		}
+		reads = append(reads, r)
+	}
+	close(stop)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		t.Fatal(err)
+	default:
+	}
+	// The inserts the binlog holds, with their offsets, up to the last read.
+	type ins struct {
+		tx  Offset
+		row string
+	}
+	var log []ins
+	s := openTestStream(t, start, d.my[0], 7210)
+	last := reads[len(reads)-1].low
+	for {
+		c, err := s.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Tx.Compare(last) > 0 {
+			break
+		}
+		for i := 0; c.Batch != nil && i < c.Batch.Len(); i++ {
+			log = append(log, ins{c.Tx, render(c.Batch, i)})
+		}
+		if c.End && c.Tx.Compare(last) == 0 {
+			break
+		}
+	}
+	for i, r := range reads {
+		n := 0
+		for _, e := range log {
+			if e.tx.Compare(r.low) > 0 {
+				continue
+			}
+			n++
+			if !r.rows[e.row] {
+				t.Fatalf("read %d at %s: %q, inserted at %s, is not in the rows read", i, r.low, e.row, e.tx)
+			}
+		}
+		if n != len(r.rows) {
+			t.Fatalf("read %d at %s: %d rows read, the binlog up to it inserted %d", i, r.low, len(r.rows), n)
+		}
+	}
+	t.Logf("%d reads while %d rows were inserted", len(reads), next.Load())
 }
