@@ -164,12 +164,13 @@ func TestSeaTunnel6881CancelBeforeTheJobRuns(t *testing.T) {
 	}
 }
 
-// waitState waits until job id is known in state want ("" any state).
+// waitState waits until job id is known (not UNKNOWN: the submit may not
+// have reached the coordinator yet) in state want ("" any state).
 func waitState(t *testing.T, e *engine.Engine, id, want string) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		st, err := e.Status(id)
-		if err == nil && st != nil && st.State != "" && (want == "" || st.State == want) {
+		if err == nil && st != nil && st.State != "" && st.State != "UNKNOWN" && (want == "" || st.State == want) {
 			return
 		}
 		if time.Now().After(deadline) {
