@@ -53,7 +53,9 @@ sink { Console { parallelism = 1, log.print.delay.ms = 250 } }
 	if bySink == 0 {
 		t.Fatalf("no checkpoint is attributed to the slow sink:\n%s", r.stdout)
 	}
-	for _, want := range []string{"SUBTASK", "Source[0]-FakeSource #1", "Sink[0]-Console #0", "commit Sink[0]-Console"} {
+	// Console commits nothing, so its checkpoints carry no commit times
+	// (a checkpoint with nothing to commit is stored once, without them).
+	for _, want := range []string{"SUBTASK", "Source[0]-FakeSource #1", "Sink[0]-Console #0"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("no %q in:\n%s", want, r.stdout)
 		}
