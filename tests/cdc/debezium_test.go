@@ -7,8 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -65,26 +63,10 @@ sink {
 	var log lockedBuffer
 	cur := startRun(t, filepath.Join(dir, "home"), job, "dbz", false, &log)
 	events := func() ([]map[string]any, error) {
-		var files []string
-		filepath.WalkDir(out, func(p string, e os.DirEntry, err error) error {
-			if err == nil && !e.IsDir() && strings.HasPrefix(e.Name(), "T_") {
-				files = append(files, p)
-			}
-			return nil
-		})
-		// T_<job>_<pipeline>_<subtask>_<checkpoint>_<part>.json, in
-		// checkpoint and part order.
-		num := func(p string, back int) int {
-			parts := strings.Split(strings.TrimSuffix(filepath.Base(p), ".json"), "_")
-			n, _ := strconv.Atoi(parts[len(parts)-back])
-			return n
+		files, err := committedFiles(out)
+		if err != nil && !os.IsNotExist(err) {
+			return nil, err
 		}
-		sort.Slice(files, func(i, j int) bool {
-			if a, b := num(files[i], 2), num(files[j], 2); a != b {
-				return a < b
-			}
-			return num(files[i], 1) < num(files[j], 1)
-		})
 		var evs []map[string]any
 		for _, f := range files {
 			b, err := os.ReadFile(f)

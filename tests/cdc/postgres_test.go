@@ -311,34 +311,10 @@ func unmarshalRow(r map[string]json.RawMessage, v any) error {
 // row_kind beside each row's fields) in checkpoint order, strictly, and
 // returns the rows left by id, each as image prints it.
 func replayFiles(dir string, image func(map[string]json.RawMessage) (int64, string, error)) ([]string, error) {
-	var files []string
-	err := filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if e.IsDir() && strings.HasPrefix(e.Name(), ".stactor") {
-			return filepath.SkipDir
-		}
-		if !e.IsDir() && strings.HasPrefix(e.Name(), "T_") {
-			files = append(files, p)
-		}
-		return nil
-	})
+	files, err := committedFiles(dir)
 	if err != nil {
 		return nil, err
 	}
-	// T_<job>_<pipeline>_<subtask>_<checkpoint>_<part>.json
-	num := func(p string, back int) int {
-		parts := strings.Split(strings.TrimSuffix(filepath.Base(p), ".json"), "_")
-		n, _ := strconv.Atoi(parts[len(parts)-back])
-		return n
-	}
-	sort.Slice(files, func(i, j int) bool {
-		if a, b := num(files[i], 2), num(files[j], 2); a != b {
-			return a < b
-		}
-		return num(files[i], 1) < num(files[j], 1)
-	})
 	state := map[int64]string{}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
@@ -585,4 +561,38 @@ func tail(s string) string {
 		lines = lines[len(lines)-60:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// committedFiles is every committed LocalFile output file under dir
+// (staging skipped), T_<job>_<pipeline>_<subtask>_<checkpoint>_<part>.json,
+// in checkpoint and part order.
+func committedFiles(dir string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() && strings.HasPrefix(e.Name(), ".stactor") {
+			return filepath.SkipDir
+		}
+		if !e.IsDir() && strings.HasPrefix(e.Name(), "T_") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	num := func(p string, back int) int {
+		parts := strings.Split(strings.TrimSuffix(filepath.Base(p), ".json"), "_")
+		n, _ := strconv.Atoi(parts[len(parts)-back])
+		return n
+	}
+	sort.Slice(files, func(i, j int) bool {
+		if a, b := num(files[i], 2), num(files[j], 2); a != b {
+			return a < b
+		}
+		return num(files[i], 1) < num(files[j], 1)
+	})
+	return files, nil
 }
