@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -200,6 +201,37 @@ func listPrepared(ctx context.Context, pg *pgx.Conn, my *sql.Conn, prefix string
 	return out, rows.Err()
 }
 
+// rollbackMySQL rolls back XA transaction xid. XAER_NOTA ("unknown")
+// is not yet "gone": the session that prepared it may still be ending
+// (PrepareCommit disconnects right after the prepare), and until it has
+// the transaction is not another session's to roll back — though XA
+// RECOVER lists it. So while XA RECOVER lists it, the rollback is tried
+// again, for at most detachWait.
+func rollbackMySQL(ctx context.Context, my *sql.Conn, xid string) error {
+	deadline := time.Now().Add(detachWait)
+	for {
+		_, err := my.ExecContext(ctx, "XA ROLLBACK "+quoteLiteral(xid))
+		if !mysqlXAGone(err) {
+			return err
+		}
+		listed, lerr := listPrepared(ctx, nil, my, xid)
+		if lerr != nil {
+			return fmt.Errorf("XA transaction %s is unknown to this session and XA RECOVER failed: %w", xid, lerr)
+		}
+		if !slices.Contains(listed, xid) {
+			return nil // rolled back or committed already
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("XA transaction %s is prepared but still held by the session that prepared it after %s", xid, detachWait)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 // rollbackPrepared rolls back a prepared transaction on a new session;
 // one that is gone is fine.
 func rollbackPrepared(ctx context.Context, co *connOptions, xid string) error {
@@ -212,11 +244,7 @@ func rollbackPrepared(ctx context.Context, co *connOptions, xid string) error {
 			}
 			return err
 		}
-		_, err := my.ExecContext(ctx, "XA ROLLBACK "+quoteLiteral(xid))
-		if mysqlXAGone(err) {
-			return nil
-		}
-		return err
+		return rollbackMySQL(ctx, my, xid)
 	})
 	if err != nil {
 		return fmt.Errorf("Jdbc: rolling back %s: %w", xid, err)
