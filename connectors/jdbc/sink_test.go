@@ -1,10 +1,13 @@
 package jdbc
 
 import (
+	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/stactor/stactor/connectors"
 	"github.com/stactor/stactor/internal/dbtest"
@@ -390,6 +393,55 @@ func TestResolvedFormHasNoPassword(t *testing.T) {
 			}
 			if err := s.(*sink).HandleSaveMode(testCtx(t)); err != nil {
 				t.Fatalf("with the password from the options: %v", err)
+			}
+		})
+	}
+}
+
+// An abort right after the prepare, while the session that prepared the
+// XA transaction may still be ending (MySQL: until then another session's
+// XA ROLLBACK answers XAER_NOTA, "unknown"), still rolls it back: nothing
+// stays prepared, and a commit after it fails.
+func TestAbortRightAfterPrepare(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			tbl := "people_abort"
+			tg.exec(t, "DROP TABLE IF EXISTS "+tbl)
+			body := fmt.Sprintf("database = %q\ntable = %q\nis_exactly_once = true\nxa_data_source_class_name = %q\n", tg.db, tg.tablePathOf(tbl), tg.xa)
+			r := mustSink(t, tg, body, testSchema)
+			if err := (&sink{r: r}).HandleSaveMode(testCtx(t)); err != nil {
+				t.Fatal(err)
+			}
+			c := &committer{r: r}
+			for i := 0; i < 30; i++ {
+				task := testTask
+				task.JobID = fmt.Sprintf("abort-%d-%d", time.Now().UnixNano(), i)
+				w, err := newWriter(testCtx(t), r, task)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w.Write(batchOf(t, testSchema, make([]row.Kind, 1), person(int64(i), "a")))
+				raw, err := w.PrepareCommit(1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w.Close()
+				cc := connectors.CommitContext{JobID: task.JobID, Pipeline: 1, Attempt: 1, CheckpointID: 1}
+				if err := c.Abort(testCtx(t), cc, [][]byte{raw}); err != nil {
+					t.Fatal(err)
+				}
+				info, _ := decodeCommitInfo(raw)
+				var left []string
+				c.withSession(testCtx(t), func(pg *pgx.Conn, my *sql.Conn) error {
+					left, err = listPrepared(testCtx(t), pg, my, info.XID)
+					return err
+				})
+				if err != nil || len(left) > 0 {
+					t.Fatalf("round %d: after the abort %v is still prepared (%v)", i, left, err)
+				}
+			}
+			if got := tg.dump(t, tbl, "id"); len(got) != 0 {
+				t.Fatalf("rows of aborted transactions: %v", got)
 			}
 		})
 	}
