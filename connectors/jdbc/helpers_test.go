@@ -197,3 +197,19 @@ type (
 	pgConnT = *pgx.Conn
 	myConnT = *sql.Conn
 )
+
+// openSink resolves a sink on tg, runs its save mode and opens a writer of
+// testTask, closed when the test ends.
+func openSink(t testing.TB, tg target, body string, inputs ...*row.Schema) (*sinkResolved, *writer) {
+	t.Helper()
+	r := mustSink(t, tg, body, inputs...)
+	if err := (&sink{r: r}).HandleSaveMode(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	w, err := newWriter(testCtx(t), r, testTask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return r, w
+}

@@ -13,15 +13,7 @@ import (
 func copyTable(t testing.TB, src *sourceResolved, sinkBody string, dst target) {
 	t.Helper()
 	schemas := []*row.Schema{src.Tables[0].schema}
-	r := mustSink(t, dst, sinkBody, schemas...)
-	if err := (&sink{r: r}).HandleSaveMode(testCtx(t)); err != nil {
-		t.Fatal(err)
-	}
-	w, err := newWriter(testCtx(t), r, testTask)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	_, w := openSink(t, dst, sinkBody, schemas...)
 	h := newHarness(t, src, 2, nil, nil)
 	h.out = &collector{}
 	tee := &writeCollector{t: t, w: w}

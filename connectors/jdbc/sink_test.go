@@ -27,15 +27,7 @@ func TestSinkAppliesRowKinds(t *testing.T) {
 				if copyMode {
 					body += "use_copy_statement = true\nenable_upsert = false\n"
 				}
-				r := mustSink(t, tg, body, testSchema)
-				if err := (&sink{r: r}).HandleSaveMode(testCtx(t)); err != nil {
-					t.Fatal(err)
-				}
-				w, err := newWriter(testCtx(t), r, testTask)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer w.Close()
+				_, w := openSink(t, tg, body, testSchema)
 				ins := make([]row.Kind, 5)
 				if err := w.Write(batchOf(t, testSchema, ins, person(1, "a"), person(2, "b"), person(3, "c"), person(4, "d"), person(5, "e"))); err != nil {
 					t.Fatal(err)
@@ -165,15 +157,7 @@ func TestExactlyOnceCommitAfterCheckpoint(t *testing.T) {
 			tbl := "people_xa"
 			tg.exec(t, "DROP TABLE IF EXISTS "+tbl)
 			body := fmt.Sprintf("database = %q\ntable = %q\nis_exactly_once = true\nxa_data_source_class_name = %q\n", tg.db, tg.tablePathOf(tbl), tg.xa)
-			r := mustSink(t, tg, body, testSchema)
-			if err := (&sink{r: r}).HandleSaveMode(testCtx(t)); err != nil {
-				t.Fatal(err)
-			}
-			w, err := newWriter(testCtx(t), r, testTask)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.Close()
+			r, w := openSink(t, tg, body, testSchema)
 			w.Write(batchOf(t, testSchema, make([]row.Kind, 3), person(1, "a"), person(2, "b"), person(3, "c")))
 			info, err := w.PrepareCommit(5)
 			if err != nil || info == nil {
@@ -442,6 +426,36 @@ func TestAbortRightAfterPrepare(t *testing.T) {
 			}
 			if got := tg.dump(t, tbl, "id"); len(got) != 0 {
 				t.Fatalf("rows of aborted transactions: %v", got)
+			}
+		})
+	}
+}
+
+// A writer that wrote nothing for idleCheckpoints checkpoints closes its
+// session, and opens a new one for the next rows.
+func TestIdleWriterReleasesItsSession(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			tbl := "people_idle"
+			tg.exec(t, "DROP TABLE IF EXISTS "+tbl)
+			body := fmt.Sprintf("generate_sink_sql = true\ndatabase = %q\ntable = %q\nprimary_keys = [\"id\"]\n", tg.db, tg.tablePathOf(tbl))
+			_, w := openSink(t, tg, body, testSchema)
+			connected := func() bool { return w.pg != nil || w.my != nil }
+			w.Write(batchOf(t, testSchema, make([]row.Kind, 1), person(1, "a")))
+			for i := 1; i <= idleCheckpoints+1; i++ {
+				if _, err := w.PrepareCommit(int64(i)); err != nil {
+					t.Fatal(err)
+				}
+				if want := i <= idleCheckpoints; connected() != want {
+					t.Fatalf("after checkpoint %d (%d idle): connected %v", i, i-1, connected())
+				}
+			}
+			w.Write(batchOf(t, testSchema, make([]row.Kind, 1), person(2, "b")))
+			if _, err := w.PrepareCommit(10); err != nil {
+				t.Fatal(err)
+			}
+			if got := tg.dump(t, tbl, "id"); len(got) != 2 || !connected() {
+				t.Fatalf("after new rows: %v, connected %v", got, connected())
 			}
 		})
 	}

@@ -40,6 +40,8 @@ type writer struct {
 	versions map[versionKey]*tableWriter // by schema, after schema changes (schemachange.go)
 	pending  []*row.Batch
 	rows     int
+	flushed  bool // rows were written since the last PrepareCommit
+	idle     int  // PrepareCommits in a row with no rows written
 
 	// exactly-once
 	inTx         bool
@@ -198,6 +200,7 @@ func (w *writer) flush() error {
 	if w.rows == 0 {
 		return nil
 	}
+	w.flushed = true
 	if w.r.ExactlyOnce {
 		if err := w.connect(); err != nil {
 			return err
@@ -432,6 +435,7 @@ func (w *writer) PrepareCommit(checkpointID int64) ([]byte, error) {
 	if err := w.flush(); err != nil {
 		return nil, err
 	}
+	w.releaseIdle()
 	if !w.r.ExactlyOnce || !w.inTx {
 		return nil, nil
 	}
@@ -462,6 +466,27 @@ func (w *writer) PrepareCommit(checkpointID int64) ([]byte, error) {
 	}
 	w.inTx, w.lastPrepared = false, info
 	return info.encode()
+}
+
+// idleCheckpoints is how many checkpoints in a row a writer writes
+// nothing before it closes its session.
+const idleCheckpoints = 2
+
+// releaseIdle closes the session of a writer that wrote nothing for
+// idleCheckpoints checkpoints and has no transaction open; the next rows
+// open a new one (connect). A CDC job's writers are the case: after the
+// snapshot only the one behind the stream reader gets rows, and the
+// others would hold a session each for as long as the job runs (as
+// SeaTunnel's MysqlCDCIT checks, one session of the sink's user remains).
+func (w *writer) releaseIdle() {
+	if w.flushed {
+		w.flushed, w.idle = false, 0
+		return
+	}
+	w.idle++
+	if w.idle >= idleCheckpoints && !w.inTx {
+		w.disconnect()
+	}
 }
 
 // markerDB is where the MySQL marker table lives: the first target's
