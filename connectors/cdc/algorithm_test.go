@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 	"time"
 
@@ -200,8 +201,37 @@ func (h *harness) caughtUp(want int) bool {
 func TestIncrementalSnapshot(t *testing.T) {
 	for _, exactly := range []bool{true, false} {
 		for seed := int64(1); seed <= 4; seed++ {
-			t.Run(fmt.Sprintf("exactly_once=%v/seed=%d", exactly, seed), func(t *testing.T) { runAlgorithm(t, exactly, false, seed) })
+			t.Run(fmt.Sprintf("exactly_once=%v/seed=%d", exactly, seed), func(t *testing.T) { runAlgorithm(t, exactly, false, false, seed) })
 		}
+	}
+}
+
+// TestIncrementalSnapshotTableAddedOnRestore: a job that captured only
+// db.empty is restored capturing db.t too, listed first (so every table
+// index of the checkpoint moves): db.t, written to all along, is
+// snapshotted in chunks while its writes go on and the stream waits, then
+// the stream carries on from its position with db.t's changes — into an
+// exactly-once sink every change once, into an upsert sink the table.
+func TestIncrementalSnapshotTableAddedOnRestore(t *testing.T) {
+	for _, exactly := range []bool{true, false} {
+		for seed := int64(1); seed <= 4; seed++ {
+			t.Run(fmt.Sprintf("exactly_once=%v/seed=%d", exactly, seed), func(t *testing.T) { runAlgorithm(t, exactly, !exactly, true, seed) })
+		}
+	}
+}
+
+// A restore cannot drop a captured table.
+func TestRestoreWithoutACapturedTableIsRefused(t *testing.T) {
+	db := newFakeDB(10, 1)
+	commits := &offsetLog{}
+	h := &harness{t: t, src: fakeSource(db, true, 4, commits, "db.t", "db.empty")}
+	h.start(1, nil, nil)
+	h.checkpoint()
+	src := fakeSource(db, true, 4, commits, "db.t")
+	d, _ := src.dialect()
+	_, err := newEnumerator(hEnumCtx{h}, src, d, h.ckEnum)
+	if err == nil || !strings.Contains(err.Error(), "table db.empty was captured when the checkpoint was taken") {
+		t.Fatalf("restore without db.empty: %v", err)
 	}
 }
 
@@ -212,22 +242,46 @@ func TestIncrementalSnapshot(t *testing.T) {
 // when the re-read's watermark covered it, and the deleted row stayed).
 func TestIncrementalSnapshotUpsertSink(t *testing.T) {
 	for seed := int64(1); seed <= 8; seed++ {
-		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { runAlgorithm(t, false, true, seed) })
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { runAlgorithm(t, false, true, false, seed) })
 	}
 }
 
-func runAlgorithm(t *testing.T, exactly, upsert bool, seed int64) {
+// runAlgorithm runs a source over a fakeDB through writes, checkpoints
+// and crashes, and checks the output against the table. With added, the
+// source first captures only db.empty, then a restore adds db.t.
+func runAlgorithm(t *testing.T, exactly, upsert, added bool, seed int64) {
 	pollWait, idleWait = 2*time.Millisecond, 0
 	rng := rand.New(rand.NewSource(seed))
 	db := newFakeDB(400, seed)
 	commits := &offsetLog{}
-	h := &harness{t: t, src: fakeSource(db, exactly, 37, commits), upsert: upsert}
+	var first []string
+	if added {
+		first = []string{"db.empty"}
+	}
+	h := &harness{t: t, src: fakeSource(db, exactly, 37, commits, first...), upsert: upsert}
 	h.start(2, nil, nil) // a crash before the first checkpoint starts afresh
 	defer func() {
 		for _, r := range h.readers {
 			_ = r.Close()
 		}
 	}()
+	if added {
+		for i := 0; i < 100; i++ {
+			if rng.Intn(3) == 0 {
+				db.write()
+			}
+			h.step(rng)
+			if rng.Intn(12) == 0 {
+				h.checkpoint()
+			}
+		}
+		h.checkpoint()
+		if len(h.out) != 0 {
+			t.Fatalf("%d rows out before db.t was captured", len(h.out))
+		}
+		h.src = fakeSource(db, exactly, 37, commits, "db.t", "db.empty")
+		h.crash(2)
+	}
 	crashes := 0
 	for i := 0; i < 400; i++ {
 		if rng.Intn(3) == 0 {

@@ -79,6 +79,17 @@
 // the database never discards changes a restore needs. Heartbeats (events
 // without rows) move the position on when the captured tables are idle.
 //
+// A restore may capture more tables than its checkpoint did (`--restore
+// ID -c job.conf` with a longer table-names): the enumerator keeps the
+// captured tables' ids in its state and maps every table index of the
+// checkpoint onto the job's tables now (enumerator.retable). A new table
+// is cut into chunks as on a fresh start while the stream split, handed
+// back with its position, waits; once its chunks are read and in a
+// completed checkpoint the stream goes out again, from its own position
+// (before any of those chunks was read) and, with exactly_once, with the
+// new chunks to filter by. A table the checkpoint captured and the job no
+// longer does is an error naming it.
+//
 // # Schema changes
 //
 // The engine fixes a job's tables when it plans the job (DESIGN §2), so a

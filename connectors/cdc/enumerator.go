@@ -23,6 +23,7 @@ type enumerator struct {
 	waiting map[int]bool // readers that asked while chunks were still being read
 	noMore  map[int]bool // readers told there are no more splits
 	durable bool         // a completed checkpoint holds Start (enumState.Durable)
+	remap   []int        // the restored checkpoint's table index → the source's (nil: the same)
 }
 
 // enumState is the enumerator's checkpointed state.
@@ -55,6 +56,17 @@ type enumState struct {
 	StreamReady bool         `json:"stream_ready,omitempty"`
 	StreamOut   bool         `json:"stream_out,omitempty"`
 	Stream      *streamSplit `json:"stream,omitempty"` // handed back on a restore, to assign again
+	// Tables are the captured tables' ids, in the order every table index
+	// of this state and of the readers' splits of the same checkpoint
+	// refers to (empty in states from before they were kept: the source's
+	// tables then). A restore with other tables maps them (retable).
+	Tables []string `json:"tables,omitempty"`
+	// Added are tables a restore found in table-names that the checkpoint
+	// did not capture, while their snapshot is under way: the stream,
+	// which carries on from its position for the other tables, waits
+	// until their chunks are read and in a completed checkpoint (Ready),
+	// then filters their changes by those chunks' high watermarks.
+	Added []string `json:"added,omitempty"`
 }
 
 // tableCursor is where a table's next chunk starts.
@@ -69,16 +81,19 @@ const enumStateVersion = 1
 func newEnumerator(ctx connectors.EnumeratorContext, src *source, d Dialect, state []byte) (*enumerator, error) {
 	e := &enumerator{ctx: ctx, src: src, d: d, waiting: map[int]bool{}, noMore: map[int]bool{}}
 	if state != nil {
-		if err := json.Unmarshal(state, &e.st); err != nil || e.st.Version != enumStateVersion || len(e.st.Cursors) != len(src.tables) {
+		if err := json.Unmarshal(state, &e.st); err != nil || e.st.Version != enumStateVersion {
 			return nil, fmt.Errorf("%s enumerator state: not this source's (%v)", src.spec.Name, err)
 		}
 		// The checkpoint restored from holds Ready: it is complete.
 		e.st.StreamReady = e.st.StreamReady || e.st.Ready > 0
 		e.durable = e.st.Durable > 0
+		if err := e.retable(); err != nil {
+			return nil, err
+		}
 		return e, nil
 	}
 	e.fresh = true
-	e.st = enumState{Version: enumStateVersion, Cursors: make([]tableCursor, len(src.tables))}
+	e.st = enumState{Version: enumStateVersion, Cursors: make([]tableCursor, len(src.tables)), Tables: tableIDs(src.tables)}
 	if src.o.Startup != StartupInitial {
 		for i := range e.st.Cursors {
 			e.st.Cursors[i].Done = true // no snapshot
@@ -86,6 +101,118 @@ func newEnumerator(ctx connectors.EnumeratorContext, src *source, d Dialect, sta
 		e.st.Table = len(src.tables)
 	}
 	return e, nil
+}
+
+func tableIDs(ts []*Table) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.ID
+	}
+	return out
+}
+
+// retable maps a restored state onto the tables the job captures now
+// (`--restore ID -c job.conf` with another table-names): every table
+// index of the state, and of the readers' splits handed back after it
+// (AddSplitsBack), is the checkpoint's; remap takes it to the source's.
+// A table the checkpoint captured must still be captured: dropping one
+// would silently end its changes, so it is an error naming it. A table
+// the checkpoint did not capture is added: with startup.mode initial it is
+// snapshotted in chunks as on a fresh start while the stream waits
+// (Added), else the stream just starts capturing it.
+func (e *enumerator) retable() error {
+	old := e.st.Tables
+	if len(old) == 0 {
+		old = tableIDs(e.src.tables)
+	}
+	if len(old) != len(e.st.Cursors) {
+		return fmt.Errorf("%s enumerator state: not this source's (%d tables, %d cursors)", e.src.spec.Name, len(old), len(e.st.Cursors))
+	}
+	now := map[string]int{}
+	for i, t := range e.src.tables {
+		now[t.ID] = i
+	}
+	remap := make([]int, len(old))
+	same := len(old) == len(e.src.tables)
+	for i, id := range old {
+		j, ok := now[id]
+		if !ok {
+			return fmt.Errorf("%s: table %s was captured when the checkpoint was taken but is not among the tables the job captures now; a restore cannot drop a captured table (its changes would end without a word): add it back, or start the job afresh", e.src.spec.Name, id)
+		}
+		remap[i] = j
+		same = same && i == j
+	}
+	e.st.Tables = tableIDs(e.src.tables)
+	if same {
+		return nil
+	}
+	e.remap = remap
+	cursors := make([]tableCursor, len(e.src.tables))
+	known := make([]bool, len(e.src.tables))
+	for i, c := range e.st.Cursors {
+		cursors[remap[i]], known[remap[i]] = c, true
+	}
+	for j, t := range e.src.tables {
+		if known[j] {
+			continue
+		}
+		if e.src.o.Startup == StartupInitial {
+			e.st.Added = append(e.st.Added, t.ID)
+		} else {
+			cursors[j].Done = true // no snapshot
+		}
+	}
+	e.st.Cursors = cursors
+	e.st.Table = 0 // next skips the tables already cut
+	for i := range e.st.Pending {
+		e.st.Pending[i].Table = remap[e.st.Pending[i].Table]
+	}
+	for i := range e.st.Finished {
+		e.st.Finished[i].Table = remap[e.st.Finished[i].Table]
+	}
+	sortDone(e.st.Finished)
+	if e.st.Stream != nil {
+		e.remapStream(e.st.Stream)
+	}
+	if len(e.st.Added) > 0 {
+		// The snapshot is not done again until the added tables' chunks
+		// are read and a checkpoint after them completes.
+		e.st.Ready, e.st.StreamReady = 0, false
+	}
+	return nil
+}
+
+// remapSplit takes a split of the restored checkpoint to the source's
+// table indices (retable).
+func (e *enumerator) remapSplit(s *splitState) {
+	if e.remap == nil {
+		return
+	}
+	switch {
+	case s.Chunk != nil:
+		s.Chunk.Table = e.remap[s.Chunk.Table]
+	case s.Done != nil:
+		s.Done.Table = e.remap[s.Done.Table]
+	case s.Stream != nil:
+		e.remapStream(s.Stream)
+	}
+}
+
+func (e *enumerator) remapStream(s *streamSplit) {
+	for i := range s.Chunks {
+		s.Chunks[i].Table = e.remap[s.Chunks[i].Table]
+	}
+	sortDone(s.Chunks)
+	for i := range s.Tables {
+		s.Tables[i].T = e.remap[s.Tables[i].T]
+	}
+}
+
+// sortDone sorts finished chunks by table and number (so by key).
+func sortDone(cs []doneChunk) {
+	sort.Slice(cs, func(i, j int) bool {
+		return cs[i].Table < cs[j].Table || cs[i].Table == cs[j].Table && cs[i].Seq < cs[j].Seq
+	})
 }
 
 // Open prepares the server (PostgreSQL's slot) and, on a fresh start,
@@ -169,8 +296,10 @@ func (e *enumerator) streamOrEnd(subtask int) error {
 		if s, err = e.newStream(); err != nil {
 			return err
 		}
+	} else if err := e.addedChunks(s); err != nil {
+		return err
 	}
-	e.st.Stream, e.st.StreamOut = nil, true
+	e.st.Stream, e.st.StreamOut, e.st.Added = nil, true, nil
 	e.ctx.AssignSplits(subtask, splitState{Kind: kindStream, Stream: s}.encode())
 	return nil
 }
@@ -206,10 +335,51 @@ func (e *enumerator) newStream() (*streamSplit, error) {
 	return s, nil
 }
 
+// addedChunks adds to a restored stream split the chunks of the tables
+// the restore added (retable), with exactly_once: the stream, from its
+// position, which is before any of those chunks was read, drops the
+// changes their rows already hold. Without exactly_once it drops nothing
+// for a chunk, as on a fresh start (doc.go).
+func (e *enumerator) addedChunks(s *streamSplit) error {
+	if len(e.st.Added) == 0 || !e.src.o.ExactlyOnce {
+		return nil
+	}
+	added := map[int]bool{}
+	for _, id := range e.st.Added {
+		for i, t := range e.src.tables {
+			if t.ID == id {
+				added[i] = true
+			}
+		}
+	}
+	for _, c := range e.st.Finished {
+		if !added[c.Table] {
+			continue
+		}
+		s.Chunks = append(s.Chunks, c)
+		if s.MaxHigh == "" {
+			s.MaxHigh = c.High
+			continue
+		}
+		hi, err := e.d.CompareOffsets(c.High, s.MaxHigh)
+		if err != nil {
+			return err
+		}
+		if hi > 0 {
+			s.MaxHigh = c.High
+		}
+	}
+	sortDone(s.Chunks)
+	return nil
+}
+
 // streamReady tells whether the stream split may go out (or readers be
 // told there is nothing more): no snapshot, or the snapshot done and in a
 // completed checkpoint.
 func (e *enumerator) streamReady() bool {
+	if len(e.st.Added) > 0 {
+		return e.snapshotDone() && e.st.StreamReady
+	}
 	return e.src.o.Startup != StartupInitial || e.st.Stream != nil || e.st.StreamOut || (e.snapshotDone() && e.st.StreamReady)
 }
 
@@ -272,14 +442,21 @@ func (e *enumerator) finished(d doneChunk) {
 	e.st.Finished[i] = d
 }
 
-// AddSplitsBack takes a failed or restored reader's splits: chunks to read
-// again, finished markers to record, the stream split to assign again.
+// AddSplitsBack takes a restored reader's splits (the engine restores a
+// failed reader's pipeline from its checkpoint, so these are always of
+// the checkpoint the enumerator was made from): chunks to read again,
+// finished markers to record, the stream split to assign again.
 func (e *enumerator) AddSplitsBack(splits []connectors.Split, subtask int) error {
 	for _, cs := range splits {
-		s, err := decodeSplit(cs, len(e.src.tables))
+		n := len(e.src.tables)
+		if e.remap != nil {
+			n = len(e.remap) // the checkpoint's tables
+		}
+		s, err := decodeSplit(cs, n)
 		if err != nil {
 			return err
 		}
+		e.remapSplit(&s)
 		switch s.Kind {
 		case kindChunk:
 			e.st.Pending = append(e.st.Pending, *s.Chunk)

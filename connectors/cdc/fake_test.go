@@ -107,11 +107,21 @@ func (db *fakeDB) state() map[int64]string {
 	return out
 }
 
-// fakeDialect is the Dialect over a fakeDB.
+// fakeDialect is the Dialect over a fakeDB, whose table is db.t; a source
+// may capture other tables beside it (emptyTable: never any row or
+// change) or not capture it at all (idx -1: its changes are not
+// delivered, only heartbeats at their offsets).
 type fakeDialect struct {
 	db        *fakeDB
 	committed *offsetLog
+	idx       int // db.t's index among the source's tables, -1: not captured
 }
+
+var emptyTable = func() *Table {
+	s := row.MustSchema("db.empty", row.Field{Name: "id", Type: row.BigInt}, row.Field{Name: "v", Type: row.String, Nullable: true})
+	s.PrimaryKey = []string{"id"}
+	return &Table{ID: "db.empty", Schema: s, ChunkKey: "id"}
+}()
 
 // offsetLog records commits, shared by every dialect of a test.
 type offsetLog struct {
@@ -151,6 +161,9 @@ func (d *fakeDialect) StopOffset(context.Context, StopMode) (Offset, error) {
 }
 
 func (d *fakeDialect) ChunkEnd(_ context.Context, t *Table, after *Key, size int) (*Key, error) {
+	if t.ID != "db.t" {
+		return nil, nil
+	}
 	d.db.mu.Lock()
 	defer d.db.mu.Unlock()
 	var keys []int64
@@ -167,6 +180,10 @@ func (d *fakeDialect) ChunkEnd(_ context.Context, t *Table, after *Key, size int
 }
 
 func (d *fakeDialect) ReadChunk(_ context.Context, t *Table, c Chunk, fetch int, emit func(*row.Batch) error) (Offset, Offset, error) {
+	if t.ID != "db.t" {
+		o := off(d.db.offset())
+		return o, o, nil
+	}
 	low := d.db.offset()
 	d.db.write() // committed after the low watermark, seen by the read
 	d.db.mu.Lock()
@@ -192,8 +209,12 @@ func (d *fakeDialect) ReadChunk(_ context.Context, t *Table, c Chunk, fetch int,
 	return off(low), off(high), nil
 }
 
-// events are transaction i's rows (offset i+1), as one event.
+// events are transaction i's rows (offset i+1), as one event; a heartbeat
+// at its offset when db.t is not captured.
 func (d *fakeDialect) events(i int) Event {
+	if d.idx < 0 {
+		return Event{Table: -1, Tx: off(i + 1), End: true}
+	}
 	tx := d.db.log[i]
 	b := row.NewBuilder(fakeSchema, 4)
 	for _, c := range tx.changes {
@@ -211,7 +232,7 @@ func (d *fakeDialect) events(i int) Event {
 	if rows == nil {
 		rows = row.NewBatch(fakeSchema, nil, nil)
 	}
-	return Event{Table: 0, Rows: rows, Tx: off(i + 1), End: true}
+	return Event{Table: d.idx, Rows: rows, Tx: off(i + 1), End: true}
 }
 
 func (d *fakeDialect) ReadLog(_ context.Context, from, to Offset, emit func(Event) error) error {
@@ -249,8 +270,8 @@ func (d *fakeDialect) Stream(ctx context.Context, from Offset, emit func(Event) 
 		ev := d.events(next)
 		d.db.mu.Unlock()
 		next++
-		n := ev.Rows.Len()
-		if n > 1 {
+		if ev.Rows != nil && ev.Rows.Len() > 1 {
+			n := ev.Rows.Len()
 			first := ev
 			first.Rows, first.End = ev.Rows.Slice(0, n/2), false
 			if err := emit(first); err != nil {
@@ -278,11 +299,29 @@ func (d *fakeDialect) Commit(o Offset) {
 
 func (d *fakeDialect) Close() error { return nil }
 
-// fakeSource is a source over db, as the factory would make it.
-func fakeSource(db *fakeDB, exactly bool, split int, commits *offsetLog) *source {
+// fakeSource is a source over db, as the factory would make it,
+// capturing db.t or the tables given ("db.t", "db.empty").
+func fakeSource(db *fakeDB, exactly bool, split int, commits *offsetLog, tables ...string) *source {
 	o := &Options{Startup: StartupInitial, Stop: StopNever, SplitSize: split, FetchSize: 64, ExactlyOnce: exactly, Heartbeat: time.Second}
-	spec := Spec{Name: "Fake-CDC", New: func(*config.PluginConfig, *Options, []*Table, []byte) (Dialect, error) {
-		return &fakeDialect{db: db, committed: commits}, nil
+	spec := Spec{Name: "Fake-CDC", New: func(_ *config.PluginConfig, _ *Options, ts []*Table, _ []byte) (Dialect, error) {
+		d := &fakeDialect{db: db, committed: commits, idx: -1}
+		for i, t := range ts {
+			if t.ID == "db.t" {
+				d.idx = i
+			}
+		}
+		return d, nil
 	}}
-	return &source{spec: spec, o: o, tables: []*Table{{ID: "db.t", Schema: fakeSchema, ChunkKey: "id"}}}
+	if len(tables) == 0 {
+		tables = []string{"db.t"}
+	}
+	src := &source{spec: spec, o: o}
+	for _, id := range tables {
+		t := emptyTable
+		if id == "db.t" {
+			t = &Table{ID: "db.t", Schema: fakeSchema, ChunkKey: "id"}
+		}
+		src.tables = append(src.tables, t)
+	}
+	return src
 }
