@@ -57,9 +57,16 @@ func (d *dialect) conn(ctx context.Context) (*sql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A pool's idle connections close after idleClose: chunk reads reuse
+	// them back to back, and once the snapshot is read a reader and the
+	// enumerator hold none, only the stream its binlog connection (as
+	// SeaTunnel's MysqlCDCIT checks: one connection of the source's user).
+	db.SetConnMaxIdleTime(idleClose)
 	d.db = db
 	return db, nil
 }
+
+const idleClose = 2 * time.Second
 
 // connect opens a pool and checks it, retried as connect.max-retries says.
 func connect(ctx context.Context, c *jdbc.Conn, o *cdc.Options) (*sql.DB, error) {
