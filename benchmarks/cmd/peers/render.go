@@ -41,6 +41,13 @@ func render(o options, m harness.Machine, reports []*report, ceil *ceilingResult
 	}
 	if ceil != nil {
 		t.Add("ceiling: workload 1 as a bare Go loop", fmt.Sprintf("Go, %d goroutines", ceil.workers), harness.Count(ceil.rows), harness.Rate(ceil.rate()), harness.Rate(ceil.cpuRate()), "—", "—", "in-process, no engine")
+		const w2 = "ceiling: workload 2 as a bare Go loop"
+		workers := fmt.Sprintf("Go, %d goroutines", ceil.workers)
+		if ceil.csvOK() {
+			t.Add(w2, workers, harness.Count(ceil.csvRows), harness.Rate(ceil.csvRate()), harness.Rate(ceil.csvCPURate()), "—", "—", "in-process: hand-split CSV, strconv, bytes.Buffer, one output file per goroutine")
+		} else {
+			t.Add(w2, workers, harness.Count(ceil.csvRows), "—", "—", "—", "—", oneLine(ceil.csvErr))
+		}
 	}
 	b.WriteString(t.String())
 	b.WriteString("\n")
@@ -79,6 +86,16 @@ func render(o options, m harness.Machine, reports []*report, ceil *ceilingResult
 	if r := byID["1"]; ceil != nil && r != nil && r.stactor.ok() {
 		g.Add("workload 1: stactor's fraction of the bare loop (no target)",
 			fmt.Sprintf("%.1f%% wall (%s of %s); %.1f%% per CPU-second", 100*r.stactor.rate()/ceil.rate(), harness.Rate(r.stactor.rate()), harness.Rate(ceil.rate()), 100*r.stactor.cpuRate()/ceil.cpuRate()), "—")
+	}
+	if r := byID["2"]; ceil != nil && r != nil {
+		name := "workload 2: stactor ≥ 25 % of the bare loop per CPU-second"
+		if r.stactor.ok() && ceil.csvOK() {
+			f := r.stactor.cpuRate() / ceil.csvCPURate()
+			g.Add(name, fmt.Sprintf("%.1f%% per CPU-second (%s of %s); %.1f%% wall (%s of %s)", 100*f, harness.Rate(r.stactor.cpuRate()), harness.Rate(ceil.csvCPURate()),
+				100*r.stactor.rate()/ceil.csvRate(), harness.Rate(r.stactor.rate()), harness.Rate(ceil.csvRate())), yes(f >= 0.25))
+		} else {
+			g.Add(name, "not measured: "+firstErr(r)+" "+oneLine(ceil.csvErr), "unknown")
+		}
 	}
 	b.WriteString(g.String())
 	return b.String()
