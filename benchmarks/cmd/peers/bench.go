@@ -58,6 +58,15 @@ func (m *measurement) cpuRate() float64 {
 	return harness.Median(xs)
 }
 
+// peakAnon is the largest anonymous resident memory sampled in the runs.
+func (m *measurement) peakAnon() int64 {
+	var p int64
+	for _, r := range m.results {
+		p = max(p, r.PeakAnon())
+	}
+	return p
+}
+
 // peak is the largest peak resident memory of the runs.
 func (m *measurement) peak() int64 {
 	var p int64
@@ -112,7 +121,7 @@ func (b *bench) runStactor(m *measurement, job string, args []string, verify fun
 	home := b.dir("home")
 	defer os.RemoveAll(home)
 	res, err := harness.Run(harness.Spec{Path: b.stactor, Args: append(append([]string{"run"}, args...), job),
-		Env: []string{"STACTOR_HOME=" + home}, Timeout: b.o.timeout})
+		Env: []string{"STACTOR_HOME=" + home}, Timeout: b.o.timeout, SampleEvery: sampleEvery})
 	if err == nil && res.ExitCode != 0 {
 		err = fmt.Errorf("stactor %s:\n%s", res.Describe(), res.LastLines(5))
 	}
@@ -124,11 +133,11 @@ func (b *bench) runStactor(m *measurement, job string, args []string, verify fun
 		return
 	}
 	m.results = append(m.results, res)
-	fmt.Printf("  stactor  %s rows in %6.2fs wall, %6.2fs CPU, %s peak\n", harness.Count(m.rows), res.Wall.Seconds(), res.CPU().Seconds(), harness.MB(res.MaxRSS))
+	fmt.Printf("  stactor  %s rows in %6.2fs wall, %6.2fs CPU, %s peak (%s anonymous)\n", harness.Count(m.rows), res.Wall.Seconds(), res.CPU().Seconds(), harness.MB(res.MaxRSS), harness.MB(res.PeakAnon()))
 }
 
 func (b *bench) runBenthos(m *measurement, cfg string, verify func(harness.Result) error) {
-	res, err := harness.Run(harness.Spec{Path: b.benthos, Args: []string{"-c", cfg}, Timeout: b.o.timeout})
+	res, err := harness.Run(harness.Spec{Path: b.benthos, Args: []string{"-c", cfg}, Timeout: b.o.timeout, SampleEvery: sampleEvery})
 	if err == nil && res.ExitCode != 0 {
 		err = fmt.Errorf("benthos %s:\n%s", res.Describe(), res.LastLines(5))
 	}
@@ -140,8 +149,12 @@ func (b *bench) runBenthos(m *measurement, cfg string, verify func(harness.Resul
 		return
 	}
 	m.results = append(m.results, res)
-	fmt.Printf("  benthos  %s rows in %6.2fs wall, %6.2fs CPU, %s peak\n", harness.Count(m.rows), res.Wall.Seconds(), res.CPU().Seconds(), harness.MB(res.MaxRSS))
+	fmt.Printf("  benthos  %s rows in %6.2fs wall, %6.2fs CPU, %s peak (%s anonymous)\n", harness.Count(m.rows), res.Wall.Seconds(), res.CPU().Seconds(), harness.MB(res.MaxRSS), harness.MB(res.PeakAnon()))
 }
+
+// sampleEvery is how often a run's memory is read for its peak anonymous
+// RSS (peak RSS itself comes from rusage).
+const sampleEvery = 10 * time.Millisecond
 
 // readAll checks stactor read every row.
 func readAll(rows int64) func(harness.Result, string) error {

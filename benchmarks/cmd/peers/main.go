@@ -94,11 +94,15 @@ func run(o options) error {
 	fmt.Print(machine.Markdown())
 
 	t0 := time.Now()
-	stactor := o.stactorBin
-	if stactor == "" {
-		if stactor, err = harness.BuildStactor(root, tmp); err != nil {
-			return err
-		}
+	stactor := filepath.Join(tmp, "stactor")
+	if o.stactorBin != "" {
+		// A copy, as the builds are installed (harness.Install).
+		err = harness.Install(o.stactorBin, stactor)
+	} else {
+		stactor, err = harness.BuildStactor(root, tmp)
+	}
+	if err != nil {
+		return err
 	}
 	benthos, err := harness.BuildBenthos(root, tmp)
 	if err != nil {

@@ -108,7 +108,7 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Samples) == 0 || res.Samples[0].RSS <= 0 {
-		t.Fatalf("no RSS samples: %+v", res.Samples)
+	if len(res.Samples) == 0 || res.Samples[0].RSS <= 0 || res.PeakAnon() <= 0 || res.PeakAnon() > res.MaxRSS {
+		t.Fatalf("RSS samples missing or above the peak: %+v", res.Samples)
 	}
 }
