@@ -361,8 +361,10 @@ sink { LocalFile { plugin_input = "out", path = %q, file_format_type = "json" } 
 }
 
 // BenchmarkCeiling is workload 1 as a bare Go loop (benchmarks/internal/
-// ceiling) on 1 and 2 goroutines, in the same units as BenchmarkJob: run
-// them together to compare stactor with its ceiling in one run.
+// ceiling) on 1 and 2 goroutines, and workload 2's loop on 2 over the
+// same 1 M-row CSV file as BenchmarkJob/workload2-p2 (one operation is
+// one pass), in the same units as BenchmarkJob: run them together to
+// compare stactor with its ceiling in one run.
 func BenchmarkCeiling(b *testing.B) {
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workload1-p%d", workers), func(b *testing.B) {
@@ -376,6 +378,24 @@ func BenchmarkCeiling(b *testing.B) {
 			reportRows(b, rows, cpu0)
 		})
 	}
+	b.Run("workload2-p2", func(b *testing.B) {
+		const rows = 1_000_000
+		in := csvFile(b, rows)
+		out := b.TempDir()
+		cpu0 := cpuTime()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			res, err := ceiling.CSVToJSON(in, out, 2)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if res.Rows != rows || res.Kept == 0 {
+				b.Fatalf("the loop read %d rows and kept %d, want %d and some", res.Rows, res.Kept, rows)
+			}
+		}
+		b.StopTimer()
+		reportRows(b, int64(b.N)*rows, cpu0)
+	})
 }
 
 var csvOnce struct {
