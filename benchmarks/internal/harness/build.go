@@ -59,15 +59,16 @@ func goBuild(dir, out, pkg string) error {
 //
 // Why: a process's peak RSS counts the pages of its executable that the
 // kernel maps into it, and how many it maps depends on how the file sits
-// in the page cache. On Linux 6.18 (ext4), a fault in a file mapping maps
-// the whole page-cache folio around it, and a file written in large
-// writes — as the linker writes its output, or a copy in 1 MiB writes —
-// is cached in large folios: the same stactor bytes then show 54 MiB of
-// file-backed RSS in workload 1 where a copy written in 4 or 64 KiB writes
-// shows 35 MiB (Benthos, a smaller binary: 24 against 21 MiB). Small
-// writes leave the file in base pages, where a fault maps the 64 KiB
-// around it (fault-around), so the figure is about the code a tool runs
-// and not about how its file was written. Both tools are installed so.
+// in the page cache. On Linux 6.18 (ext4) large page-cache folios are
+// mapped whole on a fault, and a file written in large writes is cached
+// in large folios: in workload 1 the same stactor bytes showed 43 MiB of
+// file-backed RSS straight from the linker (which writes its output
+// through a memory map), 54 MiB copied in 1 MiB writes, and 35 MiB copied
+// in 4 or 64 KiB writes (Benthos, a smaller binary, in workload 2: 24
+// MiB against 21). Small writes leave the file in base pages, where a
+// fault maps the 64 KiB around it (fault-around), so the figure is about
+// the code a tool runs and not about how its file was written. Both tools
+// are installed so.
 func Install(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {
