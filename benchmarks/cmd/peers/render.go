@@ -94,8 +94,10 @@ func render(o options, m harness.Machine, reports []*report, ceil *ceilingResult
 			f := r.stactor.cpuRate() / ceil.csvCPURate()
 			g.Add(name, fmt.Sprintf("%.1f%% per CPU-second (%s of %s); %.1f%% wall (%s of %s)", 100*f, harness.Rate(r.stactor.cpuRate()), harness.Rate(ceil.csvCPURate()),
 				100*r.stactor.rate()/ceil.csvRate(), harness.Rate(r.stactor.rate()), harness.Rate(ceil.csvRate())), yes(f >= 0.25))
+		} else if !ceil.csvOK() {
+			g.Add(name, "not measured: the bare loop: "+oneLine(ceil.csvErr), "unknown")
 		} else {
-			g.Add(name, "not measured: "+firstErr(r)+" "+oneLine(ceil.csvErr), "unknown")
+			g.Add(name, "not measured: "+firstErr(r), "unknown")
 		}
 	}
 	b.WriteString(g.String())
