@@ -13,16 +13,14 @@ import (
 	"time"
 
 	"github.com/stactor/stactor/benchmarks/internal/ceiling"
+	"github.com/stactor/stactor/benchmarks/internal/inproc"
 	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/connectors"
 	_ "github.com/stactor/stactor/connectors/all"
 	_ "github.com/stactor/stactor/connectors/localfile"
-	"github.com/stactor/stactor/engine"
 	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/row"
 	"github.com/stactor/stactor/sqlengine"
-	"github.com/stactor/stactor/state"
-	"github.com/stactor/stactor/storage/localfile"
 )
 
 // batchRows is the engine's default batch size: one benchmark operation
@@ -258,49 +256,6 @@ func newChain(b *testing.B, p *plan.Plan) *chain {
 	return c
 }
 
-// startEngine starts an in-process engine with default settings and its
-// checkpoints in a temp dir.
-func startEngine(b *testing.B) *engine.Engine {
-	b.Helper()
-	cfg := engine.DefaultConfig()
-	store, err := localfile.New(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg.Store = store
-	e, err := engine.Start(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(e.Stop)
-	return e
-}
-
-var jobSeq int
-
-// runJob submits a job to e and waits for it to finish; it returns the
-// rows written.
-func runJob(b *testing.B, e *engine.Engine, job string) int64 {
-	b.Helper()
-	jobSeq++
-	id := "bench-" + strconv.Itoa(jobSeq)
-	m, err := engine.JobFromText(id, id+".conf", []byte(job), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := e.Submit(m); err != nil {
-		b.Fatalf("submit: %v", err)
-	}
-	st, err := e.Wait(id, 10*time.Minute)
-	if err != nil {
-		b.Fatalf("wait: %v", err)
-	}
-	if st.State != state.JobFinished {
-		b.Fatalf("job %s: %s", st.State, st.Error)
-	}
-	return st.WriteRows
-}
-
 // BenchmarkChannel runs BenchSource → BenchSink jobs on the engine, where
 // both connectors cost next to nothing: what is measured is the subtask
 // actors, and for unequal parallelism the channel between them (a
@@ -317,14 +272,14 @@ func BenchmarkChannel(b *testing.B) {
 		{"rebalance-2to1", 2, 1},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			e := startEngine(b)
+			e := inproc.Start(b)
 			perSubtask := int64(b.N) * batchRows / int64(c.source)
 			perSubtask = max(perSubtask, 1)
 			rows := perSubtask * int64(c.source)
 			sunk.Store(0)
 			cpu0 := cpuTime()
 			b.ResetTimer()
-			written := runJob(b, e, fmt.Sprintf(`env { job.mode = "BATCH" }
+			written := inproc.Run(b, e, fmt.Sprintf(`env { job.mode = "BATCH" }
 source { BenchSource { rows = %d, parallelism = %d } }
 sink { BenchSink { parallelism = %d } }`, perSubtask, c.source, c.sink))
 			b.StopTimer()
@@ -371,11 +326,11 @@ func BenchmarkSqlEval(b *testing.B) {
 func BenchmarkJob(b *testing.B) {
 	for _, par := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workload1-p%d", par), func(b *testing.B) {
-			e := startEngine(b)
+			e := inproc.Start(b)
 			perSubtask := max(int64(b.N)*batchRows/int64(par), 1)
 			cpu0 := cpuTime()
 			b.ResetTimer()
-			runJob(b, e, fmt.Sprintf(`env { job.mode = "BATCH", parallelism = %d }
+			inproc.Run(b, e, fmt.Sprintf(`env { job.mode = "BATCH", parallelism = %d }
 source { FakeSource { plugin_output = "fake", row.num = %d, schema = { fields { id = bigint, name = string, score = double } } } }
 transform { Sql { plugin_input = "fake", plugin_output = "out", query = %q } }
 sink { Console { plugin_input = "out", log.print.data = false } }`, par, perSubtask, queryW1))
@@ -386,12 +341,12 @@ sink { Console { plugin_input = "out", log.print.data = false } }`, par, perSubt
 	b.Run("workload2-p2", func(b *testing.B) {
 		const rows = 1_000_000
 		in := csvFile(b, rows)
-		e := startEngine(b)
+		e := inproc.Start(b)
 		out := b.TempDir()
 		cpu0 := cpuTime()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			read := runJob(b, e, fmt.Sprintf(`env { job.mode = "BATCH", parallelism = 2 }
+			read := inproc.Run(b, e, fmt.Sprintf(`env { job.mode = "BATCH", parallelism = 2 }
 source { LocalFile { plugin_output = "fake", path = %q, file_format_type = "csv", skip_header_row_number = 1,
   schema = { fields { id = bigint, name = string, score = double, city = string } } } }
 transform { Sql { plugin_input = "fake", plugin_output = "out", query = %q } }
@@ -406,8 +361,10 @@ sink { LocalFile { plugin_input = "out", path = %q, file_format_type = "json" } 
 }
 
 // BenchmarkCeiling is workload 1 as a bare Go loop (benchmarks/internal/
-// ceiling) on 1 and 2 goroutines, in the same units as BenchmarkJob: run
-// them together to compare stactor with its ceiling in one run.
+// ceiling) on 1 and 2 goroutines, and workload 2's loop on 2 over the
+// same 1 M-row CSV file as BenchmarkJob/workload2-p2 (one operation is
+// one pass), in the same units as BenchmarkJob: run them together to
+// compare stactor with its ceiling in one run.
 func BenchmarkCeiling(b *testing.B) {
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workload1-p%d", workers), func(b *testing.B) {
@@ -421,6 +378,24 @@ func BenchmarkCeiling(b *testing.B) {
 			reportRows(b, rows, cpu0)
 		})
 	}
+	b.Run("workload2-p2", func(b *testing.B) {
+		const rows = 1_000_000
+		in := csvFile(b, rows)
+		out := b.TempDir()
+		cpu0 := cpuTime()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			res, err := ceiling.CSVToJSON(in, out, 2)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if res.Rows != rows || res.Kept == 0 {
+				b.Fatalf("the loop read %d rows and kept %d, want %d and some", res.Rows, res.Kept, rows)
+			}
+		}
+		b.StopTimer()
+		reportRows(b, int64(b.N)*rows, cpu0)
+	})
 }
 
 var csvOnce struct {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stactor/stactor/benchmarks/internal/inproc"
 	"github.com/stactor/stactor/engine"
 	"github.com/stactor/stactor/messages"
 )
@@ -17,9 +18,8 @@ import (
 //	go test -run '^$' -bench CheckpointCPU -benchtime 1x ./benchmarks/
 func BenchmarkCheckpointCPU(b *testing.B) {
 	run := func(b *testing.B, interval int) (time.Duration, int64) {
-		e := startEngine(b)
-		jobSeq++
-		id := fmt.Sprintf("ckcpu-%d", jobSeq)
+		e := inproc.Start(b)
+		id := fmt.Sprintf("ckcpu-%d", interval)
 		m, err := engine.JobFromText(id, id+".conf", []byte(fmt.Sprintf(`env { job.mode = "STREAMING", parallelism = 2, checkpoint.interval = %d, read_limit.rows_per_second = 10 }
 source { FakeSource { plugin_output = "fake", row.num = 100000000, schema = { fields { id = bigint, name = string, score = double } } } }
 transform { Sql { plugin_input = "fake", plugin_output = "out", query = %q } }

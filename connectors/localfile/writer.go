@@ -20,6 +20,11 @@ import (
 	"github.com/stactor/stactor/row"
 )
 
+// writeBuffer is the buffer of each open text, csv or json file: 64 KiB
+// makes a write call cost next to nothing per row, and a writer may have
+// many files open at once (one per partition folder).
+const writeBuffer = 64 << 10
+
 // writer writes one subtask's rows into files, SeaTunnel's
 // AbstractWriteStrategy: one open file per partition folder, a new set of
 // files every batch_size rows, and all of them staged (when transactional)
@@ -201,7 +206,7 @@ func (w *writer) fileFor(partDir string) (*outFile, error) {
 			f.gz = lzop.NewWriter(f.f)
 			out = f.gz
 		}
-		f.bw = bufio.NewWriterSize(out, 256<<10)
+		f.bw = bufio.NewWriterSize(out, writeBuffer)
 		if w.cfg.header {
 			names := make([]string, len(w.cfg.fields))
 			for k, fl := range w.cfg.fields {

@@ -21,6 +21,10 @@ type bench struct {
 	tmp              string
 	stactor, benthos string
 	seq              int
+	// csv is workload 2's input file, which the ceiling's loop reads too
+	// (empty until workload 2 has run).
+	csv     string
+	csvKept int64 // its rows with score >= 50
 }
 
 // measurement is one tool's runs of one workload.
@@ -52,6 +56,15 @@ func (m *measurement) cpuRate() float64 {
 		xs[i] = float64(m.rows) / r.CPU().Seconds()
 	}
 	return harness.Median(xs)
+}
+
+// peakAnon is the largest anonymous resident memory sampled in the runs.
+func (m *measurement) peakAnon() int64 {
+	var p int64
+	for _, r := range m.results {
+		p = max(p, r.PeakAnon())
+	}
+	return p
 }
 
 // peak is the largest peak resident memory of the runs.
@@ -108,7 +121,7 @@ func (b *bench) runStactor(m *measurement, job string, args []string, verify fun
 	home := b.dir("home")
 	defer os.RemoveAll(home)
 	res, err := harness.Run(harness.Spec{Path: b.stactor, Args: append(append([]string{"run"}, args...), job),
-		Env: []string{"STACTOR_HOME=" + home}, Timeout: b.o.timeout})
+		Env: []string{"STACTOR_HOME=" + home}, Timeout: b.o.timeout, SampleEvery: sampleEvery})
 	if err == nil && res.ExitCode != 0 {
 		err = fmt.Errorf("stactor %s:\n%s", res.Describe(), res.LastLines(5))
 	}
@@ -120,11 +133,11 @@ func (b *bench) runStactor(m *measurement, job string, args []string, verify fun
 		return
 	}
 	m.results = append(m.results, res)
-	fmt.Printf("  stactor  %s rows in %6.2fs wall, %6.2fs CPU, %s peak\n", harness.Count(m.rows), res.Wall.Seconds(), res.CPU().Seconds(), harness.MB(res.MaxRSS))
+	fmt.Printf("  stactor  %s rows in %6.2fs wall, %6.2fs CPU, %s peak (%s anonymous)\n", harness.Count(m.rows), res.Wall.Seconds(), res.CPU().Seconds(), harness.MB(res.MaxRSS), harness.MB(res.PeakAnon()))
 }
 
 func (b *bench) runBenthos(m *measurement, cfg string, verify func(harness.Result) error) {
-	res, err := harness.Run(harness.Spec{Path: b.benthos, Args: []string{"-c", cfg}, Timeout: b.o.timeout})
+	res, err := harness.Run(harness.Spec{Path: b.benthos, Args: []string{"-c", cfg}, Timeout: b.o.timeout, SampleEvery: sampleEvery})
 	if err == nil && res.ExitCode != 0 {
 		err = fmt.Errorf("benthos %s:\n%s", res.Describe(), res.LastLines(5))
 	}
@@ -136,8 +149,12 @@ func (b *bench) runBenthos(m *measurement, cfg string, verify func(harness.Resul
 		return
 	}
 	m.results = append(m.results, res)
-	fmt.Printf("  benthos  %s rows in %6.2fs wall, %6.2fs CPU, %s peak\n", harness.Count(m.rows), res.Wall.Seconds(), res.CPU().Seconds(), harness.MB(res.MaxRSS))
+	fmt.Printf("  benthos  %s rows in %6.2fs wall, %6.2fs CPU, %s peak (%s anonymous)\n", harness.Count(m.rows), res.Wall.Seconds(), res.CPU().Seconds(), harness.MB(res.MaxRSS), harness.MB(res.PeakAnon()))
 }
+
+// sampleEvery is how often a run's memory is read for its peak anonymous
+// RSS (peak RSS itself comes from rusage).
+const sampleEvery = 10 * time.Millisecond
 
 // readAll checks stactor read every row.
 func readAll(rows int64) func(harness.Result, string) error {
@@ -246,19 +263,20 @@ func (b *bench) workload2() *report {
 	fmt.Printf("workload 2: %s\n", r.title)
 	dir := b.dir("w2")
 	stIn, btIn := filepath.Join(dir, "stactor.csv"), filepath.Join(dir, "benthos.csv")
-	stKept, err := writeCSV(stIn, o.csvRows)
+	stKept, err := ceiling.WriteCSV(stIn, o.csvRows)
 	if err != nil {
 		r.stactor.err = err.Error()
 		return r
 	}
-	btKept, err := writeCSV(btIn, o.benthosCSVRows)
+	btKept, err := ceiling.WriteCSV(btIn, o.benthosCSVRows)
 	if err != nil {
 		r.benthos.err = err.Error()
 		return r
 	}
+	b.csv, b.csvKept = stIn, stKept
 	stOut := filepath.Join(dir, "stactor-out")
 	btOut := filepath.Join(dir, "benthos-out.jsonl")
-	job, _ := writeFile(dir, "w2.conf", stactorCSV(stIn, stOut, o.parallelism))
+	job, _ := writeFile(dir, "w2.conf", ceiling.CSVJob(stIn, stOut, o.parallelism))
 	cfg, _ := writeFile(dir, "w2.yaml", benthosCSV(btIn, btOut, o.parallelism))
 	if err := b.check(job); err != nil {
 		r.stactor.err = "not run: " + err.Error()
@@ -325,17 +343,24 @@ func expectLines(path string, want int64) error {
 	return nil
 }
 
+// ceilingResult is the bare loops' runs: workload 1's (rates) and
+// workload 2's (csvRates).
 type ceilingResult struct {
-	rows            int64
-	workers         int
-	rates, cpuRates []float64
+	rows, csvRows    int64
+	workers          int
+	rates, cpuRates  []float64
+	csvRates, csvCPU []float64
+	csvErr           string
 }
 
-func (c *ceilingResult) rate() float64    { return harness.Median(c.rates) }
-func (c *ceilingResult) cpuRate() float64 { return harness.Median(c.cpuRates) }
+func (c *ceilingResult) rate() float64       { return harness.Median(c.rates) }
+func (c *ceilingResult) cpuRate() float64    { return harness.Median(c.cpuRates) }
+func (c *ceilingResult) csvRate() float64    { return harness.Median(c.csvRates) }
+func (c *ceilingResult) csvCPURate() float64 { return harness.Median(c.csvCPU) }
+func (c *ceilingResult) csvOK() bool         { return c.csvErr == "" && len(c.csvRates) > 0 }
 
 func (b *bench) ceiling() *ceilingResult {
-	c := &ceilingResult{rows: b.o.rows / int64(b.o.parallelism) * int64(b.o.parallelism), workers: b.o.parallelism}
+	c := &ceilingResult{rows: b.o.rows / int64(b.o.parallelism) * int64(b.o.parallelism), workers: b.o.parallelism, csvRows: b.o.csvRows}
 	fmt.Println("ceiling: workload 1 as a hand-written Go loop")
 	for i := 0; i < b.o.runs; i++ {
 		cpu0 := cpuTime()
@@ -345,7 +370,45 @@ func (b *bench) ceiling() *ceilingResult {
 		c.cpuRates = append(c.cpuRates, float64(c.rows)/cpu.Seconds())
 		fmt.Printf("  %s rows in %.3fs wall, %.3fs CPU (%d kept)\n", harness.Count(c.rows), d.Seconds(), cpu.Seconds(), kept)
 	}
+	fmt.Println("ceiling: workload 2 as a hand-written Go loop (CSV file → JSON lines files)")
+	if err := b.csvCeiling(c); err != nil {
+		c.csvErr = err.Error()
+		fmt.Println("  failed:", err)
+	}
 	return c
+}
+
+// csvCeiling runs workload 2's loop over workload 2's input (written
+// here when workload 2 did not run), checking the lines it keeps.
+func (b *bench) csvCeiling(c *ceilingResult) error {
+	in, want := b.csv, b.csvKept
+	if in == "" {
+		in = filepath.Join(b.dir("ceiling-csv"), "in.csv")
+		var err error
+		if want, err = ceiling.WriteCSV(in, c.csvRows); err != nil {
+			return err
+		}
+	}
+	for i := 0; i < b.o.runs; i++ {
+		out := b.dir("ceiling-out")
+		cpu0 := cpuTime()
+		res, err := ceiling.CSVToJSON(in, out, c.workers)
+		cpu := cpuTime() - cpu0
+		if err == nil && res.Rows != c.csvRows {
+			err = fmt.Errorf("the loop read %d rows, want %d", res.Rows, c.csvRows)
+		}
+		if err == nil {
+			err = expectLines(out, want)
+		}
+		os.RemoveAll(out)
+		if err != nil {
+			return err
+		}
+		c.csvRates = append(c.csvRates, float64(res.Rows)/res.Wall.Seconds())
+		c.csvCPU = append(c.csvCPU, float64(res.Rows)/cpu.Seconds())
+		fmt.Printf("  %s rows in %.3fs wall, %.3fs CPU (%d kept)\n", harness.Count(res.Rows), res.Wall.Seconds(), cpu.Seconds(), res.Kept)
+	}
+	return nil
 }
 
 // cpuTime is this process's user + system time so far.

@@ -1,9 +1,14 @@
-// Package ceiling is workload 1 as a hand-written Go loop with no engine
-// at all: the ceiling that benchmarks/cmd/peers and the in-process
-// benchmarks (BenchmarkCeiling) measure stactor against. Each worker generates batches of 4096 rows into typed slices (ids and
-// scores from a splitmix64 hash of the row number, names cut from a
-// random text, as FakeSource does), computes score2, keeps the even ids
-// in output slices and counts them.
+// Package ceiling holds workloads 1 and 2 of benchmarks/cmd/peers as
+// hand-written Go loops with no engine at all: the ceilings that cmd/peers
+// and the in-process benchmarks (BenchmarkCeiling) measure stactor
+// against, and workload 2's input file and job (csvdata.go, csvjob.go),
+// shared so that the test can check the loop writes stactor's bytes.
+//
+// Workload 1 (Run): each worker generates batches of 4096 rows into typed
+// slices (ids and scores from a splitmix64 hash of the row number, names
+// cut from a random text, as FakeSource does), computes score2, keeps the
+// even ids in output slices and counts them. Workload 2 (CSVToJSON): see
+// csvjson.go.
 package ceiling
 
 import (

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,7 +109,33 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Samples) == 0 || res.Samples[0].RSS <= 0 {
-		t.Fatalf("no RSS samples: %+v", res.Samples)
+	if len(res.Samples) == 0 || res.Samples[0].RSS <= 0 || res.PeakAnon() <= 0 || res.PeakAnon() > res.MaxRSS {
+		t.Fatalf("RSS samples missing or above the peak: %+v", res.Samples)
+	}
+}
+
+func TestInstall(t *testing.T) {
+	dir := t.TempDir()
+	src, dst := filepath.Join(dir, "src"), filepath.Join(dir, "dst")
+	data := bytes.Repeat([]byte("0123456789abcdef"), 10_000) // 160 kB: three writes
+	if err := os.WriteFile(src, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Install(src, dst); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, data) || fi.Mode().Perm()&0o100 == 0 {
+		t.Fatalf("installed %d bytes (want %d), mode %v", len(got), len(data), fi.Mode())
+	}
+	if err := Install(filepath.Join(dir, "missing"), dst); err == nil {
+		t.Fatal("installing a missing file: no error")
 	}
 }

@@ -29,8 +29,9 @@ type Spec struct {
 	// is still there, SIGKILL. 0: the process runs to its end (or Timeout).
 	StopAfter time.Duration
 	Grace     time.Duration
-	// SampleEvery reads the process's resident memory (VmRSS) this often
-	// into Result.Samples; 0: no sampling (MaxRSS is still known).
+	// SampleEvery reads the process's resident memory (VmRSS and RssAnon)
+	// this often into Result.Samples; 0: no sampling (MaxRSS is still
+	// known).
 	SampleEvery time.Duration
 }
 
@@ -38,6 +39,19 @@ type Spec struct {
 type Sample struct {
 	At  time.Duration
 	RSS int64 // bytes
+	// Anon is the anonymous part of RSS (heap, stacks: what the process
+	// allocated), without the pages of files it maps, such as its own
+	// executable, which the kernel shares and can drop at will.
+	Anon int64
+}
+
+// PeakAnon is the largest anonymous resident memory of the samples.
+func (r Result) PeakAnon() int64 {
+	var p int64
+	for _, s := range r.Samples {
+		p = max(p, s.Anon)
+	}
+	return p
 }
 
 // Result is what a run took.
@@ -87,8 +101,8 @@ func Run(s Spec) (Result, error) {
 				case <-ctx.Done():
 					return
 				case <-t.C:
-					if rss, ok := vmRSS(pid); ok {
-						samples = append(samples, Sample{At: time.Since(start), RSS: rss})
+					if rss, anon, ok := procMemory(pid); ok {
+						samples = append(samples, Sample{At: time.Since(start), RSS: rss, Anon: anon})
 					}
 				}
 			}
@@ -175,21 +189,27 @@ func Run(s Spec) (Result, error) {
 	return res, nil
 }
 
-// vmRSS reads a process's resident memory from /proc.
-func vmRSS(pid int) (int64, bool) {
+// procMemory reads a process's resident memory (VmRSS) and the anonymous
+// part of it (RssAnon) from /proc, in bytes.
+func procMemory(pid int) (rss, anon int64, ok bool) {
 	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
-		return 0, false
+		return 0, 0, false
 	}
 	defer f.Close()
+	kb := func(rest string) int64 {
+		n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+		return n * 1024
+	}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			return kb * 1024, err == nil
+		if rest, found := strings.CutPrefix(sc.Text(), "VmRSS:"); found {
+			rss, ok = kb(rest), true
+		} else if rest, found := strings.CutPrefix(sc.Text(), "RssAnon:"); found {
+			anon = kb(rest)
 		}
 	}
-	return 0, false
+	return rss, anon, ok && rss > 0
 }
 
 // tail keeps the last max bytes written to it. The process's stdout and

@@ -1,17 +1,15 @@
-package main
+package ceiling
 
 import (
 	"bufio"
 	"os"
 	"strconv"
-
-	"github.com/stactor/stactor/benchmarks/internal/ceiling"
 )
 
-// writeCSV writes rows of id,name,score,city with a header line, the same
-// for every run, and returns how many rows have score >= 50 (what
-// workload 2 keeps).
-func writeCSV(path string, rows int64) (kept int64, err error) {
+// WriteCSV writes workload 2's input: rows of id,name,score,city with a
+// header line, the same for every run, and returns how many rows have
+// score >= 50 (what workload 2 keeps).
+func WriteCSV(path string, rows int64) (kept int64, err error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return 0, err
@@ -21,11 +19,11 @@ func writeCSV(path string, rows int64) (kept int64, err error) {
 	cities := []string{"Berlin", "Lyon", "Osaka", "Lima", "Austin", "Porto"}
 	var buf []byte
 	for i := int64(0); i < rows; i++ {
-		h := ceiling.Mix(uint64(i) + 0x5eed)
+		h := Mix(uint64(i) + 0x5eed)
 		buf = strconv.AppendInt(buf[:0], i, 10)
 		buf = append(buf, ',')
 		for k := 0; k < 5; k++ {
-			buf = append(buf, ceiling.Alphabet[(h>>(6*k))%uint64(len(ceiling.Alphabet))])
+			buf = append(buf, Alphabet[(h>>(6*k))%uint64(len(Alphabet))])
 		}
 		buf = append(buf, ',')
 		cents := int64((h >> 32) % 10000) // score 0.00 .. 99.99
