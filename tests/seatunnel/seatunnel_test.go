@@ -45,6 +45,10 @@
 //	                       convertToLzoFile, aircompressor's LzopCodec)
 //	# after: <file.conf>   run that file first, in the same container (the
 //	                       IT runs both in one container, in that order)
+//	# runs: N              run the file N times in the same container, each
+//	                       checked as below (the IT executes it N times)
+//	# expect-files: <path> <n>  after each run, path (in the container)
+//	                       holds exactly n entries, as the IT's "ls -1"
 //
 // Every run gets its own STACTOR_HOME and working directory and a 60 s
 // limit; it must exit 0 (or fail as expect-fail says) with no panic or
@@ -98,9 +102,17 @@ type spec struct {
 	container        []string
 	inputs           []input
 	after            []string
+	runs             int
+	expectFiles      []fileCount
 }
 
-var directive = regexp.MustCompile(`^#\s*(source|known-issue|skip|needs|args|expect-stdout|expect-rows|expect-row-count|expect-fail|writes|container|input|input-zip|input-lzo|after):(.*)$`)
+// fileCount is an expect-files directive.
+type fileCount struct {
+	path string
+	n    int
+}
+
+var directive = regexp.MustCompile(`^#\s*(source|known-issue|skip|needs|args|expect-stdout|expect-rows|expect-row-count|expect-fail|writes|container|input|input-zip|input-lzo|after|runs|expect-files):(.*)$`)
 
 func readSpec(t *testing.T, file string) spec {
 	t.Helper()
@@ -109,7 +121,7 @@ func readSpec(t *testing.T, file string) spec {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	s := spec{expectRowCount: -1}
+	s := spec{expectRowCount: -1, runs: 1}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		m := directive.FindStringSubmatch(strings.TrimSpace(sc.Text()))
@@ -153,6 +165,22 @@ func readSpec(t *testing.T, file string) spec {
 			s.inputs = append(s.inputs, input{kind: m[1], dest: f[0], files: f[1:]})
 		case "after":
 			s.after = append(s.after, val)
+		case "runs":
+			n, err := strconv.Atoi(val)
+			if err != nil || n < 1 {
+				t.Fatalf("%s: bad runs %q", file, val)
+			}
+			s.runs = n
+		case "expect-files":
+			f := strings.Fields(val)
+			n, err := 0, error(nil)
+			if len(f) == 2 {
+				n, err = strconv.Atoi(f[1])
+			}
+			if len(f) != 2 || err != nil || n < 0 {
+				t.Fatalf("%s: expect-files wants <path> <n>, got %q", file, val)
+			}
+			s.expectFiles = append(s.expectFiles, fileCount{f[0], n})
 		case "expect-fail":
 			s.expectFail = append(s.expectFail, val)
 		case "expect-row-count":
@@ -228,6 +256,18 @@ func runFile(t *testing.T, file string) {
 		args = append(args, a)
 	}
 
+	for i := 1; i <= s.runs; i++ {
+		if s.runs > 1 {
+			t.Logf("run %d of %d", i, s.runs)
+		}
+		runOnce(t, s, args, work)
+		checkFiles(t, s, work)
+	}
+}
+
+// runOnce runs the binary with args in work and checks its outcome.
+func runOnce(t *testing.T, s spec, args []string, work string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, stactor, args...)
@@ -235,7 +275,7 @@ func runFile(t *testing.T, file string) {
 	cmd.Env = append(os.Environ(), "STACTOR_HOME="+filepath.Join(work, ".stactor"))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	if ctx.Err() != nil {
 		t.Fatalf("stactor %s did not finish within %v\nstderr:\n%s", strings.Join(args, " "), runTimeout, tail(stderr.String()))
 	}
@@ -270,6 +310,28 @@ func runFile(t *testing.T, file string) {
 		}
 	}
 	checkRows(t, s, stdout.String())
+}
+
+// checkFiles checks the expect-files directives: the entries "ls -1"
+// lists (hidden ones left out) in each path, mapped into the container.
+func checkFiles(t *testing.T, s spec, work string) {
+	t.Helper()
+	for _, fc := range s.expectFiles {
+		path := inContainer(s, fc.path, work)
+		entries, err := os.ReadDir(path)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			if !strings.HasPrefix(e.Name(), ".") {
+				names = append(names, e.Name())
+			}
+		}
+		if len(names) != fc.n {
+			t.Errorf("%s holds %d entries %v, want %d", fc.path, len(names), names, fc.n)
+		}
+	}
 }
 
 // consoleRow matches a row as SeaTunnel's Console sink prints it:
