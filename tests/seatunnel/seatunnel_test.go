@@ -43,6 +43,9 @@
 //	                       IT's convertToZipFile)
 //	# input-lzo: <file> <path>  the same, lzop-compressed (the IT's
 //	                       convertToLzoFile, aircompressor's LzopCodec)
+//	# input-tar: <path> <file>...  the same, as a tar of the files (the
+//	                       IT's convertToTarFile); input-tar-gz: gzipped
+//	                       too (convertToTarGzFile)
 //	# after: <file.conf>   run that file first, in the same container (the
 //	                       IT runs both in one container, in that order)
 //	# runs: N              run the file N times in the same container, each
@@ -112,7 +115,7 @@ type fileCount struct {
 	n    int
 }
 
-var directive = regexp.MustCompile(`^#\s*(source|known-issue|skip|needs|args|expect-stdout|expect-rows|expect-row-count|expect-fail|writes|container|input|input-zip|input-lzo|after|runs|expect-files):(.*)$`)
+var directive = regexp.MustCompile(`^#\s*(source|known-issue|skip|needs|args|expect-stdout|expect-rows|expect-row-count|expect-fail|writes|container|input|input-zip|input-lzo|input-tar|input-tar-gz|after|runs|expect-files):(.*)$`)
 
 func readSpec(t *testing.T, file string) spec {
 	t.Helper()
@@ -157,10 +160,10 @@ func readSpec(t *testing.T, file string) spec {
 				t.Fatalf("%s: %s wants <file> <path>, got %q", file, m[1], val)
 			}
 			s.inputs = append(s.inputs, input{kind: m[1], dest: f[1], files: f[:1]})
-		case "input-zip":
+		case "input-zip", "input-tar", "input-tar-gz":
 			f := strings.Fields(val)
 			if len(f) < 2 {
-				t.Fatalf("%s: input-zip wants <path> <file>..., got %q", file, val)
+				t.Fatalf("%s: %s wants <path> <file>..., got %q", file, m[1], val)
 			}
 			s.inputs = append(s.inputs, input{kind: m[1], dest: f[0], files: f[1:]})
 		case "after":
