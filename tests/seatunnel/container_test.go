@@ -25,7 +25,7 @@ import (
 // the machine's own /seatunnel or /tmp and can run side by side.
 
 // input is a file the IT copies into its container: testdata files as
-// they are (input), zipped (input-zip), in a tar (input-tar, input-tar-gz)
+// they are (input), gzipped (input-gz), zipped (input-zip), in a tar (input-tar, input-tar-gz)
 // or lzop-compressed (input-lzo).
 type input struct {
 	kind  string
@@ -80,6 +80,12 @@ func setupInputs(t *testing.T, s spec, work, testdata string) {
 		switch in.kind {
 		case "input":
 			buf.Write(contents[0])
+		case "input-gz":
+			zw := gzip.NewWriter(&buf)
+			zw.Write(contents[0])
+			if err := zw.Close(); err != nil {
+				t.Fatal(err)
+			}
 		case "input-lzo":
 			zw := lzop.NewWriter(&buf)
 			zw.Write(contents[0])

@@ -43,6 +43,7 @@
 //	                       IT's convertToZipFile)
 //	# input-lzo: <file> <path>  the same, lzop-compressed (the IT's
 //	                       convertToLzoFile, aircompressor's LzopCodec)
+//	# input-gz: <file> <path>  the same, gzipped (the IT's convertToGzFile)
 //	# input-tar: <path> <file>...  the same, as a tar of the files (the
 //	                       IT's convertToTarFile); input-tar-gz: gzipped
 //	                       too (convertToTarGzFile)
@@ -115,7 +116,7 @@ type fileCount struct {
 	n    int
 }
 
-var directive = regexp.MustCompile(`^#\s*(source|known-issue|skip|needs|args|expect-stdout|expect-rows|expect-row-count|expect-fail|writes|container|input|input-zip|input-lzo|input-tar|input-tar-gz|after|runs|expect-files):(.*)$`)
+var directive = regexp.MustCompile(`^#\s*(source|known-issue|skip|needs|args|expect-stdout|expect-rows|expect-row-count|expect-fail|writes|container|input|input-zip|input-lzo|input-gz|input-tar|input-tar-gz|after|runs|expect-files):(.*)$`)
 
 func readSpec(t *testing.T, file string) spec {
 	t.Helper()
@@ -154,7 +155,7 @@ func readSpec(t *testing.T, file string) spec {
 			s.writes = append(s.writes, val)
 		case "container":
 			s.container = append(s.container, val)
-		case "input", "input-lzo":
+		case "input", "input-lzo", "input-gz":
 			f := strings.Fields(val)
 			if len(f) != 2 {
 				t.Fatalf("%s: %s wants <file> <path>, got %q", file, m[1], val)
