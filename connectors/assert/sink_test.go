@@ -553,6 +553,18 @@ func TestTablesOption(t *testing.T) {
 		t.Fatalf("table2 over its MAX_ROW: %v", err)
 	}
 
+	// an entry for a table that is no input checks nothing
+	s = mustSink(t, `tables = [
+  { table_path = "test.table1", rules = { row_rules = [{ rule_type = MIN_ROW, rule_value = 1 }] } }
+  { table_path = "test.table9", rules = { row_rules = [{ rule_type = MIN_ROW, rule_value = 1 }] } }
+]`, t1)
+	c, _ = s.CreateAggregatedCommitter()
+	w, _ = s.CreateWriter(context.Background(), connectors.TaskInfo{}, nil)
+	w.Write(batch(t, t1, []any{int64(1)}))
+	if err := commitAll(t, c, 1, true, w); err != nil {
+		t.Fatalf("entry for a table that is no input: %v", err)
+	}
+
 	// table3 is in no entry: the top-level rules are its own
 	s = mustSink(t, body+"\nrules { row_rules = [{ rule_type = MIN_ROW, rule_value = 3 }] }", t1, t2, t3)
 	c, _ = s.CreateAggregatedCommitter()
