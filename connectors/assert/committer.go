@@ -75,23 +75,65 @@ func (c *committer) Commit(_ context.Context, ctx connectors.CommitContext, aggr
 }
 
 func (c *committer) check(final bool) error {
-	rs := c.sink.rules
-	tables := map[string]*tableRules{}
-	if rs.all != nil {
-		for _, t := range c.sink.tables {
-			tables[t] = rs.all
+	// Each rules block judges the tables it is for, on their counts alone
+	// (SeaTunnel makes an AssertSink per tables entry).
+	s := c.sink
+	if s.rules != nil {
+		var tables []string
+		for _, t := range s.tables {
+			if _, own := s.perTable[t]; !own {
+				tables = append(tables, t)
+			}
 		}
 		for t := range c.total {
-			tables[t] = rs.all
+			if _, own := s.perTable[t]; !own {
+				tables = append(tables, t)
+			}
 		}
-	} else {
-		for t, tr := range rs.byTable {
-			tables[t] = tr
+		if err := c.checkSet(s.rules, tables, final); err != nil {
+			return err
 		}
 	}
-	for _, t := range sortedKeys(tables) {
-		n := c.total[t]
-		for _, r := range tables[t].rows {
+	inputs := map[string]bool{}
+	for _, t := range s.tables {
+		inputs[t] = true
+	}
+	for _, t := range sortedKeys(s.perTable) {
+		if _, seen := c.total[t]; !inputs[t] && !seen {
+			continue // an entry for no input table: SeaTunnel makes no sink of it
+		}
+		if err := c.checkSet(s.perTable[t], []string{t}, final); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkSet checks the count and table-names rules of rs over tables (the
+// tables rs is for; with tables_configs, the table_paths it names).
+func (c *committer) checkSet(rs *ruleSet, tables []string, final bool) error {
+	mine := map[string]bool{}
+	ruled := map[string]*tableRules{}
+	for _, t := range tables {
+		mine[t] = true
+		if rs.all != nil {
+			ruled[t] = rs.all
+		}
+	}
+	if rs.all == nil {
+		for t, tr := range rs.byTable {
+			ruled[t] = tr
+		}
+	}
+	count := func(t string) int64 {
+		if rs.all == nil && !mine[t] {
+			return 0 // another table's rows: this sink never sees them
+		}
+		return c.total[t]
+	}
+	for _, t := range sortedKeys(ruled) {
+		n := count(t)
+		for _, r := range ruled[t].rows {
 			ok := true // other rule types are no count rules: SeaTunnel ignores them here
 			switch r.typ {
 			case ruleMaxRow:
@@ -101,7 +143,7 @@ func (c *committer) check(final bool) error {
 			}
 			if !ok {
 				where := ""
-				if rs.all == nil || len(tables) > 1 {
+				if rs.all == nil || len(ruled) > 1 || c.sink.multi {
 					where = " for table " + t
 				}
 				return &Failure{Msg: fmt.Sprintf("assert rule %s %s failed%s: %d rows", r.typ,
@@ -111,8 +153,8 @@ func (c *committer) check(final bool) error {
 	}
 	if final && rs.tableNames != nil {
 		var seen []string
-		for t, n := range c.total {
-			if n > 0 {
+		for t := range mine {
+			if c.total[t] > 0 {
 				seen = append(seen, t)
 			}
 		}

@@ -96,6 +96,7 @@ type tableRules struct {
 
 // ruleSet is the whole rules block.
 type ruleSet struct {
+	at         *hocon.Value           // the block, for messages
 	all        *tableRules            // rules without tables_configs
 	byTable    map[string]*tableRules // tables_configs, by table_path
 	tableNames []string               // table-names; nil when not set
@@ -149,11 +150,16 @@ func (p *parser) errAt(v *hocon.Value, key, format string, args ...any) error {
 	return p.cfg.ErrorAt(v, key, format, args...)
 }
 
-func (p *parser) parse(rules *hocon.Value) (*ruleSet, error) {
-	rs := &ruleSet{}
+// parse reads a rules block; key is where it is (rules, or
+// tables[i].rules), for messages.
+func (p *parser) parse(rules *hocon.Value, key string) (*ruleSet, error) {
+	if rules.Kind != hocon.Object {
+		return nil, p.errAt(rules, key, "expected { row_rules = [...], field_rules = [...], ... }")
+	}
+	rs := &ruleSet{at: rules}
 	if tn := rules.Get("table-names"); tn != nil {
 		if tn.Kind != hocon.Array {
-			return nil, p.errAt(tn, "rules.table-names", "expected a list of table names")
+			return nil, p.errAt(tn, key+".table-names", "expected a list of table names")
 		}
 		rs.tableNames = []string{}
 		for _, it := range tn.Items {
@@ -162,36 +168,70 @@ func (p *parser) parse(rules *hocon.Value) (*ruleSet, error) {
 	}
 	if tc := rules.Get("tables_configs"); tc != nil {
 		if tc.Kind != hocon.Array {
-			return nil, p.errAt(tc, "rules.tables_configs", "expected a list of { table_path = ..., row_rules = [...], field_rules = [...] }")
+			return nil, p.errAt(tc, key+".tables_configs", "expected a list of { table_path = ..., row_rules = [...], field_rules = [...] }")
 		}
 		rs.byTable = map[string]*tableRules{}
 		for i, entry := range tc.Items {
-			key := fmt.Sprintf("rules.tables_configs[%d]", i)
+			ek := fmt.Sprintf("%s.tables_configs[%d]", key, i)
 			if entry.Kind != hocon.Object {
-				return nil, p.errAt(entry, key, "expected { table_path = ..., ... }")
+				return nil, p.errAt(entry, ek, "expected { table_path = ..., ... }")
 			}
 			tp := entry.Get("table_path")
 			if tp == nil || tp.Kind == hocon.Object || tp.Kind == hocon.Array {
-				return nil, p.errAt(entry, key+".table_path", "missing: each table's rules name their table_path")
+				return nil, p.errAt(entry, ek+".table_path", "missing: each table's rules name their table_path")
 			}
-			tr, err := p.table(entry, key)
+			tr, err := p.table(entry, ek)
 			if err != nil {
 				return nil, err
 			}
 			tr.table = tp.String()
 			if _, dup := rs.byTable[tr.table]; dup {
-				return nil, p.errAt(tp, key+".table_path", "table %q has rules twice", tr.table)
+				return nil, p.errAt(tp, ek+".table_path", "table %q has rules twice", tr.table)
 			}
 			rs.byTable[tr.table] = tr
 		}
 	} else {
-		tr, err := p.table(rules, "rules")
+		tr, err := p.table(rules, key)
 		if err != nil {
 			return nil, err
 		}
 		rs.all = tr
 	}
 	return rs, nil
+}
+
+// tables reads Assert's tables option: [{ table_path, rules }], a rules
+// block per table path. An entry's table_path and rules are required, and
+// a table has one entry (SeaTunnel takes the first whose table_path
+// equals the table's full name, so a second would never apply).
+func (p *parser) tables(v *hocon.Value) (map[string]*ruleSet, error) {
+	if v.Kind != hocon.Array {
+		return nil, p.errAt(v, "tables", "expected a list of { table_path = ..., rules = { ... } }")
+	}
+	out := map[string]*ruleSet{}
+	for i, entry := range v.Items {
+		key := fmt.Sprintf("tables[%d]", i)
+		if entry.Kind != hocon.Object {
+			return nil, p.errAt(entry, key, "expected { table_path = ..., rules = { ... } }")
+		}
+		tp := entry.Get("table_path")
+		if tp == nil || tp.Kind == hocon.Object || tp.Kind == hocon.Array || tp.Kind == hocon.Null {
+			return nil, p.errAt(entry, key+".table_path", "missing: each entry names the table_path its rules are for")
+		}
+		rules := entry.Get("rules")
+		if rules == nil {
+			return nil, p.errAt(entry, key+".rules", "missing: the rules of table %s (No configuration setting found for key 'rules')", tp.String())
+		}
+		rs, err := p.parse(rules, key+".rules")
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := out[tp.String()]; dup {
+			return nil, p.errAt(tp, key+".table_path", "table %q has rules twice", tp.String())
+		}
+		out[tp.String()] = rs
+	}
+	return out, nil
 }
 
 func (p *parser) table(v *hocon.Value, key string) (*tableRules, error) {

@@ -10,6 +10,13 @@
 // table rules compare the input table's schema at plan time, where field
 // names, rule types, types and equals_to values are checked too.
 //
+// `tables = [{ table_path = ..., rules = {...} }]` gives each input table
+// the rules of the entry naming it, and a table no entry names the
+// top-level rules, which it must then have: the AssertSinkFactory of
+// SeaTunnel's multi-table transform work (the branch that added
+// multitable_copy_transform.conf) picks one config per table so, and makes
+// one AssertSink of it, with its own counts and table-names.
+//
 // SeaTunnel's writers count into JVM-wide static accumulators and judge
 // the count when the last writer closes; checkpoints give stactor the same
 // total without shared memory, and one that survives restores.
@@ -33,8 +40,10 @@ func init() {
 var Factory = connectors.SinkFactory{
 	Name: "Assert",
 	Options: []config.Option{
-		{Key: "rules", Type: config.TypeObject, Required: true,
+		{Key: "rules", Type: config.TypeObject,
 			Doc: "row_rules, field_rules, catalog_table_rule, table-names, or tables_configs of those per table_path"},
+		{Key: "tables", Type: config.TypeList,
+			Doc: "[{ table_path = ..., rules = {...} }]: the rules of each table; a table no entry names gets the top-level rules"},
 	},
 	Delivery: connectors.Delivery{Summary: "exactly-once: checks the rows the final checkpoint covers, and nothing else", Best: connectors.ExactlyOnce},
 	Create:   create,
@@ -42,17 +51,38 @@ var Factory = connectors.SinkFactory{
 
 func create(cfg *config.PluginConfig, inputs []*row.Schema, _ []byte, job connectors.JobContext) (connectors.Sink, error) {
 	p := &parser{cfg: cfg}
-	rules := cfg.Raw("rules")
-	rs, err := p.parse(rules)
-	if err != nil {
-		return nil, err
+	s := &sink{cfg: cfg, multi: len(inputs) > 1}
+	if rules := cfg.Raw("rules"); rules != nil {
+		rs, err := p.parse(rules, "rules")
+		if err != nil {
+			return nil, err
+		}
+		s.rules = rs
 	}
-	if rs.empty() {
-		return nil, cfg.Errorf("rules", "Assert rule config is empty, please add rule config")
+	if tables := cfg.Raw("tables"); tables != nil {
+		var err error
+		if s.perTable, err = p.tables(tables); err != nil {
+			return nil, err
+		}
 	}
-	s := &sink{cfg: cfg, rules: rs, multi: len(inputs) > 1}
+	if s.rules == nil && s.perTable == nil {
+		return nil, cfg.Errorf("rules", "missing: Assert needs rules { ... } (or tables = [{ table_path = ..., rules = { ... } }])")
+	}
 	for _, in := range inputs {
 		s.tables = append(s.tables, in.TableID)
+		rs := s.rulesFor(in.TableID)
+		switch {
+		case rs == nil:
+			// SeaTunnel falls back to the top-level config, which has no
+			// rules: ConfigException.Missing("rules").
+			return nil, cfg.ErrorAt(cfg.Raw("tables"), "tables", "no entry has table_path %q, and there are no top-level rules for it (No configuration setting found for key 'rules')", in.TableID)
+		case rs.empty():
+			at := cfg.Raw("rules")
+			if e, ok := s.perTable[in.TableID]; ok {
+				at = e.at
+			}
+			return nil, cfg.ErrorAt(at, "rules", "Assert rule config is empty, please add rule config")
+		}
 		// Catalog rules are checked once, when the sink is made, as in
 		// SeaTunnel. Field rules bind per batch in the writers: what does
 		// not fit a value fails on the first row, not here. A table_path that is
@@ -89,10 +119,20 @@ func create(cfg *config.PluginConfig, inputs []*row.Schema, _ []byte, job connec
 
 // sink is a configured Assert.
 type sink struct {
-	cfg    *config.PluginConfig
-	rules  *ruleSet
-	tables []string // the input tables, as planned
-	multi  bool     // several input tables: messages name the table
+	cfg      *config.PluginConfig
+	rules    *ruleSet            // the top-level rules; nil when there are none
+	perTable map[string]*ruleSet // tables, by table_path
+	tables   []string            // the input tables, as planned
+	multi    bool                // several input tables: messages name the table
+}
+
+// rulesFor is the rules of a table: its tables entry's, else the
+// top-level ones (nil when there are none).
+func (s *sink) rulesFor(table string) *ruleSet {
+	if rs, ok := s.perTable[table]; ok {
+		return rs
+	}
+	return s.rules
 }
 
 var _ connectors.SinkWithAggregatedCommitter = (*sink)(nil)

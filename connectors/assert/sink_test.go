@@ -515,3 +515,78 @@ func TestOneTableConfigAppliesToAll(t *testing.T) {
 		t.Fatalf("table3 without c_int: %v", err)
 	}
 }
+
+// TestTablesOption: Assert's tables = [{ table_path, rules }] gives each
+// table the rules of its entry (unlike tables_configs, one entry's
+// field_rules reach no other table), a table no entry names the top-level
+// rules, and one with neither fails the plan.
+func TestTablesOption(t *testing.T) {
+	t1 := row.MustSchema("test.table1", row.Field{Name: "c_int", Type: row.Int})
+	t2 := row.MustSchema("test.table2", row.Field{Name: "c_int", Type: row.Int})
+	t3 := row.MustSchema("test.table3", row.Field{Name: "c_int", Type: row.Int})
+	body := `tables = [
+  { table_path = "test.table1", rules = { row_rules = [{ rule_type = MIN_ROW, rule_value = 2 }],
+      field_rules = [{ field_name = c_int, field_value = [{ rule_type = MAX, rule_value = 5 }] }] } }
+  { table_path = "test.table2", rules = { row_rules = [{ rule_type = MAX_ROW, rule_value = 1 }] } }
+]`
+	s := mustSink(t, body, t1, t2)
+	w, _ := s.CreateWriter(context.Background(), connectors.TaskInfo{}, nil)
+	if err := w.Write(batch(t, t2, []any{int64(9)})); err != nil {
+		t.Fatalf("table1's field rule reached table2: %v", err)
+	}
+	if err := w.Write(batch(t, t1, []any{int64(1)}, []any{int64(9)})); err == nil || !strings.Contains(err.Error(), "MAX 5 failed at row 2 of table test.table1") {
+		t.Fatalf("table1 over its MAX: %v", err)
+	}
+	s = mustSink(t, body, t1, t2)
+	c, _ := s.CreateAggregatedCommitter()
+	w, _ = s.CreateWriter(context.Background(), connectors.TaskInfo{}, nil)
+	w.Write(batch(t, t1, []any{int64(1)}))
+	w.Write(batch(t, t2, []any{int64(1)}))
+	if err := commitAll(t, c, 1, true, w); err == nil || !strings.Contains(err.Error(), "MIN_ROW 2 failed for table test.table1: 1 rows") {
+		t.Fatalf("table1 short of its MIN_ROW: %v", err)
+	}
+	w.Write(batch(t, t1, []any{int64(2)}))
+	if err := commitAll(t, c, 2, true, w); err != nil {
+		t.Fatalf("both tables within their rules: %v", err)
+	}
+	if err := w.Write(batch(t, t2, []any{int64(2)})); err == nil || !strings.Contains(err.Error(), "MAX_ROW 1 failed of table test.table2") {
+		t.Fatalf("table2 over its MAX_ROW: %v", err)
+	}
+
+	// an entry for a table that is no input checks nothing
+	s = mustSink(t, `tables = [
+  { table_path = "test.table1", rules = { row_rules = [{ rule_type = MIN_ROW, rule_value = 1 }] } }
+  { table_path = "test.table9", rules = { row_rules = [{ rule_type = MIN_ROW, rule_value = 1 }] } }
+]`, t1)
+	c, _ = s.CreateAggregatedCommitter()
+	w, _ = s.CreateWriter(context.Background(), connectors.TaskInfo{}, nil)
+	w.Write(batch(t, t1, []any{int64(1)}))
+	if err := commitAll(t, c, 1, true, w); err != nil {
+		t.Fatalf("entry for a table that is no input: %v", err)
+	}
+
+	// table3 is in no entry: the top-level rules are its own
+	s = mustSink(t, body+"\nrules { row_rules = [{ rule_type = MIN_ROW, rule_value = 3 }] }", t1, t2, t3)
+	c, _ = s.CreateAggregatedCommitter()
+	w, _ = s.CreateWriter(context.Background(), connectors.TaskInfo{}, nil)
+	w.Write(batch(t, t1, []any{int64(1)}, []any{int64(2)}))
+	w.Write(batch(t, t3, []any{int64(1)}))
+	if err := commitAll(t, c, 1, true, w); err == nil || !strings.Contains(err.Error(), "MIN_ROW 3 failed for table test.table3: 1 rows") {
+		t.Fatalf("table3 under the top-level rules: %v", err)
+	}
+
+	for _, c := range []struct{ body, want string }{
+		{body, `no entry has table_path "test.table3", and there are no top-level rules`},
+		{`tables = [{ table_path = "test.table3" }]`, `tables[0].rules": missing`},
+		{`tables = [{ rules { row_rules = [{ rule_type = MIN_ROW, rule_value = 1 }] } }]`, `tables[0].table_path": missing`},
+		{`tables = [{ table_path = "test.table3", rules {} }]`, "Assert rule config is empty"},
+		{`tables = [{ table_path = "test.table3", rules { row_rules = [{ rule_type = MIN_ROWS, rule_value = 1 }] } }]`, `tables[0].rules.row_rules[0].rule_type": unknown rule type MIN_ROWS`},
+		{"tables = [\n { table_path = a, rules { table-names = [a] } },\n { table_path = a, rules { table-names = [a] } }\n]", `table "a" has rules twice`},
+		{`tables = { table_path = a }`, "expected a list"},
+		{`parallelism = 1`, `"rules": missing`},
+	} {
+		if _, err := newSink(t, c.body, t3); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.body, err, c.want)
+		}
+	}
+}

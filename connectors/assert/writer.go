@@ -62,10 +62,16 @@ func (w *writer) bind(s *row.Schema) (*binding, error) {
 		w.bindings = map[*row.Schema]*binding{}
 	}
 	b := &binding{rowType: row.RowOf(s.Fields...)}
-	if fr := w.sink.rules.fieldsFor(s.TableID); fr != nil {
+	rs := w.sink.rulesFor(s.TableID)
+	if rs == nil {
+		// a table the plan did not have, and no rules reach it
+		w.bindings[s] = b
+		return b, nil
+	}
+	if fr := rs.fieldsFor(s.TableID); fr != nil {
 		b.fields = (&parser{cfg: w.sink.cfg}).bind(fr, s)
 	}
-	if tr := w.sink.rules.forTable(s.TableID); tr != nil {
+	if tr := rs.forTable(s.TableID); tr != nil {
 		for _, r := range tr.rows {
 			if r.typ == ruleMaxRow {
 				b.maxRows = append(b.maxRows, r)
@@ -120,7 +126,7 @@ func (w *writer) Write(b *row.Batch) error {
 }
 
 func (w *writer) inTable(table string) string {
-	if w.sink.multi || w.sink.rules.all == nil {
+	if rs := w.sink.rulesFor(table); w.sink.multi || rs == nil || rs.all == nil {
 		return " of table " + table
 	}
 	return ""

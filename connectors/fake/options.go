@@ -341,13 +341,30 @@ func parseNamedTables(r *optReader) ([]*tableConfig, error) {
 	return out, nil
 }
 
+// tableName is the table of a block whose schema has no `table`:
+// SeaTunnel's CatalogTableUtil.buildWithConfig names it after the block's
+// plugin_output (result_table_name), as TablePath.of does (one part is the
+// table, two database.table), and TablePath.DEFAULT without one. A
+// tables_configs entry is a block of its own: the source's plugin_output
+// does not reach it.
+func tableName(r *optReader) string {
+	for _, k := range []string{"plugin_output", "result_table_name"} {
+		if v := r.body.Get(k); v != nil && v.Kind != hocon.Object && v.Kind != hocon.Array && v.Kind != hocon.Null {
+			if name := strings.TrimSpace(v.String()); name != "" {
+				return name
+			}
+		}
+	}
+	return DefaultTable
+}
+
 func parseTable(r *optReader) (*tableConfig, error) {
 	sv := r.get("schema")
 	if sv == nil {
 		r.fail(nil, "schema", "missing; each table needs a schema { fields { ... } }")
 		return nil, r.err
 	}
-	schema, err := config.ParseSchema(sv, DefaultTable, r.cfg.Where)
+	schema, err := config.ParseSchema(sv, tableName(r), r.cfg.Where)
 	if err != nil {
 		if ce, ok := err.(*config.Error); ok && r.prefix != "" {
 			ce.Key = r.prefix + ce.Key

@@ -547,3 +547,26 @@ func TestWideRowsMakeSmallerBatches(t *testing.T) {
 		t.Fatalf("%d batches for 100 rows of %d values", len(out.batches), perRow)
 	}
 }
+
+// TestTableNamedByPluginOutput: a schema without `table` names its table as SeaTunnel's
+// CatalogTableUtil.buildWithConfig does: plugin_output (result_table_name),
+// split as TablePath.of, else default.default.default; schema.table and
+// table-names win over it.
+func TestTableNamedByPluginOutput(t *testing.T) {
+	fields := `schema { fields { id = int } }`
+	for _, c := range []struct{ body, want string }{
+		{fields, "default.default.default"},
+		{`plugin_output = "fake"` + "\n" + fields, "fake"},
+		{`result_table_name = "fake"` + "\n" + fields, "fake"},
+		{`plugin_output = "db.t"` + "\n" + fields, "db.t"},
+		{`plugin_output = "fake"` + "\n" + `schema { table = "test.table1", fields { id = int } }`, "test.table1"},
+		{`plugin_output = "fake"` + "\n" + `table-names = ["a.b"]` + "\n" + fields, "a.b"},
+		// a tables_configs entry does not see the source's plugin_output
+		{`plugin_output = "fake"` + "\n" + `tables_configs = [{ ` + fields + ` }]`, "default.default.default"},
+	} {
+		src := newSource(t, c.body, connectors.Batch)
+		if ts := src.Tables(); len(ts) != 1 || ts[0].TableID != c.want {
+			t.Errorf("%s: tables %v, want %s", c.body, ts, c.want)
+		}
+	}
+}

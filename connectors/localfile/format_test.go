@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -230,7 +231,7 @@ func TestReadGzip(t *testing.T) {
 	out := t.TempDir()
 	k := newTestSink(t, "path = "+q(out)+"\nfile_format_type = json\ncompress_codec = gzip", people)
 	writeAndCommit(t, k, task(0, 0), 1, peopleRows(t))
-	if fs := files(t, out); len(fs) != 1 || filepath.Ext(fs[0]) != ".gz" {
+	if fs := files(t, out); len(fs) != 1 || !strings.HasSuffix(fs[0], ".gz.json") {
 		t.Fatalf("files %v", fs)
 	}
 	src = newTestSource(t, "path = "+q(out)+"\nfile_format_type = json\ncompress_codec = gzip\nschema { fields { id = bigint, name = string } }")

@@ -78,3 +78,26 @@ func substitute(s string, vars map[string]string) string {
 	b.WriteString(s)
 	return b.String()
 }
+
+// codecSuffixes are SeaTunnel's CompressFormat.getCompressCodec: the part
+// of a file name a compress_codec adds.
+var codecSuffixes = map[string]string{
+	"none": "", "lzo": ".lzo", "snappy": ".snappy", "lz4": ".lz4", "zlib": ".zlib",
+	"gzip": ".gz", "brotli": ".br", "zstd": ".zstd",
+}
+
+// fileSuffix is how a sink's file names end, as SeaTunnel's
+// generateFileName ends them: the codec's suffix, then the format's
+// (FileFormat.getSuffix) or filename_extension in its place — whatever the
+// format: `.gz.txt`, `.lzo.json`, `.snappy.parquet`, `.zlib.orc`,
+// `.gz.dat` with filename_extension = dat.
+func fileSuffix(format, codec, extension string) string {
+	ext := suffix(format)
+	if extension != "" {
+		ext = extension
+		if !strings.HasPrefix(ext, ".") {
+			ext = "." + ext
+		}
+	}
+	return codecSuffixes[codec] + ext
+}

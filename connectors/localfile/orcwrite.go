@@ -79,20 +79,17 @@ func orcTypeOf(t *row.Type) (*orc.Type, error) {
 	return nil, fmt.Errorf("Orc file not support this type [%s]", t)
 }
 
-// orcCodecs are SeaTunnel's CompressFormat for orc: the file name's
-// extension and the ORC compression. gzip, zstd and brotli are parquet
-// codecs in SeaTunnel: an orc file named with them is not compressed.
-var orcCodecs = map[string]struct {
-	ext  string
-	kind orc.Compression
-}{
-	"none":   {"", orc.None},
-	"zlib":   {".zlib", orc.Zlib},
-	"snappy": {".snappy", orc.Snappy},
-	"lz4":    {".lz4", orc.LZ4},
-	"gzip":   {".gz", orc.None},
-	"zstd":   {".zstd", orc.None},
-	"brotli": {".br", orc.None},
+// orcCodecs are SeaTunnel's CompressFormat for orc: the ORC compression
+// of each codec name. gzip, zstd and brotli are parquet codecs in
+// SeaTunnel: an orc file named with them is not compressed.
+var orcCodecs = map[string]orc.Compression{
+	"none":   orc.None,
+	"zlib":   orc.Zlib,
+	"snappy": orc.Snappy,
+	"lz4":    orc.LZ4,
+	"gzip":   orc.None,
+	"zstd":   orc.None,
+	"brotli": orc.None,
 }
 
 // orcOut writes batches to one ORC file.

@@ -233,7 +233,6 @@ func newSinkConfig(cfg *config.PluginConfig, inputs []*row.Schema) (*sinkConfig,
 		if codec != "none" {
 			return nil, cfg.Errorf("compress_codec", "%s files are not compressed (none)", sc.format)
 		}
-		sc.ext = suffix(sc.format)
 		if sc.format == formatExcel {
 			// excel's cells render rows' nested dates as text does
 			sc.render = newTextRender(sc.nestedDelim, sc.times, false, "MINIMAL")
@@ -243,7 +242,7 @@ func newSinkConfig(cfg *config.PluginConfig, inputs []*row.Schema) (*sinkConfig,
 		if !ok {
 			return nil, cfg.Errorf("compress_codec", "%s is not supported for orc (none, zlib, snappy, lz4; gzip, zstd and brotli name the files but do not compress them, as in SeaTunnel)", codec)
 		}
-		sc.ocodec, sc.ext = c.kind, c.ext+suffix(sc.format)
+		sc.ocodec = c
 		if sc.oschema, err = orcWriteSchema(sc.fields); err != nil {
 			return nil, cfg.Errorf("file_format_type", "%v", err)
 		}
@@ -264,10 +263,6 @@ func newSinkConfig(cfg *config.PluginConfig, inputs []*row.Schema) (*sinkConfig,
 		default:
 			return nil, cfg.Errorf("compress_codec", "%s is not supported for parquet (none, snappy, gzip, zstd, lz4, brotli)", codec)
 		}
-		if codec != "none" {
-			sc.ext = "." + map[string]string{"snappy": "snappy", "gzip": "gz", "zstd": "zstd", "lz4": "lz4", "brotli": "br"}[codec]
-		}
-		sc.ext += suffix(sc.format)
 		if sc.pschema, err = writeSchema(sc.fields); err != nil {
 			return nil, cfg.Errorf("file_format_type", "%v", err)
 		}
@@ -280,14 +275,6 @@ func newSinkConfig(cfg *config.PluginConfig, inputs []*row.Schema) (*sinkConfig,
 			sc.lzo = true
 		default:
 			return nil, cfg.Errorf("compress_codec", "%s is not supported for %s files (none, gzip or lzo)", codec, sc.format)
-		}
-		sc.ext = suffix(sc.format)
-		switch {
-		case sc.gzip:
-			sc.ext += ".gz"
-		case sc.lzo:
-			// SeaTunnel's order: the codec's extension before the format's
-			sc.ext = ".lzo" + sc.ext
 		}
 		if sc.latin1, sc.charset, err = encodingOf(cfg); err != nil {
 			return nil, err
@@ -306,9 +293,7 @@ func newSinkConfig(cfg *config.PluginConfig, inputs []*row.Schema) (*sinkConfig,
 		}
 		sc.render = newTextRender(delim, sc.times, sc.format == formatCSV, cfg.String("csv_string_quote_mode"))
 	}
-	if ext := cfg.String("filename_extension"); ext != "" {
-		sc.ext = "." + strings.TrimPrefix(ext, ".")
-	}
+	sc.ext = fileSuffix(sc.format, codec, cfg.String("filename_extension"))
 	return sc, nil
 }
 

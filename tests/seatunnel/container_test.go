@@ -1,12 +1,16 @@
 package seatunnel_test
 
 import (
+	"archive/tar"
 	"archive/zip"
 	"bytes"
+	"compress/gzip"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,7 +25,8 @@ import (
 // the machine's own /seatunnel or /tmp and can run side by side.
 
 // input is a file the IT copies into its container: testdata files as
-// they are (input), zipped (input-zip) or lzop-compressed (input-lzo).
+// they are (input), gzipped (input-gz), zipped (input-zip), in a tar (input-tar, input-tar-gz)
+// or lzop-compressed (input-lzo).
 type input struct {
 	kind  string
 	dest  string
@@ -75,6 +80,12 @@ func setupInputs(t *testing.T, s spec, work, testdata string) {
 		switch in.kind {
 		case "input":
 			buf.Write(contents[0])
+		case "input-gz":
+			zw := gzip.NewWriter(&buf)
+			zw.Write(contents[0])
+			if err := zw.Close(); err != nil {
+				t.Fatal(err)
+			}
 		case "input-lzo":
 			zw := lzop.NewWriter(&buf)
 			zw.Write(contents[0])
@@ -84,7 +95,7 @@ func setupInputs(t *testing.T, s spec, work, testdata string) {
 		case "input-zip":
 			zw := zip.NewWriter(&buf)
 			for k, name := range in.files {
-				w, err := zw.Create(filepath.Base(name))
+				w, err := zw.Create(entryName(k, name))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -92,6 +103,29 @@ func setupInputs(t *testing.T, s spec, work, testdata string) {
 			}
 			if err := zw.Close(); err != nil {
 				t.Fatal(err)
+			}
+		case "input-tar", "input-tar-gz":
+			var out io.Writer = &buf
+			var gz *gzip.Writer
+			if in.kind == "input-tar-gz" {
+				gz = gzip.NewWriter(&buf)
+				out = gz
+			}
+			tw := tar.NewWriter(out)
+			for k, name := range in.files {
+				hdr := &tar.Header{Name: entryName(k, name), Mode: 0o644, Size: int64(len(contents[k])), Typeflag: tar.TypeReg}
+				if err := tw.WriteHeader(hdr); err != nil {
+					t.Fatal(err)
+				}
+				tw.Write(contents[k])
+			}
+			if err := tw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if gz != nil {
+				if err := gz.Close(); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
 		if err := os.WriteFile(dest, buf.Bytes(), 0o644); err != nil {
@@ -101,6 +135,12 @@ func setupInputs(t *testing.T, s spec, work, testdata string) {
 	for _, p := range s.container {
 		os.MkdirAll(filepath.Join(containerRoot(work), p), 0o755)
 	}
+}
+
+// entryName is the name of file k in an archive: unique, with the file's
+// extension, as the IT's random-prefixed names are.
+func entryName(k int, name string) string {
+	return strconv.Itoa(k) + filepath.Base(name)
 }
 
 // writeJob writes file's text with its container paths mapped.

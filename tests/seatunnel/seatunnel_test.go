@@ -43,8 +43,16 @@
 //	                       IT's convertToZipFile)
 //	# input-lzo: <file> <path>  the same, lzop-compressed (the IT's
 //	                       convertToLzoFile, aircompressor's LzopCodec)
+//	# input-gz: <file> <path>  the same, gzipped (the IT's convertToGzFile)
+//	# input-tar: <path> <file>...  the same, as a tar of the files (the
+//	                       IT's convertToTarFile); input-tar-gz: gzipped
+//	                       too (convertToTarGzFile)
 //	# after: <file.conf>   run that file first, in the same container (the
 //	                       IT runs both in one container, in that order)
+//	# runs: N              run the file N times in the same container, each
+//	                       checked as below (the IT executes it N times)
+//	# expect-files: <path> <n>  after each run, path (in the container)
+//	                       holds exactly n entries, as the IT's "ls -1"
 //
 // Every run gets its own STACTOR_HOME and working directory and a 60 s
 // limit; it must exit 0 (or fail as expect-fail says) with no panic or
@@ -98,9 +106,17 @@ type spec struct {
 	container        []string
 	inputs           []input
 	after            []string
+	runs             int
+	expectFiles      []fileCount
 }
 
-var directive = regexp.MustCompile(`^#\s*(source|known-issue|skip|needs|args|expect-stdout|expect-rows|expect-row-count|expect-fail|writes|container|input|input-zip|input-lzo|after):(.*)$`)
+// fileCount is an expect-files directive.
+type fileCount struct {
+	path string
+	n    int
+}
+
+var directive = regexp.MustCompile(`^#\s*(source|known-issue|skip|needs|args|expect-stdout|expect-rows|expect-row-count|expect-fail|writes|container|input|input-zip|input-lzo|input-gz|input-tar|input-tar-gz|after|runs|expect-files):(.*)$`)
 
 func readSpec(t *testing.T, file string) spec {
 	t.Helper()
@@ -109,7 +125,7 @@ func readSpec(t *testing.T, file string) spec {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	s := spec{expectRowCount: -1}
+	s := spec{expectRowCount: -1, runs: 1}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		m := directive.FindStringSubmatch(strings.TrimSpace(sc.Text()))
@@ -139,20 +155,36 @@ func readSpec(t *testing.T, file string) spec {
 			s.writes = append(s.writes, val)
 		case "container":
 			s.container = append(s.container, val)
-		case "input", "input-lzo":
+		case "input", "input-lzo", "input-gz":
 			f := strings.Fields(val)
 			if len(f) != 2 {
 				t.Fatalf("%s: %s wants <file> <path>, got %q", file, m[1], val)
 			}
 			s.inputs = append(s.inputs, input{kind: m[1], dest: f[1], files: f[:1]})
-		case "input-zip":
+		case "input-zip", "input-tar", "input-tar-gz":
 			f := strings.Fields(val)
 			if len(f) < 2 {
-				t.Fatalf("%s: input-zip wants <path> <file>..., got %q", file, val)
+				t.Fatalf("%s: %s wants <path> <file>..., got %q", file, m[1], val)
 			}
 			s.inputs = append(s.inputs, input{kind: m[1], dest: f[0], files: f[1:]})
 		case "after":
 			s.after = append(s.after, val)
+		case "runs":
+			n, err := strconv.Atoi(val)
+			if err != nil || n < 1 {
+				t.Fatalf("%s: bad runs %q", file, val)
+			}
+			s.runs = n
+		case "expect-files":
+			f := strings.Fields(val)
+			n, err := 0, error(nil)
+			if len(f) == 2 {
+				n, err = strconv.Atoi(f[1])
+			}
+			if len(f) != 2 || err != nil || n < 0 {
+				t.Fatalf("%s: expect-files wants <path> <n>, got %q", file, val)
+			}
+			s.expectFiles = append(s.expectFiles, fileCount{f[0], n})
 		case "expect-fail":
 			s.expectFail = append(s.expectFail, val)
 		case "expect-row-count":
@@ -228,6 +260,18 @@ func runFile(t *testing.T, file string) {
 		args = append(args, a)
 	}
 
+	for i := 1; i <= s.runs; i++ {
+		if s.runs > 1 {
+			t.Logf("run %d of %d", i, s.runs)
+		}
+		runOnce(t, s, args, work)
+		checkFiles(t, s, work)
+	}
+}
+
+// runOnce runs the binary with args in work and checks its outcome.
+func runOnce(t *testing.T, s spec, args []string, work string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, stactor, args...)
@@ -235,7 +279,7 @@ func runFile(t *testing.T, file string) {
 	cmd.Env = append(os.Environ(), "STACTOR_HOME="+filepath.Join(work, ".stactor"))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	if ctx.Err() != nil {
 		t.Fatalf("stactor %s did not finish within %v\nstderr:\n%s", strings.Join(args, " "), runTimeout, tail(stderr.String()))
 	}
@@ -270,6 +314,28 @@ func runFile(t *testing.T, file string) {
 		}
 	}
 	checkRows(t, s, stdout.String())
+}
+
+// checkFiles checks the expect-files directives: the entries "ls -1"
+// lists (hidden ones left out) in each path, mapped into the container.
+func checkFiles(t *testing.T, s spec, work string) {
+	t.Helper()
+	for _, fc := range s.expectFiles {
+		path := inContainer(s, fc.path, work)
+		entries, err := os.ReadDir(path)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			if !strings.HasPrefix(e.Name(), ".") {
+				names = append(names, e.Name())
+			}
+		}
+		if len(names) != fc.n {
+			t.Errorf("%s holds %d entries %v, want %d", fc.path, len(names), names, fc.n)
+		}
+	}
 }
 
 // consoleRow matches a row as SeaTunnel's Console sink prints it:
