@@ -205,6 +205,7 @@ func build(job *config.Job, jobID string, resolved func(v *Vertex) ([]byte, erro
 			}
 			v.Sink = snk
 		}
+		p.Warnings = append(p.Warnings, v.Config.Warnings()...)
 		if v.Kind != SinkVertex && len(v.Out) == 0 {
 			p.Warnings = append(p.Warnings, config.Warning{Pos: v.Plugin.Pos, Msg: v.Plugin.Where() + ": its output goes to no sink"})
 		}

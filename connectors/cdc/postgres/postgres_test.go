@@ -72,7 +72,7 @@ func TestPrerequisites(t *testing.T) {
 		{"missing table", body(pg, "pre_ok", "postgres.public.nope"), "nope"},
 		{"other database", body(pg, "pre_ok", "other.public.pre_full"), "is not in database postgres"},
 		{"slot of another plugin", body(pg, "pre_other", "postgres.public.pre_full"), `slot "pre_other" exists for database "postgres" with plugin "test_decoding"`},
-		{"plugin", body(pg, "pre_ok", "postgres.public.pre_full", `decoding.plugin.name = "wal2json"`), "pgoutput only"},
+		{"plugin", body(pg, "pre_ok", "postgres.public.pre_full", `decoding.plugin.name = "wal2json"`), `"wal2json": stactor decodes with pgoutput`},
 		{"schema-names", body(pg, "pre_ok", "postgres.public.pre_full", `schema-names = ["inventory"]`), "not in schema-names"},
 		{"exactly_once without key", body(pg, "pre_ok", "postgres.public.pre_full", `exactly_once = true`, `table-names-config = [{table = "postgres.public.pre_full", primaryKeys = ["nope"]}]`), `primary key "nope"`},
 		{"specific", body(pg, "pre_ok", "postgres.public.pre_full", `startup.mode = specific`), "specific has no offset options"},
@@ -84,9 +84,30 @@ func TestPrerequisites(t *testing.T) {
 			}
 		})
 	}
-	_, b, err := resolveBody(t, body(pg, "pre_ok", "postgres.public.pre_full"))
+	cfg, b, err := resolveBody(t, body(pg, "pre_ok", "postgres.public.pre_full"))
 	if err != nil || len(b) == 0 {
 		t.Fatalf("resolve: %v", err)
+	}
+	if w := cfg.Warnings(); len(w) != 0 {
+		t.Errorf("pgoutput: warnings %v, want none", w)
+	}
+}
+
+// TestDecoderbufs: SeaTunnel's files name Debezium's decoderbufs plugin;
+// the job resolves to pgoutput's slot with one warning that says so.
+func TestDecoderbufs(t *testing.T) {
+	pg := servers.Postgres(t)
+	exec(t, pg, "DROP TABLE IF EXISTS dbufs", "CREATE TABLE dbufs (id int PRIMARY KEY, v text)", "ALTER TABLE dbufs REPLICA IDENTITY FULL")
+	cfg, b, err := resolveBody(t, body(pg, "dbufs", "postgres.public.dbufs", `decoding.plugin.name = "decoderbufs"`))
+	if err != nil || len(b) == 0 {
+		t.Fatalf("resolve: %v", err)
+	}
+	w := cfg.Warnings()
+	if len(w) != 1 || !strings.Contains(w[0].Msg, "decoderbufs is read as pgoutput") {
+		t.Fatalf("warnings %v, want one saying decoderbufs is read as pgoutput", w)
+	}
+	if !strings.HasPrefix(w[0].String(), "job.conf:") {
+		t.Errorf("warning %q is not placed in the file", w[0])
 	}
 }
 
