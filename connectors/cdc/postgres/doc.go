@@ -24,6 +24,12 @@
 //     not move during the snapshot), high the WAL insert position inside
 //     the chunk's REPEATABLE READ transaction; the backfill peeks at the
 //     slot (pg_logical_slot_peek_binary_changes) between them.
+//   - A new job (not a restore) that finds its slot idle, left by an
+//     earlier job, moves it to the WAL's end first, as if it had just
+//     been made (startup.mode earliest keeps it where it is): the earlier
+//     job's changes are not this job's, and a backfill reading them would
+//     meet what it cannot replay onto a snapshot that already holds them
+//     (a TRUNCATE, a table's older columns).
 //   - The slot is confirmed only to the position of a completed checkpoint
 //     (Commit), so a restore always finds the changes it needs.
 package postgres
