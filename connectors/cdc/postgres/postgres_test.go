@@ -332,18 +332,7 @@ func TestUnchangedToast(t *testing.T) {
 		"ALTER TABLE toasty REPLICA IDENTITY FULL", "ALTER TABLE toasty ALTER COLUMN big SET STORAGE EXTERNAL",
 		"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = 'toast_slot'")
 	d, _ := newTestDialect(t, body(pg, "toast_slot", "postgres.public.toasty"))
-	ctx := testCtx(t)
-	if err := d.Prepare(ctx, true); err != nil {
-		t.Fatal(err)
-	}
-	start, err := d.StartOffset(ctx, cdc.StartupLatest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var c collect
-	go func() { _ = d.Stream(sctx, start, c.add) }()
+	c := streaming(t, d)
 	exec(t, pg, "INSERT INTO toasty SELECT 1, string_agg(md5(g::text), ''), 0 FROM generate_series(1, 500) g",
 		"UPDATE toasty SET n = 1 WHERE id = 1")
 	waitFor(t, "the update", func() bool { return len(c.rows()) >= 3 })
@@ -420,4 +409,72 @@ func TestReusedSlot(t *testing.T) {
 	if len(got) != 1 || got[0] != "+I [3 c]" {
 		t.Fatalf("the backfill read %q, want the new job's insert only", got)
 	}
+}
+
+// TestStreamTypes: values SeaTunnel's PostgresTypeConverter maps that
+// pgoutput sends in their text form come out of the stream as the
+// snapshot reads them: money (decimal(30,2), however lc_monetary prints
+// it), PostGIS geometry (its hex EWKB), arrays and inet.
+func TestStreamTypes(t *testing.T) {
+	pg := servers.Postgres(t)
+	postgis := pg.Exec(testCtx(t), "postgres", "CREATE EXTENSION IF NOT EXISTS postgis") == nil
+	geom, g := "text", "NULL" // without PostGIS (tools/test-deps.sh installs it)
+	if postgis {
+		geom, g = "geometry", "'SRID=4326;POINT(1 2)'"
+	}
+	exec(t, pg, "DROP TABLE IF EXISTS stt", "CREATE TABLE stt (id int PRIMARY KEY, m money, a int[], s text[], ip inet, g "+geom+")",
+		"ALTER TABLE stt REPLICA IDENTITY FULL",
+		"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = 'stt_slot'")
+	d, tables := newTestDialect(t, body(pg, "stt_slot", "postgres.public.stt"))
+	ctx := testCtx(t)
+	c := streaming(t, d)
+	exec(t, pg, "INSERT INTO stt VALUES (1, '-1234.5', '{1,NULL,3}', '{\"a b\",c}', '10.0.0.1/8', "+g+")",
+		"UPDATE stt SET m = 92233720368547758.07 WHERE id = 1")
+	waitFor(t, "the changes", func() bool { return len(c.rows()) >= 3 })
+	var snap []string
+	_, _, err := d.ReadChunk(ctx, tables[0], cdc.Chunk{Table: 0}, 10, func(b *row.Batch) error {
+		for i := 0; i < b.Len(); i++ {
+			snap = append(snap, fmt.Sprintf("%v", b.Row(i)))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.rows()
+	wantGeom := "<nil>"
+	if postgis {
+		wantGeom = "0101000020E6100000000000000000F03F0000000000000040"
+	}
+	want := []string{
+		"+I [1 -1234.5 [1 <nil> 3] [a b c] 10.0.0.1/8 " + wantGeom + "]",
+		"-U [1 -1234.5 [1 <nil> 3] [a b c] 10.0.0.1/8 " + wantGeom + "]",
+		"+U [1 92233720368547758.07 [1 <nil> 3] [a b c] 10.0.0.1/8 " + wantGeom + "]",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("stream\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(snap) != 1 || "+U "+snap[0] != want[2] {
+		t.Fatalf("snapshot %q, the stream's last row %s", snap, want[2])
+	}
+}
+
+// streaming prepares d's slot and streams from the WAL's end into the
+// collector returned, until the test ends.
+func streaming(t *testing.T, d *dialect) *collect {
+	t.Helper()
+	ctx := testCtx(t)
+	if err := d.Prepare(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	start, err := d.StartOffset(ctx, cdc.StartupLatest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	c := &collect{}
+	done := make(chan struct{})
+	go func() { _ = d.Stream(sctx, start, c.add); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return c
 }
