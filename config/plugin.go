@@ -24,6 +24,9 @@ type PluginConfig struct {
 	decl   map[string]Option
 	values map[string]any
 	set    map[string]*hocon.Value
+	// warnings are what the plugin's resolve said of its options
+	// (Warnf), for the plan's warnings.
+	warnings []Warning
 }
 
 // Validate checks body against the declared options (plus extra, such as
@@ -303,14 +306,35 @@ func (c *PluginConfig) Lookup(path string) *hocon.Value {
 
 // Errorf is an Error placed at key's value (at the plugin when unset).
 func (c *PluginConfig) Errorf(key, format string, args ...any) error {
-	pos := c.Pos
-	if v, ok := c.set[key]; ok {
-		pos = v.Pos
-	} else if v := c.Lookup(key); v != nil {
-		pos = v.Pos
-	}
-	return &Error{Pos: pos, Where: c.Where, Key: key, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Pos: c.keyPos(key), Where: c.Where, Key: key, Msg: fmt.Sprintf(format, args...)}
 }
+
+// keyPos is where key's value is, the plugin's position when unset.
+func (c *PluginConfig) keyPos(key string) hocon.Pos {
+	if v, ok := c.set[key]; ok {
+		return v.Pos
+	} else if v := c.Lookup(key); v != nil {
+		return v.Pos
+	}
+	return c.Pos
+}
+
+// Warnf records a warning placed at key's value, for a plugin's resolve
+// to tell the user of an option it accepts but reads differently from
+// SeaTunnel; the plan's warnings carry it (once, however often it is
+// recorded).
+func (c *PluginConfig) Warnf(key, format string, args ...any) {
+	w := Warning{Pos: c.keyPos(key), Msg: c.Where + ": " + key + ": " + fmt.Sprintf(format, args...)}
+	for _, o := range c.warnings {
+		if o == w {
+			return
+		}
+	}
+	c.warnings = append(c.warnings, w)
+}
+
+// Warnings are the warnings Warnf recorded.
+func (c *PluginConfig) Warnings() []Warning { return append([]Warning(nil), c.warnings...) }
 
 // ErrorAt is an Error placed at v, about key.
 func (c *PluginConfig) ErrorAt(v *hocon.Value, key, format string, args ...any) error {

@@ -310,3 +310,25 @@ func TestOptionDescribe(t *testing.T) {
 		}
 	}
 }
+
+// TestWarnf: a plugin's warning is placed at the option's value (at the
+// plugin when unset) and kept once however often it is recorded.
+func TestWarnf(t *testing.T) {
+	c, _, err := validate(t, "host = h\nformat = text")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Warnf("format", "read as %s", "json")
+	c.Warnf("format", "read as %s", "json")
+	c.Warnf("port", "unset")
+	w := c.Warnings()
+	want := []string{"job.conf:3:10: source Pg: format: read as json", "job.conf:1:1: source Pg: port: unset"}
+	if len(w) != len(want) {
+		t.Fatalf("warnings %v, want %q", w, want)
+	}
+	for i := range want {
+		if w[i].String() != want[i] {
+			t.Errorf("warning %d = %q, want %q", i, w[i], want[i])
+		}
+	}
+}

@@ -37,3 +37,28 @@ type SchemaChangeWriter interface {
 	Writer
 	ApplySchemaChange(c *row.SchemaChange) error
 }
+
+// SchemaChangeSource is a Source that may emit schema changes (a CDC
+// source with schema-changes.enabled and format DEFAULT). The planner asks
+// it once, at resolve time, and then checks every operator its rows reach
+// can follow them (plan/schemachange.go), so a job that would fail at
+// the first ALTER TABLE is refused before it runs.
+type SchemaChangeSource interface {
+	Source
+	// EmitsSchemaChanges tells whether the source emits schema-change
+	// batches, and the option that makes it (for the planner's error).
+	EmitsSchemaChanges() (emits bool, option string)
+}
+
+// SchemaChangeSink is a Sink whose writers are SchemaChangeWriters. The
+// planner asks it at resolve time whether the configured sink can apply
+// schema changes; a sink that is not a SchemaChangeSink cannot (its
+// writers must then not be SchemaChangeWriters either), and a job whose
+// source emits schema changes into it is refused.
+type SchemaChangeSink interface {
+	Sink
+	// SchemaChanges is nil when the writers apply schema changes, else
+	// why they cannot with these options (a user's error, named by the
+	// planner with the source and the sink).
+	SchemaChanges() error
+}

@@ -35,6 +35,9 @@ func Resolve(ctx context.Context, job *config.Job, jobID string) (*Plan, error) 
 	if err != nil {
 		return nil, err
 	}
+	if err := p.checkSchemaChanges(); err != nil {
+		return nil, err
+	}
 	p.Resolved = p.encode()
 	return p, nil
 }
@@ -183,10 +186,14 @@ func build(job *config.Job, jobID string, resolved func(v *Vertex) ([]byte, erro
 				return nil, &config.Error{Pos: v.Plugin.Pos, Where: v.Plugin.Where(), Msg: "the source produces no table"}
 			}
 		case TransformVertex:
+			v.evolves = true
 			for _, t := range v.InTables {
 				tr, err := v.transformFactory.Create(v.Config, t)
 				if err != nil {
 					return nil, positioned(v, err)
+				}
+				if _, ok := tr.(connectors.SchemaEvolver); !ok {
+					v.evolves = false
 				}
 				v.OutTables = append(v.OutTables, tr.OutputSchema())
 				if c, ok := tr.(connectors.TransformCloser); ok {
@@ -205,6 +212,7 @@ func build(job *config.Job, jobID string, resolved func(v *Vertex) ([]byte, erro
 			}
 			v.Sink = snk
 		}
+		p.Warnings = append(p.Warnings, v.Config.Warnings()...)
 		if v.Kind != SinkVertex && len(v.Out) == 0 {
 			p.Warnings = append(p.Warnings, config.Warning{Pos: v.Plugin.Pos, Msg: v.Plugin.Where() + ": its output goes to no sink"})
 		}

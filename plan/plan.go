@@ -56,6 +56,9 @@ type Vertex struct {
 	// for enumerators and committers); subtasks make their own.
 	Source connectors.Source
 	Sink   connectors.Sink
+	// evolves: a transform whose instances follow schema changes
+	// (connectors.SchemaEvolver), found when the plan is built.
+	evolves bool
 	// Resolved is what the source's or sink's Resolve returned, on the
 	// master; every node creates its instances from it.
 	Resolved []byte

@@ -177,3 +177,11 @@ func (s *source) CreateReader(ctx connectors.ReaderContext) (connectors.Reader, 
 	}
 	return newReader(ctx, s, d), nil
 }
+
+var _ connectors.SchemaChangeSource = (*source)(nil)
+
+// EmitsSchemaChanges: with schema-changes.enabled, in format DEFAULT
+// (Debezium's events carry their columns, no schema change).
+func (s *source) EmitsSchemaChanges() (bool, string) {
+	return s.o.SchemaChanges && s.dbz == nil, "schema-changes.enabled"
+}

@@ -19,7 +19,7 @@ import (
 // bit strings, enums and network types.
 
 // pgTextRead are the read modes asked for in text format.
-var pgTextRead = map[string]bool{"numeric": true, "timetz": true, "astext": true, "bit1": true}
+var pgTextRead = map[string]bool{"numeric": true, "timetz": true, "astext": true, "bit1": true, "money": true}
 
 // pgFormat is the result format code (0 text, 1 binary) of a read mode.
 func pgFormat(read string) int16 {
@@ -98,6 +98,15 @@ func pgDecoder(read string) (decodeFunc, error) {
 			c.AppendDecimal(d)
 			return nil
 		}, nil
+	case "money":
+		return func(c *row.Column, b []byte) error {
+			d, err := pgMoney(b)
+			if err != nil {
+				return err
+			}
+			c.AppendDecimal(d)
+			return nil
+		}, nil
 	case "date":
 		return func(c *row.Column, b []byte) error {
 			if len(b) != 4 {
@@ -170,6 +179,43 @@ func pgNumeric(b []byte) (decimal.Decimal, error) {
 	d, err := decimal.NewFromString(s)
 	if err != nil {
 		return d, fmt.Errorf("numeric %q: %w", s, err)
+	}
+	return d, nil
+}
+
+// pgMoney parses money's text form, which the server's lc_monetary
+// shapes ("$1,234.56", "-$1,234.56", "1.234,56 €", "($5.00)"; pgoutput
+// sends it so too): the digits, a minus sign or parentheses for negative,
+// and as decimal separator the last '.' or ',' unless three digits follow
+// it (a group separator: money prints its fraction digits always, two in
+// most locales), the rest (currency symbol, spaces) dropped.
+func pgMoney(b []byte) (decimal.Decimal, error) {
+	var digits []byte
+	neg, sep := false, -1
+	for _, ch := range b {
+		switch {
+		case ch >= '0' && ch <= '9':
+			digits = append(digits, ch)
+		case ch == '-' || ch == '(':
+			neg = true
+		case ch == '.' || ch == ',':
+			sep = len(digits)
+		}
+	}
+	if len(digits) == 0 {
+		return decimal.Decimal{}, fmt.Errorf("money %q has no digits", b)
+	}
+	frac := 0
+	if sep >= 0 && len(digits)-sep != 3 {
+		frac = len(digits) - sep
+	}
+	d, err := decimal.NewFromString(string(digits))
+	if err != nil {
+		return decimal.Decimal{}, fmt.Errorf("money %q: %w", b, err)
+	}
+	d = d.Shift(int32(-frac))
+	if neg {
+		d = d.Neg()
 	}
 	return d, nil
 }

@@ -26,7 +26,24 @@ import (
 // is an error naming the table. Not with a custom query either, which
 // names its own columns.
 
-var _ connectors.SchemaChangeWriter = (*writer)(nil)
+var (
+	_ connectors.SchemaChangeWriter = (*writer)(nil)
+	_ connectors.SchemaChangeSink   = (*sink)(nil)
+)
+
+// SchemaChanges tells the planner whether the writers can apply schema
+// changes with these options.
+func (s *sink) SchemaChanges() error { return s.r.schemaChanges() }
+
+func (r *sinkResolved) schemaChanges() error {
+	switch {
+	case r.Query != "":
+		return fmt.Errorf("a custom query names its own columns; generate the statements (generate_sink_sql, database, table) instead")
+	case r.ExactlyOnce:
+		return fmt.Errorf("is_exactly_once = true (DDL cannot run while the checkpoint's transactions are open); use the upsert sink (enable_upsert, primary keys) without is_exactly_once")
+	}
+	return nil
+}
 
 // ApplySchemaChange adds c's columns to the target of its table.
 func (w *writer) ApplySchemaChange(c *row.SchemaChange) error {
@@ -35,11 +52,8 @@ func (w *writer) ApplySchemaChange(c *row.SchemaChange) error {
 	if !ok {
 		return fmt.Errorf("Jdbc: a schema change of table %s, which is not an input of this sink", id)
 	}
-	switch {
-	case base.t == nil:
-		return fmt.Errorf("Jdbc: cannot follow the schema change of %s (%s) with a custom query; generate the statements (generate_sink_sql, database, table) instead", id, c)
-	case w.r.ExactlyOnce:
-		return fmt.Errorf("Jdbc: cannot follow the schema change of %s (%s) with is_exactly_once = true (DDL cannot run while the checkpoint's transactions are open); use the upsert sink (enable_upsert, primary keys) without is_exactly_once", id, c)
+	if err := w.r.schemaChanges(); err != nil || base.t == nil {
+		return fmt.Errorf("Jdbc: cannot follow the schema change of %s (%s): %v", id, c, err)
 	}
 	if err := w.flush(); err != nil {
 		return err

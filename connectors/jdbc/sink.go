@@ -132,10 +132,11 @@ func sinkTableOf(cfg *config.PluginConfig, conn *connOptions, in *row.Schema, id
 		}
 		return s
 	}
-	tname := fill(cfg.String("table"))
+	tname := cfg.String("table")
 	if tname == "" {
-		tname = name
+		tname = "${table_name}"
 	}
+	tname = fill(catalogNames(cfg, tname, conn.dialect() == dialectPostgres))
 	db := fill(cfg.String("database"))
 	if db == "" {
 		db = conn.url.database
@@ -200,6 +201,36 @@ func sinkTableOf(cfg *config.PluginConfig, conn *connOptions, in *row.Schema, id
 		}
 	}
 	return t, nil
+}
+
+// catalogNames applies SeaTunnel's catalog options to a sink's table
+// option (JdbcSinkFactory): tablePrefix and tableSuffix around its table
+// name and, for PostgreSQL, schema in place of its schema (MySQL has
+// none).
+func catalogNames(cfg *config.PluginConfig, table string, postgres bool) string {
+	prefix, suffix, schema := cfg.String("tablePrefix"), cfg.String("tableSuffix"), cfg.String("schema")
+	if !postgres {
+		schema = ""
+	}
+	if prefix == "" && suffix == "" && schema == "" {
+		return table
+	}
+	parts := splitIdent(table)
+	last := len(parts) - 1
+	parts[last] = prefix + parts[last] + suffix
+	if schema != "" {
+		if last == 0 {
+			parts = []string{schema, parts[0]}
+		} else {
+			parts[last-1] = schema
+		}
+	}
+	for i, p := range parts {
+		if strings.Contains(p, ".") {
+			parts[i] = `"` + p + `"`
+		}
+	}
+	return strings.Join(parts, ".")
 }
 
 // caseOf applies field_ide to a name.

@@ -460,3 +460,47 @@ func TestIdleWriterReleasesItsSession(t *testing.T) {
 		})
 	}
 }
+
+// TestSinkTargetNames: SeaTunnel's catalog options tablePrefix,
+// tableSuffix and schema (PostgreSQL) name the target, as in its
+// Postgres-CDC e2e files (schema = "inventory", tablePrefix = "sink_",
+// no table).
+func TestSinkTargetNames(t *testing.T) {
+	pgIn := row.MustSchema("postgres.inventory.orders", row.Field{Name: "id", Type: row.BigInt})
+	for _, tg := range targets(t) {
+		in := testSchema
+		cases := []struct{ body, want string }{
+			{"", tg.db + ".people"},
+			{"tablePrefix = \"sink_\"\nschema = \"ignored\"\n", tg.db + ".sink_people"},
+			{"tablePrefix = \"sink_\"\ntableSuffix = \"_v2\"\ntable = \"t_${table_name}\"\n", tg.db + ".sink_t_people_v2"},
+		}
+		if tg.dialect == dialectPostgres {
+			in = pgIn
+			cases = []struct{ body, want string }{
+				{"", "postgres.public.orders"},
+				{"schema = \"inventory\"\ntablePrefix = \"sink_\"\n", "postgres.inventory.sink_orders"},
+				{"schema = \"other\"\ntable = \"inventory.x_${table_name}\"\n", "postgres.other.x_orders"},
+				{"tableSuffix = \"_copy\"\ntable = \"${schema_name}.${table_name}\"\n", "postgres.inventory.orders_copy"},
+			}
+		}
+		for _, c := range cases {
+			t.Run(tg.name+"/"+strings.ReplaceAll(c.body, "\n", " "), func(t *testing.T) {
+				cfg, err := pluginCfg(t, "sink Jdbc", sinkOptions, tg.connBody()+"generate_sink_sql = true\nschema_save_mode = IGNORE\n"+c.body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				conn, err := connFrom(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				st, err := sinkTableOf(cfg, &conn, in, "ORIGINAL")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := st.Target.String(); got != c.want {
+					t.Errorf("target %s, want %s", got, c.want)
+				}
+			})
+		}
+	}
+}

@@ -20,6 +20,7 @@ import (
 //	double precision                  double
 //	numeric(p,s), p <= 38             decimal(p,s)
 //	numeric                           decimal(38,18)
+//	money                             decimal(30,2)
 //	char(n), varchar(n), text, name   string
 //	json, jsonb, uuid, xml            string
 //	inet, cidr, macaddr, enum types   string
@@ -34,7 +35,7 @@ import (
 //	text[], varchar[], char[]         array<float>, array<double>, array<string>
 //	a domain                          its base type
 //
-// Anything else (money, interval, geometric types, ranges, numeric(p,s)
+// Anything else (interval, geometric types, ranges, numeric(p,s)
 // with p > 38, arrays of other types) is a plan-time error naming the
 // table, column and type. NaN and ±Infinity of real and double are kept;
 // those of numeric, and infinite dates and timestamps, fail the read with
@@ -67,6 +68,9 @@ func pgScalar(oid uint32, mod int32) (*row.Type, string, bool) {
 			return nil, "", false
 		}
 		return row.DecimalOf(p, s), "numeric", true
+	case pgMoneyOID:
+		// SeaTunnel's PG_MONEY: int8 cents, 20 digits with the sign.
+		return row.DecimalOf(30, 2), "money", true
 	case pgtype.TextOID, pgtype.VarcharOID, pgtype.BPCharOID, pgtype.NameOID, pgtype.QCharOID, pgtype.JSONOID, pgtype.XMLOID:
 		return row.String, "text", true
 	case pgtype.JSONBOID:
@@ -95,6 +99,9 @@ func pgScalar(oid uint32, mod int32) (*row.Type, string, bool) {
 	}
 	return nil, "", false
 }
+
+// pgMoneyOID is money's oid (pgtype names none).
+const pgMoneyOID = 790
 
 // pgArrayElem is the element oid of the array types that map.
 var pgArrayElem = map[uint32]uint32{

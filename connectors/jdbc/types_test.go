@@ -1,6 +1,7 @@
 package jdbc
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -72,7 +73,7 @@ line', 'nm',
 
 func TestPostgresUnmappableAndBadValues(t *testing.T) {
 	conn := pgConn(t, "postgres")
-	for _, typ := range []string{"interval", "money", "numeric(50,2)", "point", "int4range", "numeric[]"} {
+	for _, typ := range []string{"interval", "numeric(50,2)", "point", "int4range", "numeric[]"} {
 		pgExec(t, conn, "DROP TABLE IF EXISTS bad_pg", "CREATE TABLE bad_pg (id int, c_bad "+typ+")")
 		_, err := describePostgres(testCtx(t), conn, tablePath{Database: "postgres", Schema: "public", Table: "bad_pg"})
 		if err == nil || !strings.Contains(err.Error(), "postgres.public.bad_pg") || !strings.Contains(err.Error(), `"c_bad"`) || !strings.Contains(err.Error(), strings.TrimSuffix(typ, "[]")) {
@@ -239,5 +240,77 @@ func TestPostGISTypesByName(t *testing.T) {
 		if !want && (err == nil || !strings.Contains(err.Error(), `"g"`)) {
 			t.Errorf("%s: want an error naming the column, got %v", names[oid], err)
 		}
+	}
+}
+
+// TestPostgresMoney: money maps to decimal(30,2) as SeaTunnel's PG_MONEY,
+// read in its text form (which lc_monetary shapes, and pgoutput sends
+// so), and an upsert sink writes it back into a money column.
+func TestPostgresMoney(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"$1,234.56", "1234.56"}, {"-$1,234.56", "-1234.56"}, {"($5.00)", "-5"}, {"$0.00", "0"},
+		{"1.234,56 €", "1234.56"}, {"-92233720368547758.08", "-92233720368547758.08"}, {"$92,233,720,368,547,758.07", "92233720368547758.07"},
+		{"￥1,234", "1234"}, {"12,5", "12.5"},
+	} {
+		d, err := pgMoney([]byte(c.in))
+		if err != nil || d.String() != c.want {
+			t.Errorf("money %q: %v %v, want %s", c.in, d, err, c.want)
+		}
+	}
+	if _, err := pgMoney([]byte("$")); err == nil {
+		t.Error(`money "$": no error`)
+	}
+	conn := pgConn(t, "postgres")
+	pgExec(t, conn, "DROP TABLE IF EXISTS money_pg", "DROP TABLE IF EXISTS money_out", "CREATE TABLE money_pg (id int PRIMARY KEY, m money)",
+		"CREATE TABLE money_out (id int PRIMARY KEY, m money)",
+		"INSERT INTO money_pg VALUES (1, 1234.56), (2, -0.01), (3, '-92233720368547758.08'), (4, NULL)")
+	info, err := describePostgres(testCtx(t), conn, tablePath{Database: "postgres", Schema: "public", Table: "money_pg"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := schemaOf("postgres.public.money_pg", info.Columns, info.PrimaryKey, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := schema.Fields[1].Type; !got.Equal(row.DecimalOf(30, 2)) {
+		t.Fatalf("money maps to %s, want decimal(30,2)", got)
+	}
+	s, err := queryPostgres(testCtx(t), conn, "SELECT * FROM money_pg ORDER BY id", nil, info.Columns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := readAll(t, s, schema)
+	var got []string
+	for i := 0; i < b.Len(); i++ {
+		if v := b.Value(i, 1); v == nil {
+			got = append(got, "NULL")
+		} else {
+			got = append(got, row.Text(schema.Fields[1].Type, v))
+		}
+	}
+	if want := "1234.56,-0.01,-92233720368547758.08,NULL"; strings.Join(got, ",") != want {
+		t.Fatalf("read %q, want %s", got, want)
+	}
+	var tg target
+	for _, x := range targets(t) {
+		if x.dialect == dialectPostgres {
+			tg = x
+		}
+	}
+	r := mustSink(t, tg, fmt.Sprintf("generate_sink_sql = true\ndatabase = %q\ntable = \"public.money_out\"\nschema_save_mode = ERROR_WHEN_SCHEMA_NOT_EXIST\n", tg.db), schema)
+	w, err := newWriter(testCtx(t), r, testTask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.PrepareCommit(1); err != nil {
+		t.Fatal(err)
+	}
+	var same bool
+	if err := conn.QueryRow(testCtx(t), "SELECT (SELECT array_agg(m::text ORDER BY id) FROM money_pg) IS NOT DISTINCT FROM (SELECT array_agg(m::text ORDER BY id) FROM money_out)").Scan(&same); err != nil || !same {
+		t.Fatalf("the sink wrote other money values (%v): read %q", err, got)
 	}
 }

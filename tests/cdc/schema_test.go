@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -301,15 +302,15 @@ env {
 }
 
 // A transform passes a schema change only if it follows them
-// (FilterRowKind does; Copy does not, and the job fails naming the table,
-// the change and the transform).
+// (FilterRowKind does; Copy does not, and the job is refused when it is
+// resolved, naming the source's option and the transform).
 func TestCDCSchemaChangeThroughTransforms(t *testing.T) {
 	pg := servers.Postgres(t)
 	ctx := testCtx(t)
 	src := pgSide(pg)
 	for _, tc := range []struct{ name, transform, fails string }{
 		{"FilterRowKind", `FilterRowKind { exclude_kinds = ["DELETE"] }`, ""},
-		{"Copy", `Copy { fields { v2 = v } }`, "cannot pass the schema change of table postgres.public.sc_tr (postgres.public.sc_tr ADD COLUMN extra int): transform Copy does not follow schema changes"},
+		{"Copy", `Copy { fields { v2 = v } }`, `option "schema-changes.enabled": true makes the source emit its tables' ALTER TABLE … ADD COLUMN, which transform Copy (line 19) cannot follow: the transform does not follow schema changes`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			slot := "sc_tr_" + strings.ToLower(tc.name)
@@ -353,6 +354,17 @@ sink {
 }`, pg.JDBCURL("postgres"), dbtest.User, slot, tc.transform, pg.JDBCURL("postgres"), dbtest.User))
 			var out lockedBuffer
 			cur := startRun(t, filepath.Join(dir, "home"), job, "schema-transform", false, &out)
+			if tc.fails != "" {
+				select {
+				case <-cur.exited:
+				case <-time.After(time.Minute):
+					t.Fatalf("the job went on\n%s", tail(out.String()))
+				}
+				if !strings.Contains(out.String(), tc.fails) {
+					t.Fatalf("want %q in\n%s", tc.fails, tail(out.String()))
+				}
+				return
+			}
 			deadline := time.Now().Add(time.Minute)
 			for n := 0; n < 100; {
 				if time.Now().After(deadline) {
@@ -365,17 +377,6 @@ sink {
 			if err := src.exec(ctx, "ALTER TABLE sc_tr ADD COLUMN extra int", "INSERT INTO sc_tr VALUES (101, 'new', 5)"); err != nil {
 				t.Fatal(err)
 			}
-			if tc.fails != "" {
-				select {
-				case <-cur.exited:
-				case <-time.After(time.Minute):
-					t.Fatalf("the job went on\n%s", tail(out.String()))
-				}
-				if !strings.Contains(out.String(), tc.fails) {
-					t.Fatalf("want %q in\n%s", tc.fails, tail(out.String()))
-				}
-				return
-			}
 			want := []string{"101|new|5|NULL"}
 			for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
 				got, err := pgSide(pg).rows(ctx, "(SELECT id, v, extra, NULL::text AS note FROM sc_tr_out WHERE id > 100) x", true)
@@ -385,6 +386,72 @@ sink {
 				if time.Now().After(deadline) {
 					t.Fatalf("target %v (%v), want %v\n%s", got, err, want, tail(out.String()))
 				}
+			}
+		})
+	}
+}
+
+// TestCDCSchemaChangeCheck: `stactor run --check` refuses a job whose CDC
+// source carries schema changes into a sink that cannot apply them (Jdbc
+// with is_exactly_once, LocalFile), naming the source's option and the
+// sink, where the job would otherwise fail at the first ALTER TABLE; the
+// Jdbc upsert sink and schema-changes.enabled = false pass.
+func TestCDCSchemaChangeCheck(t *testing.T) {
+	pg := servers.Postgres(t)
+	ctx := testCtx(t)
+	if err := pgSide(pg).exec(ctx, "DROP TABLE IF EXISTS sc_check", "CREATE TABLE sc_check (id bigint PRIMARY KEY, v text)",
+		"ALTER TABLE sc_check REPLICA IDENTITY FULL"); err != nil {
+		t.Fatal(err)
+	}
+	jdbc := func(extra string) string {
+		return fmt.Sprintf(`Jdbc {
+    url = %q
+    driver = "org.postgresql.Driver"
+    user = %q
+    database = postgres
+    table = "public.sc_check_out"
+    generate_sink_sql = true
+    primary_keys = ["id"]
+    %s
+  }`, pg.JDBCURL("postgres"), dbtest.User, extra)
+	}
+	dir := t.TempDir()
+	for _, c := range []struct{ name, changes, sink, want string }{
+		{"upsert", "true", jdbc(""), ""},
+		{"xa", "true", jdbc(`is_exactly_once = true
+    xa_data_source_class_name = "org.postgresql.xa.PGXADataSource"`),
+			`option "schema-changes.enabled": true makes the source emit its tables' ALTER TABLE … ADD COLUMN, which sink Jdbc (line 15) cannot follow: is_exactly_once = true`},
+		{"localfile", "true", fmt.Sprintf("LocalFile {\n    path = %q\n    file_format_type = \"json\"\n  }", filepath.Join(dir, "out")),
+			"which sink LocalFile (line 15) cannot follow: the sink cannot apply schema changes"},
+		{"off", "false", fmt.Sprintf("LocalFile {\n    path = %q\n    file_format_type = \"json\"\n  }", filepath.Join(dir, "out")), ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			job := filepath.Join(t.TempDir(), "job.conf")
+			writeFile(t, job, fmt.Sprintf(`
+env { job.mode = "STREAMING" }
+source {
+  Postgres-CDC {
+    base-url = %q
+    username = %q
+    password = ""
+    database-names = ["postgres"]
+    table-names = ["postgres.public.sc_check"]
+    slot.name = "sc_check"
+    schema-changes.enabled = %s
+  }
+}
+sink {
+  %s
+}`, pg.JDBCURL("postgres"), dbtest.User, c.changes, c.sink))
+			out, err := exec.CommandContext(ctx, binary, "run", "--check", "-c", job).CombinedOutput()
+			if c.want == "" {
+				if err != nil {
+					t.Fatalf("--check refused the job: %v\n%s", err, out)
+				}
+				return
+			}
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), c.want) {
+				t.Fatalf("--check: %v, want exit code 2 and %q in\n%s", err, c.want, out)
 			}
 		})
 	}

@@ -195,7 +195,9 @@ func parseLSN(o cdc.Offset) (pglogrepl.LSN, error) {
 
 // Prepare makes the publication (or adds missing tables to it) and the
 // slot. On a fresh start a slot in use by another session is an error (it
-// belongs to another job); a restore needs the slot to exist still.
+// belongs to another job), and an idle one is moved to the WAL's end
+// unless startup.mode is earliest; a restore needs the slot to exist
+// still.
 func (d *dialect) Prepare(ctx context.Context, fresh bool) error {
 	pc, err := d.session(ctx)
 	if err != nil {
@@ -234,6 +236,17 @@ func (d *dialect) Prepare(ctx context.Context, fresh bool) error {
 		return fmt.Errorf("reading replication slot %q: %w", d.r.Slot, err)
 	case fresh && active && pid != nil:
 		return fmt.Errorf("replication slot %q is in use by server process %d (another job or client?): set another slot.name", d.r.Slot, *pid)
+	case fresh && d.o.Startup != cdc.StartupEarliest:
+		// A new job on a slot an earlier job left: move it to now, as
+		// if just created. The chunks' low watermark is the slot's
+		// confirmed position, and a backfill reading the earlier
+		// job's changes would meet what the snapshot already holds but
+		// cannot be replayed onto it: a TRUNCATE, or a table's older
+		// columns.
+		if _, err := pc.Exec(ctx, "SELECT pg_replication_slot_advance($1, pg_current_wal_flush_lsn())", d.r.Slot); err != nil {
+			d.dropSession()
+			return fmt.Errorf("moving replication slot %q to the WAL's end for a new job: %w", d.r.Slot, err)
+		}
 	}
 	return nil
 }

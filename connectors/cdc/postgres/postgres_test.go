@@ -72,7 +72,7 @@ func TestPrerequisites(t *testing.T) {
 		{"missing table", body(pg, "pre_ok", "postgres.public.nope"), "nope"},
 		{"other database", body(pg, "pre_ok", "other.public.pre_full"), "is not in database postgres"},
 		{"slot of another plugin", body(pg, "pre_other", "postgres.public.pre_full"), `slot "pre_other" exists for database "postgres" with plugin "test_decoding"`},
-		{"plugin", body(pg, "pre_ok", "postgres.public.pre_full", `decoding.plugin.name = "wal2json"`), "pgoutput only"},
+		{"plugin", body(pg, "pre_ok", "postgres.public.pre_full", `decoding.plugin.name = "wal2json"`), `"wal2json": stactor decodes with pgoutput`},
 		{"schema-names", body(pg, "pre_ok", "postgres.public.pre_full", `schema-names = ["inventory"]`), "not in schema-names"},
 		{"exactly_once without key", body(pg, "pre_ok", "postgres.public.pre_full", `exactly_once = true`, `table-names-config = [{table = "postgres.public.pre_full", primaryKeys = ["nope"]}]`), `primary key "nope"`},
 		{"specific", body(pg, "pre_ok", "postgres.public.pre_full", `startup.mode = specific`), "specific has no offset options"},
@@ -84,9 +84,30 @@ func TestPrerequisites(t *testing.T) {
 			}
 		})
 	}
-	_, b, err := resolveBody(t, body(pg, "pre_ok", "postgres.public.pre_full"))
+	cfg, b, err := resolveBody(t, body(pg, "pre_ok", "postgres.public.pre_full"))
 	if err != nil || len(b) == 0 {
 		t.Fatalf("resolve: %v", err)
+	}
+	if w := cfg.Warnings(); len(w) != 0 {
+		t.Errorf("pgoutput: warnings %v, want none", w)
+	}
+}
+
+// TestDecoderbufs: SeaTunnel's files name Debezium's decoderbufs plugin;
+// the job resolves to pgoutput's slot with one warning that says so.
+func TestDecoderbufs(t *testing.T) {
+	pg := servers.Postgres(t)
+	exec(t, pg, "DROP TABLE IF EXISTS dbufs", "CREATE TABLE dbufs (id int PRIMARY KEY, v text)", "ALTER TABLE dbufs REPLICA IDENTITY FULL")
+	cfg, b, err := resolveBody(t, body(pg, "dbufs", "postgres.public.dbufs", `decoding.plugin.name = "decoderbufs"`))
+	if err != nil || len(b) == 0 {
+		t.Fatalf("resolve: %v", err)
+	}
+	w := cfg.Warnings()
+	if len(w) != 1 || !strings.Contains(w[0].Msg, "decoderbufs is read as pgoutput") {
+		t.Fatalf("warnings %v, want one saying decoderbufs is read as pgoutput", w)
+	}
+	if !strings.HasPrefix(w[0].String(), "job.conf:") {
+		t.Errorf("warning %q is not placed in the file", w[0])
 	}
 }
 
@@ -311,18 +332,7 @@ func TestUnchangedToast(t *testing.T) {
 		"ALTER TABLE toasty REPLICA IDENTITY FULL", "ALTER TABLE toasty ALTER COLUMN big SET STORAGE EXTERNAL",
 		"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = 'toast_slot'")
 	d, _ := newTestDialect(t, body(pg, "toast_slot", "postgres.public.toasty"))
-	ctx := testCtx(t)
-	if err := d.Prepare(ctx, true); err != nil {
-		t.Fatal(err)
-	}
-	start, err := d.StartOffset(ctx, cdc.StartupLatest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var c collect
-	go func() { _ = d.Stream(sctx, start, c.add) }()
+	c := streaming(t, d)
 	exec(t, pg, "INSERT INTO toasty SELECT 1, string_agg(md5(g::text), ''), 0 FROM generate_series(1, 500) g",
 		"UPDATE toasty SET n = 1 WHERE id = 1")
 	waitFor(t, "the update", func() bool { return len(c.rows()) >= 3 })
@@ -345,4 +355,126 @@ func lens(xs []string) []int {
 		out[i] = len(x)
 	}
 	return out
+}
+
+// TestReusedSlot: a new job on a slot an earlier job left (with a TRUNCATE
+// of its table and the table's older columns in the WAL after the slot's
+// position) starts as on a new slot: the slot moves to the WAL's end, so
+// an exactly-once chunk's backfill does not meet them. A restore and
+// startup.mode = earliest leave the slot where it is.
+func TestReusedSlot(t *testing.T) {
+	pg := servers.Postgres(t)
+	exec(t, pg, "DROP TABLE IF EXISTS reuse", "CREATE TABLE reuse (id int PRIMARY KEY, v text)", "ALTER TABLE reuse REPLICA IDENTITY FULL",
+		"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = 'reuse_slot'",
+		"SELECT pg_create_logical_replication_slot('reuse_slot', 'pgoutput')",
+		"INSERT INTO reuse VALUES (1, 'a')", "TRUNCATE reuse", "ALTER TABLE reuse ADD COLUMN w int", "ALTER TABLE reuse DROP COLUMN w",
+		"INSERT INTO reuse VALUES (2, 'b')")
+	t.Cleanup(func() { _ = pg.Exec(context.Background(), "postgres", "SELECT pg_drop_replication_slot('reuse_slot')") })
+	left := confirmed(t, pg, "reuse_slot")
+	for _, c := range []struct {
+		name  string
+		fresh bool
+		extra string
+	}{{"restore", false, ""}, {"earliest", true, "startup.mode = earliest"}} {
+		d, _ := newTestDialect(t, body(pg, "reuse_slot", "postgres.public.reuse", c.extra))
+		if err := d.Prepare(testCtx(t), c.fresh); err != nil {
+			t.Fatal(err)
+		}
+		if got := confirmed(t, pg, "reuse_slot"); got != left {
+			t.Fatalf("%s moved the slot from %s to %s", c.name, left, got)
+		}
+	}
+	d, tables := newTestDialect(t, body(pg, "reuse_slot", "postgres.public.reuse", "exactly_once = true"))
+	if err := d.Prepare(testCtx(t), true); err != nil {
+		t.Fatal(err)
+	}
+	if got := confirmed(t, pg, "reuse_slot"); got == left {
+		t.Fatalf("a new job left the slot at %s", got)
+	}
+	exec(t, pg, "INSERT INTO reuse VALUES (3, 'c')")
+	low, high, err := d.ReadChunk(testCtx(t), tables[0], cdc.Chunk{Table: 0}, 100, func(*row.Batch) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	err = d.ReadLog(testCtx(t), low, high, func(ev cdc.Event) error {
+		for i := 0; ev.Rows != nil && i < ev.Rows.Len(); i++ {
+			got = append(got, fmt.Sprintf("%s %v", ev.Rows.Kind(i).Short(), ev.Rows.Row(i)))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("the backfill read the earlier job's changes: %v", err)
+	}
+	if len(got) != 1 || got[0] != "+I [3 c]" {
+		t.Fatalf("the backfill read %q, want the new job's insert only", got)
+	}
+}
+
+// TestStreamTypes: values SeaTunnel's PostgresTypeConverter maps that
+// pgoutput sends in their text form come out of the stream as the
+// snapshot reads them: money (decimal(30,2), however lc_monetary prints
+// it), PostGIS geometry (its hex EWKB), arrays and inet.
+func TestStreamTypes(t *testing.T) {
+	pg := servers.Postgres(t)
+	postgis := pg.Exec(testCtx(t), "postgres", "CREATE EXTENSION IF NOT EXISTS postgis") == nil
+	geom, g := "text", "NULL" // without PostGIS (tools/test-deps.sh installs it)
+	if postgis {
+		geom, g = "geometry", "'SRID=4326;POINT(1 2)'"
+	}
+	exec(t, pg, "DROP TABLE IF EXISTS stt", "CREATE TABLE stt (id int PRIMARY KEY, m money, a int[], s text[], ip inet, g "+geom+")",
+		"ALTER TABLE stt REPLICA IDENTITY FULL",
+		"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = 'stt_slot'")
+	d, tables := newTestDialect(t, body(pg, "stt_slot", "postgres.public.stt"))
+	ctx := testCtx(t)
+	c := streaming(t, d)
+	exec(t, pg, "INSERT INTO stt VALUES (1, '-1234.5', '{1,NULL,3}', '{\"a b\",c}', '10.0.0.1/8', "+g+")",
+		"UPDATE stt SET m = 92233720368547758.07 WHERE id = 1")
+	waitFor(t, "the changes", func() bool { return len(c.rows()) >= 3 })
+	var snap []string
+	_, _, err := d.ReadChunk(ctx, tables[0], cdc.Chunk{Table: 0}, 10, func(b *row.Batch) error {
+		for i := 0; i < b.Len(); i++ {
+			snap = append(snap, fmt.Sprintf("%v", b.Row(i)))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.rows()
+	wantGeom := "<nil>"
+	if postgis {
+		wantGeom = "0101000020E6100000000000000000F03F0000000000000040"
+	}
+	want := []string{
+		"+I [1 -1234.5 [1 <nil> 3] [a b c] 10.0.0.1/8 " + wantGeom + "]",
+		"-U [1 -1234.5 [1 <nil> 3] [a b c] 10.0.0.1/8 " + wantGeom + "]",
+		"+U [1 92233720368547758.07 [1 <nil> 3] [a b c] 10.0.0.1/8 " + wantGeom + "]",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("stream\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(snap) != 1 || "+U "+snap[0] != want[2] {
+		t.Fatalf("snapshot %q, the stream's last row %s", snap, want[2])
+	}
+}
+
+// streaming prepares d's slot and streams from the WAL's end into the
+// collector returned, until the test ends.
+func streaming(t *testing.T, d *dialect) *collect {
+	t.Helper()
+	ctx := testCtx(t)
+	if err := d.Prepare(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	start, err := d.StartOffset(ctx, cdc.StartupLatest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	c := &collect{}
+	done := make(chan struct{})
+	go func() { _ = d.Stream(sctx, start, c.add); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return c
 }

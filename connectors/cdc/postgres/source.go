@@ -23,7 +23,7 @@ var Spec = cdc.Spec{
 		{Key: "schema-names", Type: config.TypeStrings, Doc: "the schemas to capture (the tables name theirs)"},
 		{Key: "slot.name", Type: config.TypeString, Default: "seatunnel", Doc: "the logical replication slot; made when missing, reused when it is this database's and pgoutput's"},
 		{Key: "publication.name", Type: config.TypeString, Doc: "the publication of the captured tables (default: the slot's name); made when missing, extended with missing tables"},
-		{Key: "decoding.plugin.name", Type: config.TypeString, Default: "pgoutput", Doc: "the logical decoding plugin: pgoutput"},
+		{Key: "decoding.plugin.name", Type: config.TypeString, Default: "pgoutput", Doc: "the logical decoding plugin: pgoutput (decoderbufs, Debezium's, is accepted and read as pgoutput, with a warning)"},
 	},
 	Resolve: resolve,
 	New:     newDialect,
@@ -52,8 +52,8 @@ func options(cfg *config.PluginConfig, o *cdc.Options) (*jdbc.Conn, resolved, er
 	if !conn.Postgres() {
 		return nil, r, cfg.Errorf("base-url", "Postgres-CDC needs a jdbc:postgresql:// URL")
 	}
-	if p := cfg.String("decoding.plugin.name"); !strings.EqualFold(p, "pgoutput") {
-		return nil, r, cfg.Errorf("decoding.plugin.name", "%q: stactor decodes pgoutput only (built into PostgreSQL 10 and later)", p)
+	if _, err := decodingPlugin(cfg); err != nil {
+		return nil, r, err
 	}
 	if o.Startup == cdc.StartupSpecific {
 		return nil, r, cfg.Errorf("startup.mode", "specific has no offset options for Postgres-CDC; use initial, earliest or latest")
@@ -82,6 +82,23 @@ func options(cfg *config.PluginConfig, o *cdc.Options) (*jdbc.Conn, resolved, er
 	return conn.WithDatabase(r.Database), r, nil
 }
 
+// decodingPlugin checks decoding.plugin.name: pgoutput, or decoderbufs
+// (Debezium's protobuf plugin, which SeaTunnel's e2e files and Debezium
+// users name), which stactor reads as pgoutput: both decode the same
+// committed changes of the same tables, and pgoutput is built into
+// PostgreSQL, so a job written for decoderbufs runs unchanged on a server
+// without it. It reports whether the name was decoderbufs.
+func decodingPlugin(cfg *config.PluginConfig) (decoderbufs bool, err error) {
+	switch p := cfg.String("decoding.plugin.name"); {
+	case strings.EqualFold(p, "pgoutput"):
+		return false, nil
+	case strings.EqualFold(p, "decoderbufs"):
+		return true, nil
+	default:
+		return false, cfg.Errorf("decoding.plugin.name", "%q: stactor decodes with pgoutput (built into PostgreSQL 10 and later); name pgoutput (decoderbufs is read as pgoutput)", p)
+	}
+}
+
 func validName(s string) bool {
 	if s == "" || len(s) > 63 {
 		return false
@@ -99,6 +116,9 @@ func resolve(ctx context.Context, cfg *config.PluginConfig, o *cdc.Options) ([]*
 	conn, r, err := options(cfg, o)
 	if err != nil {
 		return nil, nil, err
+	}
+	if dbufs, _ := decodingPlugin(cfg); dbufs {
+		cfg.Warnf("decoding.plugin.name", "decoderbufs is read as pgoutput: stactor decodes the slot %s with pgoutput (built into PostgreSQL), whose change events are the same; name pgoutput to silence this", r.Slot)
 	}
 	pc, err := connectRetry(ctx, conn, o)
 	if err != nil {
