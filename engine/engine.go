@@ -6,7 +6,6 @@ package engine
 
 import (
 	"fmt"
-	"github.com/stactor/stactor/config"
 	"io"
 	"log/slog"
 	"math"
@@ -25,6 +24,7 @@ import (
 	"github.com/stactor/stactor/actors/resource"
 	"github.com/stactor/stactor/actors/task"
 	"github.com/stactor/stactor/actors/worker"
+	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/resources"
 	"github.com/stactor/stactor/storage"

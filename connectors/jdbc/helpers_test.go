@@ -1,15 +1,15 @@
 package jdbc
 
 import (
-	"database/sql"
-
 	"context"
+	"database/sql"
 	"fmt"
-	"github.com/jackc/pgx/v5"
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
+
 	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/config/hocon"
 	"github.com/stactor/stactor/connectors"
