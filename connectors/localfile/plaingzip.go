@@ -27,9 +27,11 @@ func startsGzip(br *bufio.Reader) bool {
 }
 
 // plainGzipWarnings are the plan warnings of a source whose files are
-// gunzipped: one for each file that is not gzip and is read plain.
+// gunzipped: one for each file that is not gzip and is read plain. Files
+// inside archives are not looked into at plan time (they are read plain
+// too, without a warning).
 func plainGzipWarnings(sc *sourceConfig) ([]string, error) {
-	if !sc.gzip {
+	if !sc.gzip || sc.archive != "" {
 		return nil, nil
 	}
 	var out []string

@@ -130,3 +130,19 @@ func gzipped(t *testing.T, data []byte, name string) []byte {
 	}
 	return buf.Bytes()
 }
+
+// TestGzipInsideArchive: compress_codec gzip with a zip archive gunzips
+// the entries that are gzip and reads the others plain; entries are not
+// opened at plan time.
+func TestGzipInsideArchive(t *testing.T) {
+	dir := t.TempDir()
+	data := archiveOf(t, "zip", [][2]string{{"a.gz.csv", string(gzipped(t, []byte("1,a\n"), ""))}, {"b.gz.csv", "2,b\n"}})
+	if err := os.WriteFile(filepath.Join(dir, "x.zip"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := newTestSource(t, "path = "+q(dir)+"\nfile_format_type = csv\ncompress_codec = gzip\narchive_compress_codec = zip\nschema { fields { id = int, s = string } }")
+	if w := src.Warnings(); len(w) != 0 {
+		t.Fatalf("warnings %q", w)
+	}
+	compareRows(t, []string{"id", "s"}, readAll(t, src, 1), [][]any{{int64(1), "a"}, {int64(2), "b"}})
+}
