@@ -44,6 +44,10 @@ func init() {
 		Create: func(cfg *config.PluginConfig, _ []byte, job connectors.JobContext) (connectors.Source, error) {
 			return &testSource{}, nil
 		}})
+	connectors.RegisterSource(connectors.SourceFactory{Name: "PlanTestWarnSource",
+		Create: func(cfg *config.PluginConfig, _ []byte, job connectors.JobContext) (connectors.Source, error) {
+			return &warnSource{testSource{table: row.MustSchema("w", row.Field{Name: "id", Type: row.BigInt})}}, nil
+		}})
 	connectors.RegisterTransform(connectors.TransformFactory{Name: "PlanTestTransform", Options: opts,
 		Create: func(cfg *config.PluginConfig, input *row.Schema) (connectors.Transform, error) {
 			if err := failure(cfg); err != nil {
@@ -500,6 +504,33 @@ sink {
 		`job.conf:5:39: source PlanTestSource: unknown option "colour" is ignored`,
 		`job.conf:9:3: sink PlanTestSink: plugin_output on a sink is ignored`,
 		`job.conf:6:3: source PlanTestStrictSource: its output goes to no sink`,
+	}
+	var got []string
+	for _, w := range p.Warnings {
+		got = append(got, w.String())
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("warnings\n got %q\nwant %q", got, want)
+	}
+}
+
+// warnSource tells two things at plan time (connectors.SourceWarner).
+type warnSource struct{ testSource }
+
+func (*warnSource) Warnings() []string { return []string{"file a is odd", "file b is odd"} }
+
+// TestSourceWarnings: a SourceWarner's warnings are the plan's, placed at
+// the source's plugin.
+func TestSourceWarnings(t *testing.T) {
+	p := build(t, `source {
+  PlanTestWarnSource {}
+}
+sink {
+  PlanTestSink {}
+}`)
+	want := []string{
+		`job.conf:2:3: source PlanTestWarnSource: file a is odd`,
+		`job.conf:2:3: source PlanTestWarnSource: file b is odd`,
 	}
 	var got []string
 	for _, w := range p.Warnings {

@@ -19,7 +19,7 @@ func (sc *sourceConfig) splitsOf(f fileInfo) ([]*split, error) {
 	case formatParquet, formatORC, formatBinary, formatXML, formatExcel:
 		return []*split{{path: f.path, end: -1}}, nil
 	}
-	if sc.gzip || sc.lzo || sc.archive != "" || f.size <= blockSize {
+	if sc.gzip || sc.lzo || sc.archive != "" || sc.csvHeader || f.size <= blockSize {
 		return []*split{{path: f.path, end: -1}}, nil
 	}
 	bounds, err := sc.blockBounds(f)

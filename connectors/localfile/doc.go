@@ -10,9 +10,16 @@
 // empty files, _SUCCESS and hidden entries — hidden folders too, where the
 // sink stages — filtered by file_filter_pattern and filename_extension),
 // so a missing path or a bad schema is a positioned config error before
-// anything runs; parquet and orc files give their own schema. The enumerator cuts
+// anything runs; parquet and orc files give their own schema. A folder
+// with no file reads zero rows of the table SeaTunnel's
+// BaseFileSourceConfig returns before any format looks at a file (the
+// simple text table, or the schema as declared, even one of no columns).
+// With a gzip codec, a file without gzip's magic is read plain with a plan
+// warning (connectors.SourceWarner; plaingzip.go), as SeaTunnel reads the
+// gzip files its text writers write plain. The enumerator cuts
 // one split per file, and per record-aligned block for large uncompressed
-// text, csv and json files, and deals them round-robin in split-id order as
+// text, csv and json files (not csv files read by their header line,
+// csvheader.go), and deals them round-robin in split-id order as
 // SeaTunnel's MultipleTableFileSourceSplitEnumerator does. A split's
 // position is a byte offset (text formats, binary) or a row index (parquet, orc;
 // xml and excel, parsed whole as SeaTunnel's dom4j and POI readers do), so

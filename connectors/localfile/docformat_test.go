@@ -420,7 +420,7 @@ func TestXLSCorrupt(t *testing.T) {
 					t.Fatalf("mutant %d panics: %v", i, p)
 				}
 			}()
-			parseExcel(cfg, "bad.xls", bad)
+			parseExcel(cfg, "bad.xls", "bad.xls", bad)
 		}()
 	}
 	// The same inside the Workbook stream, past the compound file.

@@ -2,6 +2,7 @@ package localfile
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"math"
@@ -56,14 +57,14 @@ type docSplit struct {
 // openDocument reads a split's file (from inside its archive, gunzipped)
 // and parses it with the format's parser.
 func openDocument(cfg *sourceConfig, s *split, part partitions) (*docSplit, error) {
-	data, err := readWhole(cfg, s.path)
+	data, name, err := readWhole(cfg, s.path)
 	if err != nil {
 		return nil, err
 	}
 	d := &docSplit{cfg: cfg, sp: s, part: part, excel: cfg.format == formatExcel}
 	d.json.text = &cfg.values
 	if d.excel {
-		d.recs, err = parseExcel(cfg, s.path, data)
+		d.recs, err = parseExcel(cfg, s.path, name, data)
 	} else {
 		d.recs, err = parseXML(cfg, s.path, data)
 	}
@@ -76,20 +77,28 @@ func openDocument(cfg *sourceConfig, s *split, part partitions) (*docSplit, erro
 	return d, nil
 }
 
-// readWhole reads a file, or a file inside an archive, uncompressed.
-func readWhole(cfg *sourceConfig, path string) ([]byte, error) {
+// readWhole reads a file, or a file inside an archive, uncompressed, and
+// tells the name its format is told by: the file's (inside an archive, the
+// entry's); gunzipped, the name in the gzip header, else the file's
+// without its .gz, as SeaTunnel's AbstractReadStrategy names an excel file
+// it gunzips (so e.xlsx.gz is read as an xlsx).
+func readWhole(cfg *sourceConfig, path string) ([]byte, string, error) {
+	name := path
+	if i := strings.LastIndex(path, archiveSep); i >= 0 {
+		name = path[i+len(archiveSep):]
+	}
 	var in io.Reader
 	var closer io.Closer
 	if cfg.archive != "" {
 		r, c, err := openArchived(path, cfg.archive)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		in, closer = r, c
 	} else {
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		in, closer = f, f
 	}
@@ -97,16 +106,24 @@ func readWhole(cfg *sourceConfig, path string) ([]byte, error) {
 	if c := cfg.codec(); c != "" {
 		r, dc, err := decompress(c, in, path)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		defer dc.Close()
+		if gz, ok := r.(*gzip.Reader); ok {
+			switch {
+			case gz.Header.Name != "":
+				name = gz.Header.Name
+			case strings.HasSuffix(strings.ToLower(name), ".gz"):
+				name = name[:len(name)-len(".gz")]
+			}
+		}
 		in = r
 	}
 	var buf bytes.Buffer
 	if _, err := io.Copy(&buf, in); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, "", fmt.Errorf("%s: %w", path, err)
 	}
-	return buf.Bytes(), nil
+	return buf.Bytes(), name, nil
 }
 
 func (d *docSplit) close() error { return nil }

@@ -21,12 +21,10 @@ import (
 // ExcelReadStrategy does: the sheet sheet_name (the first by default), the
 // rows after skip_header_row_number, cell j of a row being field j of the
 // schema; a cell's value is its text, number, boolean, or — a number in a
-// date format — a local date-time (POI's getLocalDateTimeCellValue).
-func parseExcel(cfg *sourceConfig, path string, data []byte) ([]docRecord, error) {
-	name := path
-	if i := strings.LastIndex(path, archiveSep); i >= 0 {
-		name = path[i+len(archiveSep):]
-	}
+// date format — a local date-time (POI's getLocalDateTimeCellValue). name
+// tells xlsx from xls by its suffix, as SeaTunnel's POI reader does
+// (readWhole).
+func parseExcel(cfg *sourceConfig, path, name string, data []byte) ([]docRecord, error) {
 	lower := strings.ToLower(name)
 	switch {
 	case strings.HasSuffix(lower, ".xls"):

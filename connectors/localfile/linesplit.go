@@ -27,6 +27,11 @@ type lineSplit struct {
 	parse func(rec string, cols []*row.Column) error
 
 	fields []field
+	// csv_use_header_line (csvheader.go): header is true until the
+	// header record is read; hdr[i] is the column of data field i, -1
+	// if none.
+	header bool
+	hdr    []int
 	// json: output column of each field name, their names, and which were
 	// seen in the current record.
 	index map[string]int
@@ -44,6 +49,16 @@ func openLines(cfg *sourceConfig, s *split, part partitions) (*lineSplit, error)
 	l := &lineSplit{cfg: cfg, sp: s, rr: rr, part: part}
 	if s.pos == 0 && cfg.format != formatJSON {
 		l.skip = cfg.skipHeader
+	}
+	if cfg.csvHeader {
+		if s.pos == 0 {
+			l.header = true
+		} else if !cfg.content {
+			if err := l.readHeader(); err != nil {
+				rr.close()
+				return nil, err
+			}
+		}
 	}
 	// json copies what it keeps itself (it unescapes anyway).
 	text := cfg.format != formatJSON || cfg.content
@@ -102,13 +117,15 @@ func (l *lineSplit) read(cols []*row.Column, n int) (int, bool, error) {
 		if len(rec) == 0 {
 			continue
 		}
-		switch {
-		case l.cfg.latin1 && hasHigh(rec):
-			l.conv = latin1ToUTF8(l.conv, rec)
-			rec = l.conv
-		case l.cfg.charset != nil && hasHigh(rec):
-			l.conv = decodeCharset(l.conv, l.cfg.charset, rec)
-			rec = l.conv
+		rec = l.decode(rec)
+		if l.header {
+			l.header = false
+			if !l.cfg.content {
+				if err := l.setHeader(string(rec)); err != nil {
+					return rows, false, l.errorf(err)
+				}
+			}
+			continue
 		}
 		var s string
 		if l.copy {
@@ -190,11 +207,15 @@ func (l *lineSplit) parseCSV(rec string, cols []*row.Column) error {
 func (l *lineSplit) appendFields(cols []*row.Column) error {
 	for j, i := range l.cfg.proj {
 		c := cols[j]
-		if i >= len(l.fields) {
+		k := i
+		if l.hdr != nil {
+			k = l.hdr[i]
+		}
+		if k < 0 || k >= len(l.fields) {
 			c.AppendNull()
 			continue
 		}
-		f := l.fields[i]
+		f := l.fields[k]
 		if c.Type.ID == row.TypeString {
 			if !f.quoted && l.cfg.values.null(f.s) {
 				c.AppendNull()

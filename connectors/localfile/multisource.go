@@ -21,7 +21,10 @@ type multiSource struct {
 	srcs []*source
 }
 
-var _ connectors.Source = (*multiSource)(nil)
+var (
+	_ connectors.Source       = (*multiSource)(nil)
+	_ connectors.SourceWarner = (*multiSource)(nil)
+)
 
 // tableEntryOptions are the options of one tables_configs entry: the
 // source's, with path and file_format_type required.
@@ -84,6 +87,14 @@ func (m *multiSource) Tables() []*row.Schema {
 	var out []*row.Schema
 	for _, s := range m.srcs {
 		out = append(out, s.cfg.schema)
+	}
+	return out
+}
+
+func (m *multiSource) Warnings() []string {
+	var out []string
+	for _, s := range m.srcs {
+		out = append(out, s.Warnings()...)
 	}
 	return out
 }

@@ -76,6 +76,7 @@ var sourceOptions = []config.Option{
 	{Key: "field_delimiter", Type: config.TypeString, Fallbacks: []string{"delimiter"}, Doc: "the field separator: \\u0001 for text, ',' for csv"},
 	optRowDelimiter,
 	{Key: "skip_header_row_number", Type: config.TypeInt, Default: int64(0), Doc: "lines (excel: rows) to skip at the start of each text, csv or excel file"},
+	{Key: "csv_use_header_line", Type: config.TypeBool, Default: false, Doc: "csv: the first line of each file (after skip_header_row_number) is a header: fields are the columns of their names, not taken by position"},
 	{Key: "file_filter_pattern", Type: config.TypeString, Doc: "a regular expression a file's name (or full path) must match"},
 	{Key: "filename_extension", Type: config.TypeString, Doc: "read only files with this extension"},
 	{Key: "compress_codec", Type: config.TypeEnum, Enum: []string{"none", "gzip", "gz", "lzo"}, Default: "none", Doc: "compression of text, csv, json and xml files: gzip, or lzo (lzop files)"},

@@ -1,6 +1,7 @@
 package localfile
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"errors"
@@ -175,7 +176,14 @@ func decompress(codec string, in io.Reader, path string) (io.Reader, io.Closer, 
 		}
 		return z, io.NopCloser(z), nil
 	}
-	gz, err := gzip.NewReader(in)
+	br := bufio.NewReader(in)
+	if !startsGzip(br) {
+		// SeaTunnel's text, csv and json writers write a gzip file plain
+		// under its .gz name (and its readers read it plain): read such a
+		// file as it is. The plan warns about it (plainGzipWarnings).
+		return br, io.NopCloser(nil), nil
+	}
+	gz, err := gzip.NewReader(br)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: not gzip: %w", path, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/text/encoding"
 
 	"github.com/stactor/stactor/config"
+	"github.com/stactor/stactor/config/hocon"
 	"github.com/stactor/stactor/connectors"
 	"github.com/stactor/stactor/row"
 )
@@ -56,6 +57,7 @@ type sourceConfig struct {
 	rowDelim   string
 	quote      byte
 	skipHeader int64
+	csvHeader  bool // csv_use_header_line: columns are named by each file's header
 	values     textValues
 
 	// xml: the row elements' tag and whether fields are attributes
@@ -63,6 +65,9 @@ type sourceConfig struct {
 	xmlAttr   bool
 	// excel: the sheet read, "" for the first
 	sheet string
+
+	// warnings are told at plan time (connectors.SourceWarner).
+	warnings []string
 }
 
 func createSource(cfg *config.PluginConfig, _ []byte, job connectors.JobContext) (connectors.Source, error) {
@@ -94,7 +99,9 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 	}
 	switch c := cfg.String("archive_compress_codec"); c {
 	case "gz":
-		sc.gzip = textual
+		// SeaTunnel gunzips an excel file too (AbstractReadStrategy's GZ
+		// archive), but not for compress_codec.
+		sc.gzip = textual || sc.format == formatExcel
 	case "zip", "tar", "tar_gz":
 		if !textual && sc.format != formatExcel {
 			return nil, cfg.Errorf("archive_compress_codec", "%s archives of %s files are not supported (text, csv, json, xml and excel)", c, sc.format)
@@ -142,6 +149,7 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 	if sc.skipHeader = cfg.Int("skip_header_row_number"); sc.skipHeader < 0 {
 		return nil, cfg.Errorf("skip_header_row_number", "must not be negative")
 	}
+	sc.csvHeader = sc.format == formatCSV && cfg.Bool("csv_use_header_line")
 	filter, err := compileFilter(cfg.String("file_filter_pattern"), cfg.String("filename_extension"))
 	if err != nil {
 		return nil, cfg.Errorf("file_filter_pattern", "not a regular expression: %v", err)
@@ -153,6 +161,10 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 		if sc.files, err = expandArchives(sc.files, sc.archive); err != nil {
 			return nil, cfg.Errorf("archive_compress_codec", "%v", err)
 		}
+	}
+
+	if sc.warnings, err = plainGzipWarnings(sc); err != nil {
+		return nil, cfg.Errorf("path", "%v", err)
 	}
 
 	if sc.format == formatXML {
@@ -168,30 +180,40 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 		// SeaTunnel's BinaryReadStrategy: a fixed layout, whatever schema
 		// says.
 		sc.data = binaryFields
-	case sc.format == formatORC:
+	case len(sc.files) == 0 && (!cfg.Has("schema") || schemaEmpty(cfg)):
+		// Nothing to read: SeaTunnel's BaseFileSourceConfig.parseCatalogTable
+		// returns the table before any format looks at a file, so an empty
+		// folder reads zero rows of its simple text table (one content
+		// field) without a schema, and of a table of no columns with one
+		// that declares none (schema {}, or only its table).
+		if cfg.Has("schema") {
+			table = schemaTable(cfg)
+		} else {
+			sc.content = true
+			sc.data = []row.Field{{Name: "content", Type: row.String, Nullable: true}}
+		}
+	case sc.format == formatORC && len(sc.files) > 0:
 		if table, sc.data, err = orcSourceSchema(cfg, sc.files); err != nil {
 			return nil, err
 		}
-	case sc.format == formatParquet && cfg.Has("schema") && cfg.Raw("schema").Get("fields") == nil && cfg.Raw("schema").Get("columns") == nil:
+	case sc.format == formatParquet && schemaEmpty(cfg):
 		// schema { table = "..." } only names the table of a parquet
 		// file's own schema (SeaTunnel's multi-table parquet e2e).
-		if len(sc.files) == 0 {
-			return nil, cfg.Errorf("path", "no parquet file under %s to read the schema from", sc.root)
-		}
 		if sc.data, err = parquetSchemaOf(sc.files[0].path); err != nil {
 			return nil, cfg.Errorf("path", "%v", err)
 		}
-		if t := cfg.Raw("schema").Get("table"); t != nil {
-			table = t.String()
+		table = schemaTable(cfg)
+	case schemaEmpty(cfg):
+		// SeaTunnel's ReadonlyConfigParser does not validate the schema:
+		// one without fields and columns is a table of no columns, and
+		// each record reads as a row of no fields; its excel reader
+		// refuses it (ExcelReadStrategy.setCatalogTable).
+		if sc.format == formatExcel {
+			return nil, cfg.Errorf("schema", "has no fields: excel files need fields { ... } or columns [ ... ] (SeaTunnel: \"Schema information is not set or incorrect Schema settings\")")
 		}
+		table = schemaTable(cfg)
 	case cfg.Has("schema"):
-		// CatalogTableUtil.buildWithConfig: without schema.table the table
-		// is named by plugin_output (result_table_name), if any.
-		named := defaultTable
-		if out := strings.TrimSpace(cfg.String("plugin_output")); out != "" {
-			named = out
-		}
-		s, err := config.ParseSchema(cfg.Raw("schema"), named, cfg.Where)
+		s, err := config.ParseSchema(cfg.Raw("schema"), schemaTable(cfg), cfg.Where)
 		if err != nil {
 			return nil, err
 		}
@@ -201,10 +223,7 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 				return nil, err
 			}
 		}
-	case sc.format == formatParquet:
-		if len(sc.files) == 0 {
-			return nil, cfg.Errorf("path", "no parquet file under %s to read the schema from", sc.root)
-		}
+	case sc.format == formatParquet && len(sc.files) > 0:
 		if sc.data, err = parquetSchemaOf(sc.files[0].path); err != nil {
 			return nil, cfg.Errorf("path", "%v", err)
 		}
@@ -263,22 +282,15 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 // types changed by the schema option's where they convert, and the table
 // named by schema.table or plugin_output.
 func orcSourceSchema(cfg *config.PluginConfig, files []fileInfo) (string, []row.Field, error) {
-	if len(files) == 0 {
-		return "", nil, cfg.Errorf("path", "no orc file under %s to read the schema from", localPath(cfg.String("path")))
-	}
 	table := defaultTable
 	var user []row.Field
 	if cfg.Has("schema") {
-		if cfg.Raw("schema").Get("fields") == nil && cfg.Raw("schema").Get("columns") == nil {
+		if !schemaHasColumns(cfg) {
 			if t := cfg.Raw("schema").Get("table"); t != nil {
 				table = t.String()
 			}
 		} else {
-			named := defaultTable
-			if out := strings.TrimSpace(cfg.String("plugin_output")); out != "" {
-				named = out
-			}
-			s, err := config.ParseSchema(cfg.Raw("schema"), named, cfg.Where)
+			s, err := config.ParseSchema(cfg.Raw("schema"), schemaTable(cfg), cfg.Where)
 			if err != nil {
 				return "", nil, err
 			}
@@ -294,6 +306,35 @@ func orcSourceSchema(cfg *config.PluginConfig, files []fileInfo) (string, []row.
 		return "", nil, cfg.Errorf(key, "%v", err)
 	}
 	return table, data, nil
+}
+
+// schemaHasColumns tells whether the schema option declares fields or
+// columns.
+func schemaHasColumns(cfg *config.PluginConfig) bool {
+	v := cfg.Raw("schema")
+	return v != nil && (v.Get("fields") != nil || v.Get("columns") != nil)
+}
+
+// schemaEmpty tells whether the schema option is an object that declares
+// neither fields nor columns (schema {}, or only its table).
+func schemaEmpty(cfg *config.PluginConfig) bool {
+	v := cfg.Raw("schema")
+	return v != nil && v.Kind == hocon.Object && !schemaHasColumns(cfg)
+}
+
+// schemaTable is the table the schema option names: schema.table, else
+// plugin_output (result_table_name) if any, else default.default.default
+// (SeaTunnel's CatalogTableUtil.buildWithConfig).
+func schemaTable(cfg *config.PluginConfig) string {
+	if v := cfg.Raw("schema"); v != nil && v.Kind == hocon.Object {
+		if t := v.Get("table"); t != nil {
+			return t.String()
+		}
+	}
+	if out := strings.TrimSpace(cfg.String("plugin_output")); out != "" {
+		return out
+	}
+	return defaultTable
 }
 
 // checkParquetColumns checks at plan time that a parquet file has every
@@ -321,7 +362,12 @@ type source struct {
 	cfg *sourceConfig
 }
 
-var _ connectors.Source = (*source)(nil)
+var (
+	_ connectors.Source       = (*source)(nil)
+	_ connectors.SourceWarner = (*source)(nil)
+)
+
+func (s *source) Warnings() []string { return s.cfg.warnings }
 
 func (s *source) Tables() []*row.Schema { return []*row.Schema{s.cfg.schema} }
 

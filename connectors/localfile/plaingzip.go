@@ -1,0 +1,63 @@
+package localfile
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Plain files under a gzip codec. SeaTunnel's text, csv and json writers
+// know only lzo: with compress_codec gzip they log a warning and write the
+// file uncompressed under its .gz name (<name>.gz.txt), and its readers
+// read such a file plain too. stactor's writer gzips for real; its reader
+// gunzips a file that starts with gzip's magic and reads any other as it
+// is, with a plan warning naming the file, so files SeaTunnel wrote read
+// here as they do in SeaTunnel.
+
+// gzipMagic starts every gzip stream (RFC 1952).
+var gzipMagic = []byte{0x1f, 0x8b}
+
+// startsGzip tells whether the stream br reads starts with gzip's magic;
+// it reads nothing off the stream.
+func startsGzip(br *bufio.Reader) bool {
+	head, _ := br.Peek(len(gzipMagic))
+	return bytes.Equal(head, gzipMagic)
+}
+
+// plainGzipWarnings are the plan warnings of a source whose files are
+// gunzipped: one for each file that is not gzip and is read plain. Files
+// inside archives are not looked into at plan time (they are read plain
+// too, without a warning).
+func plainGzipWarnings(sc *sourceConfig) ([]string, error) {
+	if !sc.gzip || sc.archive != "" {
+		return nil, nil
+	}
+	var out []string
+	for _, f := range sc.files {
+		plain, err := notGzip(f.path)
+		if err != nil {
+			return nil, err
+		}
+		if plain {
+			out = append(out, fmt.Sprintf("%s is not gzip (it does not start with gzip's magic bytes 1f 8b): it is read uncompressed, as SeaTunnel reads the gzip files its text, csv and json writers write plain", f.path))
+		}
+	}
+	return out, nil
+}
+
+// notGzip tells whether the file at path does not start with gzip's magic.
+func notGzip(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	head := make([]byte, len(gzipMagic))
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	return !bytes.Equal(head[:n], gzipMagic), nil
+}
