@@ -143,14 +143,15 @@ func TestSchemaChangeThroughChain(t *testing.T) {
 	}
 }
 
-// Operators that do not follow schema changes fail naming the table, the
+// Operators that do not follow schema changes fail naming the table (named
+// after the FakeSource's plugin_output, as SeaTunnel names it), the
 // change and the plugin; a change that drops a column fails naming it.
 func TestSchemaChangeRefused(t *testing.T) {
 	for _, tc := range []struct{ name, transform, sink, want string }{
 		{"transform", `Copy { plugin_input = "fake", plugin_output = "f", fields { n2 = name } }`, `SchemaProbe { plugin_input = "f" }`,
-			"cannot pass the schema change of table default.default.default (default.default.default ADD COLUMN extra bigint): transform Copy does not follow schema changes"},
+			"cannot pass the schema change of table fake (fake ADD COLUMN extra bigint): transform Copy does not follow schema changes"},
 		{"sink", `FilterRowKind { plugin_input = "fake", plugin_output = "f", include_kinds = ["INSERT"] }`, `Console { plugin_input = "f" }`,
-			"cannot take the schema change of table default.default.default (default.default.default ADD COLUMN extra bigint): sink Console does not follow schema changes"},
+			"cannot take the schema change of table fake (fake ADD COLUMN extra bigint): sink Console does not follow schema changes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tk := fusedTask(t, schemaJob(tc.transform, tc.sink))
