@@ -100,6 +100,23 @@ func TestReleasedColumnsKeepNoStrings(t *testing.T) {
 	}
 }
 
+// A vector last used for fewer values than it once held (a filter's
+// output) keeps no strings past its length either: a pooled column would
+// keep their buffers alive.
+func TestReleasedColumnsKeepNoStringsPastTheirLength(t *testing.T) {
+	b := buildRecycled(NewBuilder(recycleSchema(), 8, Recycling()), 0, 8)
+	c := b.Cols[1]
+	all := c.Strs[:8]
+	c.Strs = c.Strs[:3] // reused for 3 of the 8 rows
+	b.N = 3
+	b.Release()
+	for i, s := range all {
+		if s != "" && !(poisonReleased && i < 3 && s == "\x00released") {
+			t.Fatalf("released string %d is still %q", i, s)
+		}
+	}
+}
+
 func TestBatchesThatAreNotRecycledIgnoreReferences(t *testing.T) {
 	b := buildRecycled(NewBuilder(recycleSchema(), 4), 0, 4)
 	if b.Recycled() {

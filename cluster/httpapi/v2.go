@@ -84,7 +84,7 @@ func (h *Handler) submitJobs(w http.ResponseWriter, r *http.Request) {
 			return
 		case a.id == "":
 			a.id = strconv.FormatInt(time.Now().UnixNano()/1000+int64(i), 10)
-		case !jobIDPattern.MatchString(a.id):
+		case !validJobID(a.id):
 			fail(w, http.StatusBadRequest, "job %d: jobId %q: use 1 to 128 letters, digits, '_' and '-'", i+1, a.id)
 			return
 		}

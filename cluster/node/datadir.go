@@ -8,16 +8,32 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
 // idFile is the file in the data directory that keeps the node's id.
 const idFile = "node-id"
 
-// idPattern is what a node id read from the data directory may be: it is
-// the node's Consul service ID and part of its NATS connection name.
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+// validID is what a node id read from the data directory may be, in the
+// manner of `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`: it is the node's Consul
+// service ID and part of its NATS connection name. A loop rather than that
+// regexp, which compiles its {0,127} into over 100 KB of program at every
+// process's start, for a check `stactor node` makes once.
+func validID(id string) bool {
+	if id == "" || len(id) > 128 || !alnum(id[0]) {
+		return false
+	}
+	for i := 1; i < len(id); i++ {
+		if c := id[i]; !alnum(c) && c != '.' && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func alnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
 
 // resolveID is the node's id: id when given (--node-id); else, with a
 // data directory, the id kept in dataDir/node-id, generated and written
@@ -113,7 +129,7 @@ func storedID(dir string) (string, error) {
 // parseID checks the content of a node-id file.
 func parseID(path string, b []byte) (string, error) {
 	id := strings.TrimSpace(string(b))
-	if !idPattern.MatchString(id) {
+	if !validID(id) {
 		return "", fmt.Errorf("data dir: %s holds %q, which is not a node id (letters, digits, '.', '_', '-'); "+
 			"delete the file to have a new id generated, or write the node's id in it", path, id)
 	}
@@ -133,7 +149,7 @@ func newID() (string, error) {
 		}
 		return '-'
 	}, host)
-	if host == "" || !idPattern.MatchString(host) {
+	if host == "" || !validID(host) {
 		host = "node"
 	}
 	return fmt.Sprintf("%.100s-%s", host, hex.EncodeToString(r[:])), nil

@@ -3,6 +3,7 @@ package node
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,7 +16,7 @@ func TestDataDirKeepsTheNodeID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !idPattern.MatchString(first) {
+	if !validID(first) {
 		t.Fatalf("generated id %q", first)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "node-id"))
@@ -99,5 +100,17 @@ func TestWithoutDataDir(t *testing.T) {
 	id, err := resolveID("", "")
 	if err != nil || !strings.HasSuffix(id, "-"+strconv.Itoa(os.Getpid())) {
 		t.Fatalf("default id %q (%v), want host-pid", id, err)
+	}
+}
+
+// validID accepts what the regexp it stands for accepts.
+func TestValidIDAsItsRegexp(t *testing.T) {
+	re := regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+	long := strings.Repeat("a", 127)
+	for _, id := range []string{"", "n", "n7", "host-1a2b3c4d", "a.b_c-d", ".a", "_a", "-a", "a b", "a/b", "a\n",
+		"é", "aé", "a*", "a>", "1" + long, "1" + long + "x", "Z" + strings.Repeat(".", 127), strings.Repeat("-", 128)} {
+		if got, want := validID(id), re.MatchString(id); got != want {
+			t.Errorf("validID(%q) = %v, the regexp says %v", id, got, want)
+		}
 	}
 }
