@@ -232,10 +232,11 @@ func TestChaos(t *testing.T) {
 	if seed == 0 {
 		seed = time.Now().UnixNano() % 1e9
 	}
-	fmt.Printf("chaos: %d faults, seed %d (STACTOR_CHAOS_SEED=%d replays the schedule)\n", faults, seed, seed)
+	from := envInt("STACTOR_CHAOS_FROM", 1)
+	fmt.Printf("chaos: faults %d to %d, seed %d (STACTOR_CHAOS_SEED=%d replays the schedule, STACTOR_CHAOS_FROM=%d starts at this fault)\n", from, faults, seed, seed, from)
 	h := newHarness(t)
 	start := time.Now()
-	for _, f := range schedule(seed, faults) {
+	for _, f := range schedule(seed, faults)[min(from, faults+1)-1:] {
 		h.refill()
 		injected, restores := time.Now(), h.c.restores()
 		target, err := h.inject(f)

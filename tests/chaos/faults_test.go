@@ -84,7 +84,7 @@ func (h *harness) inject(f fault) (string, error) {
 	c := h.c
 	switch f.kind {
 	case killWorker, killLeader, clockJump:
-		leader, err := c.leader()
+		leader, waited, err := c.awaitLeader()
 		if err != nil {
 			return "", fmt.Errorf("finding the leader: %w", err)
 		}
@@ -117,7 +117,7 @@ func (h *harness) inject(f fault) (string, error) {
 		if clock > 0 {
 			what += fmt.Sprintf(", monotonic clock +%s", clock)
 		}
-		return what, nil
+		return what + waitedFor(waited), nil
 	case killNATS:
 		h.nats.kill()
 		time.Sleep(f.hold)
@@ -156,16 +156,25 @@ func (h *harness) inject(f fault) (string, error) {
 		if err != nil {
 			return what, err
 		}
-		leader, err := c.leader()
+		leader, waited, err := c.awaitLeader()
 		if err != nil {
 			return what, fmt.Errorf("finding the leader: %w", err)
 		}
 		c.kill(leader)
 		time.Sleep(f.hold)
 		c.start(leader, 0)
-		return what + ", leader " + leader, nil
+		return what + ", leader " + leader + waitedFor(waited), nil
 	}
 	return "", fmt.Errorf("unknown fault kind %q", f.kind)
+}
+
+// waitedFor says, for a fault's target, how long it waited for a leader
+// (nothing when one was there).
+func waitedFor(d time.Duration) string {
+	if d < time.Second {
+		return ""
+	}
+	return fmt.Sprintf(", after %s without a leader", d.Round(100*time.Millisecond))
 }
 
 // damageCheckpoint corrupts (a byte flipped in the middle) or truncates

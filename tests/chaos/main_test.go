@@ -20,10 +20,14 @@
 //
 // Settings (environment):
 //
-//	STACTOR_CHAOS_FAULTS  faults to inject (default 24: about 5 minutes on
+//	STACTOR_CHAOS_FAULTS  the schedule's faults (default 24: about 5 minutes on
 //	                      2 cores; `go tool task test:chaos` runs 200)
 //	STACTOR_CHAOS_SEED    the schedule's seed (default: the clock); printed
 //	                      at the start, so a failing schedule replays
+//	STACTOR_CHAOS_FROM    the schedule's first fault to inject (default 1):
+//	                      with the seed, replays faults FROM..FAULTS of a
+//	                      run on a fresh cluster (the faults before it are
+//	                      drawn, not injected)
 //	STACTOR_CHAOS_REPORT  a file to write the result table to (Markdown)
 //	STACTOR_CONSUL_BIN    the Consul v1.14.11 agent (else bin/consul, built)
 //	STACTOR_NATS_BIN      a nats-server (else built from go.mod's version)
