@@ -234,3 +234,37 @@ func TestCampaignEndsWhenItsNodeFails(t *testing.T) {
 		t.Fatal("the campaign of a failed node goes on")
 	}
 }
+
+// A node restarted within its check's TTL passes the same check again, so
+// the session its dead process led with stays valid; registering again
+// destroys it, and the lock goes to another node after the lock delay
+// rather than after the session's own TTL. (The old session's renewal
+// still runs in this process: without the release nobody else would ever
+// win.)
+func TestRestartedNodeReleasesItsPredecessorsLock(t *testing.T) {
+	need(t)
+	t.Parallel()
+	cluster := newCluster(t)
+	na := testNode(cluster, "a")
+	ra, rb := register(t, na), register(t, testNode(cluster, "b"))
+	ctx := testCtx(t, time.Minute)
+	results := make(chan campaignResult, 2)
+	campaign(ctx, ra, results)
+	a := win(t, results, 10*time.Second)
+	campaign(ctx, rb, results)
+	noWin(t, results, 300*time.Millisecond)
+
+	ra.StopHeartbeat() // a's process dies, and at once
+	restarted := time.Now()
+	register(t, na) // a new one registers: the check never turned critical
+	select {
+	case <-a.leader.Lost():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the predecessor's leadership survived the node's new registration")
+	}
+	b := win(t, results, 5*time.Second)
+	t.Logf("%s took over %s after %s registered again (session TTL 10s, lock delay 1s)", b.id, b.at.Sub(restarted).Round(time.Millisecond), na.ID)
+	if b.id != rb.Node().ID {
+		t.Fatalf("%s won, want %s", b.id, rb.Node().ID)
+	}
+}
