@@ -16,7 +16,9 @@ import (
 func LeaderKey(cluster string) string { return "stactor/" + cluster + "/leader" }
 
 // leaderSessionName names the session with which nodeID campaigns.
-func leaderSessionName(cluster, nodeID string) string { return ServiceName(cluster) + " leader " + nodeID }
+func leaderSessionName(cluster, nodeID string) string {
+	return ServiceName(cluster) + " leader " + nodeID
+}
 
 // leaderValue is what the leader writes in its key.
 type leaderValue struct {

@@ -59,6 +59,18 @@ func noWin(t *testing.T, results <-chan campaignResult, d time.Duration) {
 	}
 }
 
+// leadAndStandBy campaigns for lead, which wins, then for standby, which
+// must wait: its result comes on results.
+func leadAndStandBy(ctx context.Context, t *testing.T, lead, standby *consul.Registration) (campaignResult, chan campaignResult) {
+	t.Helper()
+	results := make(chan campaignResult, 2)
+	campaign(ctx, lead, results)
+	won := win(t, results, 10*time.Second)
+	campaign(ctx, standby, results)
+	noWin(t, results, 500*time.Millisecond)
+	return won, results
+}
+
 func checkLeader(t *testing.T, cluster string, want consul.Node, term uint64) {
 	t.Helper()
 	id, addr, got, err := consul.CurrentLeader(context.Background(), client, cluster)
@@ -120,13 +132,7 @@ func TestResignHandsOverFast(t *testing.T) {
 	t.Parallel()
 	cluster := newCluster(t)
 	ra, rb := register(t, testNode(cluster, "a")), register(t, testNode(cluster, "b"))
-	ctx := testCtx(t, time.Minute)
-
-	results := make(chan campaignResult, 2)
-	campaign(ctx, ra, results)
-	a := win(t, results, 10*time.Second)
-	campaign(ctx, rb, results)
-	noWin(t, results, 500*time.Millisecond)
+	a, results := leadAndStandBy(testCtx(t, time.Minute), t, ra, rb)
 
 	resigned := time.Now()
 	if err := a.leader.Resign(context.Background()); err != nil {
@@ -247,12 +253,7 @@ func TestRestartedNodeReleasesItsPredecessorsLock(t *testing.T) {
 	cluster := newCluster(t)
 	na := testNode(cluster, "a")
 	ra, rb := register(t, na), register(t, testNode(cluster, "b"))
-	ctx := testCtx(t, time.Minute)
-	results := make(chan campaignResult, 2)
-	campaign(ctx, ra, results)
-	a := win(t, results, 10*time.Second)
-	campaign(ctx, rb, results)
-	noWin(t, results, 300*time.Millisecond)
+	a, results := leadAndStandBy(testCtx(t, time.Minute), t, ra, rb)
 
 	ra.StopHeartbeat() // a's process dies, and at once
 	restarted := time.Now()
