@@ -22,7 +22,8 @@ type harness struct {
 	agent *consultest.Agent
 	nats  *natsProc
 	pg    *dbtest.Postgres
-	disk  *disk
+	disk  *disk // under the LocalFile sinks' output
+	store *disk // under nats-server's JetStream store: checkpoint storage
 	c     *cluster
 
 	jobs    []*job
@@ -67,6 +68,7 @@ func newHarness(t *testing.T) *harness {
 		consultest.WithClientAddr("0.0.0.0"), consultest.WithDir(filepath.Join(dir, "consul")))
 	mustf(t, err, "consul")
 	t.Cleanup(h.agent.Stop)
+	h.store = mountDisk(t, filepath.Join(dir, "nats", "store"), "64m")
 	h.nats = startNATS(t, natsServer(t, dir), filepath.Join(dir, "nats"))
 	h.disk = mountDisk(t, filepath.Join(dir, "out"), "24m")
 	_, port, _ := strings.Cut(h.agent.Addr, ":")
