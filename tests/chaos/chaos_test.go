@@ -83,6 +83,7 @@ func newHarness(t *testing.T) *harness {
 			_ = h.c.signal(id, 18) // SIGCONT a paused one, so the kill ends it
 			h.c.kill(id)
 		}
+		h.keepLogs(os.Getenv("STACTOR_CHAOS_LOGS"))
 		if t.Failed() {
 			for _, id := range h.c.ids() {
 				t.Logf("log of node %s (last lines):\n%s", id, tail(readFile(h.c.nodes[id].log), 30))
@@ -91,6 +92,27 @@ func newHarness(t *testing.T) *harness {
 	})
 	mustf(t, h.c.waitReady(60*time.Second), "cluster")
 	return h
+}
+
+// keepLogs copies the nodes' and the nats-server's logs into dir (none:
+// nothing), which the run's own directory is not: it is removed.
+func (h *harness) keepLogs(dir string) {
+	if dir == "" {
+		return
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		h.t.Errorf("keeping the logs: %v", err)
+		return
+	}
+	logs := map[string]string{"nats-server.log": h.nats.log}
+	for _, id := range h.c.ids() {
+		logs[id+".log"] = h.c.nodes[id].log
+	}
+	for name, from := range logs {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(readFile(from)), 0o644); err != nil {
+			h.t.Errorf("keeping the logs: %v", err)
+		}
+	}
 }
 
 // submit writes and submits a new job into sink.
@@ -194,9 +216,34 @@ func (h *harness) awaitProgress() (bool, []string) {
 			}
 		}
 		if time.Now().After(deadline) {
+			h.reportStall(jobs, base, now)
 			return false, failed
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// reportStall prints, for each job whose committed output did not move,
+// its status (pipelines, attempts, cause) and the nodes' last warnings
+// about it: what a stall needs to be diagnosed after the run's directory
+// is gone.
+func (h *harness) reportStall(jobs []*job, base, now []int) {
+	for i, j := range jobs {
+		if j.complete || ended(j.state) || now[i] > base[i] {
+			continue
+		}
+		st, err := h.c.status(j.id)
+		fmt.Printf("chaos: stalled job %s: %d rows committed, as many as %s ago; status (%v):\n%s", j.id, now[i], recoverTimeout, err, st.text)
+		for _, id := range h.c.ids() {
+			var last []string
+			for _, line := range strings.Split(readFile(h.c.nodes[id].log), "\n") {
+				if strings.Contains(line, `"`+j.id) && (strings.Contains(line, `"level":"warn"`) || strings.Contains(line, `"level":"error"`)) {
+					last = append(last, line)
+				}
+			}
+			last = last[max(0, len(last)-8):]
+			fmt.Printf("chaos: node %s, last warnings about %s:\n%s\n", id, j.id, strings.Join(last, "\n"))
+		}
 	}
 }
 

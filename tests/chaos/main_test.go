@@ -41,6 +41,9 @@
 //	                      run on a fresh cluster (the faults before it are
 //	                      drawn, not injected)
 //	STACTOR_CHAOS_REPORT  a file to write the result table to (Markdown)
+//	STACTOR_CHAOS_LOGS    a directory to copy the nodes' and nats-server's
+//	                      logs to at the end (a stalled job's status and
+//	                      last warnings are printed when it stalls)
 //	STACTOR_CONSUL_BIN    the Consul v1.14.11 agent (else bin/consul, built)
 //	STACTOR_NATS_BIN      a nats-server (else built from go.mod's version)
 package chaos
