@@ -139,7 +139,7 @@ func (h *harness) submit(sink string) {
 func (h *harness) running() []*job {
 	var js []*job
 	for _, j := range h.jobs {
-		if !j.complete && !ended(j.state) {
+		if !j.over() {
 			js = append(js, j)
 		}
 	}
@@ -190,7 +190,7 @@ func (h *harness) awaitProgress() (bool, []string) {
 		now := h.counts(jobs)
 		waiting := 0
 		for i, j := range jobs {
-			if j.complete || ended(j.state) || (now[i] > base[i] && base[i] >= 0) {
+			if j.over() || (now[i] > base[i] && base[i] >= 0) {
 				continue
 			}
 			if base[i] < 0 && now[i] >= 0 {
@@ -204,14 +204,19 @@ func (h *harness) awaitProgress() (bool, []string) {
 		if time.Since(lastStatus) > 10*time.Second {
 			lastStatus = time.Now()
 			for i, j := range jobs {
-				if j.complete || ended(j.state) || now[i] > base[i] {
+				if j.over() || now[i] > base[i] {
 					continue
 				}
-				if st, err := h.c.status(j.id); err == nil && ended(st.state) {
+				st, err := h.c.status(j.id)
+				switch {
+				case err == nil && ended(st.state):
 					j.state, j.cause = st.state, st.cause
 					if st.state == "FAILED" {
 						failed = append(failed, j.id)
 					}
+				case err != nil && strings.Contains(err.Error(), "no job "+j.id):
+					// Not waited for again: the run goes on without it.
+					j.state, j.cause = lost, "the cluster does not know the job its submit was answered for: "+err.Error()
 				}
 			}
 		}
@@ -229,7 +234,7 @@ func (h *harness) awaitProgress() (bool, []string) {
 // is gone.
 func (h *harness) reportStall(jobs []*job, base, now []int) {
 	for i, j := range jobs {
-		if j.complete || ended(j.state) || now[i] > base[i] {
+		if j.over() || now[i] > base[i] {
 			continue
 		}
 		st, err := h.c.status(j.id)
@@ -247,11 +252,17 @@ func (h *harness) reportStall(jobs []*job, base, now []int) {
 	}
 }
 
+// lost is the harness's state of a job the cluster no longer knows.
+const lost = "LOST"
+
+// over: the job is no longer waited for (all committed, ended, or lost).
+func (j *job) over() bool { return j.complete || ended(j.state) || j.state == lost }
+
 // finish waits for every job to end and checks its committed output.
 func (h *harness) finish(timeout time.Duration) {
 	deadline := time.Now().Add(timeout)
 	for _, j := range h.jobs {
-		for !ended(j.state) {
+		for !ended(j.state) && j.state != lost {
 			st, err := h.c.status(j.id)
 			if err == nil {
 				j.state, j.cause = st.state, st.cause
@@ -317,7 +328,7 @@ func TestChaos(t *testing.T) {
 			t.Errorf("job %s (%s): %d ids committed more than once", j.id, j.sink, j.dup)
 		case j.state == "FINISHED" && j.lost > 0:
 			t.Errorf("job %s (%s) FINISHED with %d ids not committed", j.id, j.sink, j.lost)
-		case j.state == "STUCK":
+		case j.state == "STUCK", j.state == lost:
 			t.Errorf("job %s (%s): %s", j.id, j.sink, j.cause)
 		case j.state != "FINISHED" && j.cause == "":
 			t.Errorf("job %s (%s) ended %s with no cause", j.id, j.sink, j.state)

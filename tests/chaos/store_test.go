@@ -16,12 +16,11 @@ const storeAbortWait = 60 * time.Second
 
 // fillStore fills the disk under the cluster's checkpoint storage — the
 // nats-server's JetStream store, a tmpfs of its own — for f.hold and until
-// a node logged a checkpoint aborted since (at most storeAbortWait), then
-// frees it and restarts the server. nats-server's file store keeps the
-// first write error it met, and shuts JetStream down on "no space left on
-// device": space coming back is not enough until the server restarts, as
-// an operator would. It is an error when no checkpoint failed while the
-// store was full.
+// a node logged a checkpoint aborted or a pipeline failed since (at most
+// storeAbortWait), then frees it and restarts the server. nats-server's
+// file store keeps the first write error it met: space coming back is not
+// enough until the server restarts, as an operator would. It is an error
+// when no checkpoint or pipeline failed while the store was full.
 func (h *harness) fillStore(f fault) (string, error) {
 	marks := h.c.logMarks()
 	if err := h.store.fill(); err != nil {
@@ -31,7 +30,10 @@ func (h *harness) fillStore(f fault) (string, error) {
 	time.Sleep(f.hold)
 	var aborts []string
 	for {
-		if aborts = h.c.loggedSince(marks, "checkpoint aborted"); len(aborts) > 0 || time.Since(filled) > storeAbortWait {
+		// a checkpoint aborted, or a pipeline failed on its storage (one
+		// being restored reads and writes it too)
+		aborts = append(h.c.loggedSince(marks, "checkpoint aborted"), h.c.loggedSince(marks, "pipeline failed")...)
+		if len(aborts) > 0 || time.Since(filled) > storeAbortWait {
 			break
 		}
 		time.Sleep(200 * time.Millisecond)
@@ -52,7 +54,7 @@ func (h *harness) fillStore(f fault) (string, error) {
 	if len(aborts) == 0 {
 		return what, fmt.Errorf("no checkpoint failed while the checkpoint store was full for %s", held.Round(100*time.Millisecond))
 	}
-	return fmt.Sprintf("%s; %d checkpoints aborted, the first as: %s", what, len(aborts), aborts[0]), nil
+	return fmt.Sprintf("%s; %d checkpoints aborted or pipelines failed, the first as: %s", what, len(aborts), aborts[0]), nil
 }
 
 // logMarks are the sizes of the nodes' logs now, for loggedSince.
