@@ -4,9 +4,9 @@
 // answers status, metrics, wait and cancel requests (DESIGN §3).
 //
 // It never plans a job itself: the JobMaster resolves it off this actor's
-// handler and answers the submitter, so a job whose source takes long to
-// resolve (a catalog query, a dead server) holds up no list, status or
-// other submission. Its supervision: a JobMaster that crashes is stopped,
+// handler, so a job whose source takes long to resolve (a catalog query, a
+// dead server) holds up no list, status or other submission; the submitter
+// is answered here once the resolved job is recorded in the registry. Its supervision: a JobMaster that crashes is stopped,
 // not restarted in place with empty state, and its job ends FAILED with the
 // cause; a failure handling a message here is logged and the message
 // dropped, the registry kept (DESIGN §3).
@@ -20,6 +20,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 
+	"github.com/stactor/stactor/actors/internal/timers"
 	"github.com/stactor/stactor/actors/jobmaster"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/state"
@@ -28,8 +29,9 @@ import (
 
 // Service is the actor.
 // Registry keeps the job registry outside the leader (Consul KV in a
-// cluster), so a new leader can resume the jobs. Save is called on submit
-// and when a job ends; an error is logged, the job goes on.
+// cluster), so a new leader can resume the jobs. Save is called when a
+// job is resolved (its submitter is answered once that succeeded: it is
+// tried again meanwhile) and when a job ends (an error is logged).
 type Registry interface {
 	Save(spec *messages.JobSpec, status *messages.JobStatus) error
 }
@@ -60,7 +62,27 @@ type Service struct {
 	hist    []*messages.JobStatus
 	histAt  time.Time
 	spawned int // JobMasters spawned, for their names
+	// unsaved are resolved jobs not yet recorded in the registry (it could
+	// not be written): their submitters wait, and the save is retried.
+	unsaved map[string]*unsaved
+	timers  *timers.Timers // the save retries'; made on first use
 }
+
+// unsaved is a resolved job's record waiting to be written, and the reply
+// its submitter waits for.
+type unsaved struct {
+	m       *jobmaster.Resolved
+	backoff time.Duration
+}
+
+// saveRetry retries writing an unsaved job's record.
+type saveRetry struct{ id string }
+
+// Bounds of the wait between tries to record a resolved job.
+const (
+	saveBackoff    = 250 * time.Millisecond
+	saveBackoffMax = 4 * time.Second
+)
 
 type job struct {
 	prev         *job // the ended run a restore replaces, kept if it is refused
@@ -93,7 +115,13 @@ func (s *Service) Receive(ctx actor.Context) {
 			ctx.Respond(r)
 		}
 	case *jobmaster.Resolved:
-		s.resolved(m)
+		s.resolved(ctx, m)
+	case *saveRetry:
+		if u := s.unsaved[m.id]; u != nil {
+			s.resolved(ctx, u.m)
+		}
+	case *actor.Stopping:
+		s.timers.Stop()
 	case *jobmaster.Rejected:
 		s.rejected(ctx, m)
 	case *jobmaster.Ended:
@@ -282,13 +310,44 @@ func (s *Service) submit(ctx actor.Context, m *messages.SubmitJob) *messages.Sub
 	return nil // the JobMaster answers once the job is resolved
 }
 
-// resolved records a resolved job in the registry, as RUNNING.
-func (s *Service) resolved(m *jobmaster.Resolved) {
-	if s.jobs[m.Spec.JobId] == nil {
+// resolved records a resolved job in the registry, as RUNNING, then
+// answers its submitter. A record that cannot be written (Consul is down)
+// is tried again with backoff, the submitter waiting, for as long as this
+// leader leads: a job its submitter was told runs would otherwise be
+// unknown to the next leader, never resumed. A job that ended meanwhile
+// has had its final record written (or tried) instead.
+func (s *Service) resolved(ctx actor.Context, m *jobmaster.Resolved) {
+	id := m.Spec.JobId
+	j := s.jobs[id]
+	if j == nil {
+		delete(s.unsaved, id)
 		return
 	}
-	s.specs[m.Spec.JobId] = m.Spec
-	s.save(m.Spec.JobId, &messages.JobStatus{JobId: m.Spec.JobId, Name: m.Name, State: state.JobRunning, StartUnixMs: time.Now().UnixMilli()})
+	s.specs[id] = m.Spec
+	if j.final == nil && s.registry != nil {
+		err := s.registry.Save(m.Spec, &messages.JobStatus{JobId: id, Name: m.Name, State: state.JobRunning, StartUnixMs: time.Now().UnixMilli()})
+		if err != nil {
+			u := s.unsaved[id]
+			if u == nil {
+				u = &unsaved{m: m}
+				if s.unsaved == nil {
+					s.unsaved = map[string]*unsaved{}
+				}
+				s.unsaved[id] = u
+			}
+			u.backoff = min(max(2*u.backoff, saveBackoff), saveBackoffMax)
+			s.log.Warn().Err(err).Str("job", id).Dur("retry_in", u.backoff).Msg("recording the job in the registry failed; its submitter waits")
+			if s.timers == nil {
+				s.timers = timers.New(ctx)
+			}
+			s.timers.After(u.backoff, &saveRetry{id: id})
+			return
+		}
+	}
+	delete(s.unsaved, id)
+	if m.Submitter != nil {
+		ctx.Send(m.Submitter, m.Reply)
+	}
 }
 
 // rejected forgets a job that could not be resolved, as if it had never

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stactor/stactor/actors/coordinator"
 	"github.com/stactor/stactor/actors/resource"
 	_ "github.com/stactor/stactor/connectors/all"
 	"github.com/stactor/stactor/engine"
@@ -22,9 +23,10 @@ func (registry) Jobs() ([]*messages.JobStatus, error) {
 	return []*messages.JobStatus{{JobId: "taken-over", State: state.JobRunning}}, nil
 }
 
-// A cancel that reaches a new leader before it resumed the job is held and
-// applied when the job is resumed, not dropped.
-func TestCancelBeforeResumeIsApplied(t *testing.T) {
+// startEngine starts an engine with local checkpoint storage, one worker
+// of 8 slots and reg as its job registry.
+func startEngine(t *testing.T, reg coordinator.Registry) *engine.Engine {
+	t.Helper()
 	cfg := engine.DefaultConfig()
 	// Not t.TempDir: actors may still be writing a checkpoint when the
 	// actor system has been told to shut down, and its cleanup fails on a
@@ -34,17 +36,22 @@ func TestCancelBeforeResumeIsApplied(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { time.Sleep(100 * time.Millisecond); _ = os.RemoveAll(dir) })
-	store, err := localfile.New(dir)
-	if err != nil {
+	if cfg.Store, err = localfile.New(dir); err != nil {
 		t.Fatal(err)
 	}
-	cfg.Store = store
-	e, err := engine.StartWith(cfg, resource.Options{Strategy: resources.SlotRatio}, registry{})
+	e, err := engine.StartWith(cfg, resource.Options{Strategy: resources.SlotRatio}, reg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Stop)
 	e.AddWorker(resources.Worker{ID: "local", Address: e.System.Address(), FixedSlots: 8})
+	return e
+}
+
+// A cancel that reaches a new leader before it resumed the job is held and
+// applied when the job is resumed, not dropped.
+func TestCancelBeforeResumeIsApplied(t *testing.T) {
+	e := startEngine(t, registry{})
 	e.Cancel("taken-over")
 	m, err := engine.JobFromText("taken-over", "t.conf", []byte(`
 env { job.mode = "STREAMING", checkpoint.interval = 100 }

@@ -102,10 +102,14 @@ type Options struct {
 }
 
 // Resolved tells the JobMaster's parent that the job is resolved: Spec now
-// carries the resolved plan, which the job registry keeps.
+// carries the resolved plan, which the job registry keeps. The parent
+// sends Reply to Submitter (when not nil) once the job is recorded there:
+// a submitter told its job runs must find it under the next leader.
 type Resolved struct {
-	Spec *messages.JobSpec
-	Name string
+	Spec      *messages.JobSpec
+	Name      string
+	Submitter *actor.PID
+	Reply     *messages.SubmitJobReply
 }
 
 // Rejected tells the JobMaster's parent that the job could not be

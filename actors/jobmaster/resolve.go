@@ -171,7 +171,6 @@ func (j *JobMaster) onResolved(ctx actor.Context, m *resolved) {
 	if err := j.store.SaveJob(j.spec); err != nil {
 		j.log.Warn().Err(err).Msg("saving the job for restore")
 	}
-	ctx.Send(ctx.Parent(), &Resolved{Spec: j.spec, Name: j.plan.Job.Name})
 	var warnings []string
 	for _, w := range j.plan.Warnings {
 		j.log.Warn().Msg(w.String())
@@ -181,7 +180,10 @@ func (j *JobMaster) onResolved(ctx actor.Context, m *resolved) {
 	for _, g := range j.plan.Guarantees() {
 		guarantees = append(guarantees, g.String())
 	}
-	j.reply(ctx, "", warnings, guarantees)
+	// The parent answers the submitter once the job is in its registry.
+	ctx.Send(ctx.Parent(), &Resolved{Spec: j.spec, Name: j.plan.Job.Name, Submitter: j.submitter,
+		Reply: &messages.SubmitJobReply{JobId: j.spec.JobId, Warnings: warnings, Guarantees: guarantees}})
+	j.submitter = nil
 	if m.err != nil {
 		j.failBeforeStart(ctx, m.err.Error())
 		return

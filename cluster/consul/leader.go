@@ -15,6 +15,11 @@ import (
 // LeaderKey is the KV key whose lock makes a node the cluster's leader.
 func LeaderKey(cluster string) string { return "stactor/" + cluster + "/leader" }
 
+// leaderSessionName names the session with which nodeID campaigns.
+func leaderSessionName(cluster, nodeID string) string {
+	return ServiceName(cluster) + " leader " + nodeID
+}
+
 // leaderValue is what the leader writes in its key.
 type leaderValue struct {
 	Node    string `json:"node"`
@@ -67,7 +72,7 @@ func Campaign(ctx context.Context, client *api.Client, cluster, nodeID, checkID 
 	if err != nil {
 		return nil, err
 	}
-	s, err := newSession(ctx, client, ServiceName(cluster)+" leader "+nodeID, checkID, o, o.log)
+	s, err := newSession(ctx, client, leaderSessionName(cluster, nodeID), checkID, o, o.log)
 	if err != nil {
 		return nil, err
 	}

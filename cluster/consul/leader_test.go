@@ -59,6 +59,18 @@ func noWin(t *testing.T, results <-chan campaignResult, d time.Duration) {
 	}
 }
 
+// leadAndStandBy campaigns for lead, which wins, then for standby, which
+// must wait: its result comes on results.
+func leadAndStandBy(ctx context.Context, t *testing.T, lead, standby *consul.Registration) (campaignResult, chan campaignResult) {
+	t.Helper()
+	results := make(chan campaignResult, 2)
+	campaign(ctx, lead, results)
+	won := win(t, results, 10*time.Second)
+	campaign(ctx, standby, results)
+	noWin(t, results, 500*time.Millisecond)
+	return won, results
+}
+
 func checkLeader(t *testing.T, cluster string, want consul.Node, term uint64) {
 	t.Helper()
 	id, addr, got, err := consul.CurrentLeader(context.Background(), client, cluster)
@@ -120,13 +132,7 @@ func TestResignHandsOverFast(t *testing.T) {
 	t.Parallel()
 	cluster := newCluster(t)
 	ra, rb := register(t, testNode(cluster, "a")), register(t, testNode(cluster, "b"))
-	ctx := testCtx(t, time.Minute)
-
-	results := make(chan campaignResult, 2)
-	campaign(ctx, ra, results)
-	a := win(t, results, 10*time.Second)
-	campaign(ctx, rb, results)
-	noWin(t, results, 500*time.Millisecond)
+	a, results := leadAndStandBy(testCtx(t, time.Minute), t, ra, rb)
 
 	resigned := time.Now()
 	if err := a.leader.Resign(context.Background()); err != nil {
@@ -232,5 +238,34 @@ func TestCampaignEndsWhenItsNodeFails(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("the campaign of a failed node goes on")
+	}
+}
+
+// A node restarted within its check's TTL passes the same check again, so
+// the session its dead process led with stays valid; registering again
+// destroys it, and the lock goes to another node after the lock delay
+// rather than after the session's own TTL. (The old session's renewal
+// still runs in this process: without the release nobody else would ever
+// win.)
+func TestRestartedNodeReleasesItsPredecessorsLock(t *testing.T) {
+	need(t)
+	t.Parallel()
+	cluster := newCluster(t)
+	na := testNode(cluster, "a")
+	ra, rb := register(t, na), register(t, testNode(cluster, "b"))
+	a, results := leadAndStandBy(testCtx(t, time.Minute), t, ra, rb)
+
+	ra.StopHeartbeat() // a's process dies, and at once
+	restarted := time.Now()
+	register(t, na) // a new one registers: the check never turned critical
+	select {
+	case <-a.leader.Lost():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the predecessor's leadership survived the node's new registration")
+	}
+	b := win(t, results, 5*time.Second)
+	t.Logf("%s took over %s after %s registered again (session TTL 10s, lock delay 1s)", b.id, b.at.Sub(restarted).Round(time.Millisecond), na.ID)
+	if b.id != rb.Node().ID {
+		t.Fatalf("%s won, want %s", b.id, rb.Node().ID)
 	}
 }

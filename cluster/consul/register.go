@@ -36,6 +36,8 @@ type Registration struct {
 // (WithDeregisterAfter). A goroutine then passes the check every ttl/3 until
 // Deregister, StopHeartbeat or ctx's end. When the process stops (crash,
 // SIGSTOP, a long GC pause) the check turns critical within about ttl.
+// A leader session an earlier process of the node left is destroyed
+// (releasePredecessor).
 //
 // Called once per node by the node's bootstrap. ctx bounds the registration
 // request and the heartbeat's life; cancelling it stops the heartbeat but
@@ -51,6 +53,7 @@ func Register(ctx context.Context, client *api.Client, node Node, opts ...Option
 	if err := client.Agent().ServiceRegisterOpts(svc, api.ServiceRegisterOpts{}.WithContext(ctx)); err != nil {
 		return nil, fmt.Errorf("consul: register node %s: %w", node.ID, err)
 	}
+	releasePredecessor(ctx, client, node, o.log)
 	r := &Registration{
 		client: client,
 		node:   node,
@@ -62,6 +65,37 @@ func Register(ctx context.Context, client *api.Client, node Node, opts ...Option
 	}
 	go r.heartbeat(ctx)
 	return r, nil
+}
+
+// releasePredecessor destroys the leader sessions of node that exist
+// before it campaigned: an earlier process's. A node restarted within its
+// check's TTL passes the same check again before it ever turns critical,
+// so the dead process's session, tied to that check, would hold the
+// leader lock with nobody leading until its own TTL ran out unrenewed
+// (Consul waits up to twice the TTL): about 20 s with the 10 s default,
+// where a node that stays dead a little longer is replaced within the
+// check TTL and the lock delay. A node ID is one process (it is the
+// Consul service ID), so such a session is never a live one's; a paused
+// process holding it loses the leadership as it would on its check's TTL.
+// Failing to list or destroy is logged, not an error: the session then
+// expires as it would have.
+func releasePredecessor(ctx context.Context, client *api.Client, node Node, log zerolog.Logger) {
+	name := leaderSessionName(node.Cluster, node.ID)
+	sessions, _, err := client.Session().List((&api.QueryOptions{}).WithContext(ctx))
+	if err != nil {
+		log.Warn().Err(err).Str("node", node.ID).Msg("consul: listing sessions for an earlier process's leader session failed")
+		return
+	}
+	for _, s := range sessions {
+		if s.Name != name {
+			continue
+		}
+		if _, err := client.Session().Destroy(s.ID, (&api.WriteOptions{}).WithContext(ctx)); err != nil {
+			log.Warn().Err(err).Str("node", node.ID).Str("session", s.ID).Msg("consul: destroying the leader session an earlier process left failed")
+			continue
+		}
+		log.Info().Str("node", node.ID).Str("session", s.ID).Msg("consul: destroyed the leader session an earlier process of this node left")
+	}
 }
 
 // Node returns the registered node.

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -34,6 +35,18 @@ func (s *Store) putObject(ctx context.Context, name string, data []byte) error {
 			return err
 		}
 		_, err = s.obs.Put(ctx, jetstream.ObjectMeta{Name: name}, bytes.NewReader(data))
+	}
+	return unacknowledged(err)
+}
+
+// unacknowledged says why a write timed out when it did: nats-server
+// sends no answer for a message it could not store (it logs the error;
+// on "no space left on device" it also disables JetStream until it
+// restarts), so a full disk under its store reaches the writer only as
+// its timeout.
+func unacknowledged(err error) error {
+	if errors.Is(err, nats.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: JetStream did not acknowledge the write (nats-server does not answer one it could not store, as on a full disk: see its log)", err)
 	}
 	return err
 }
@@ -145,7 +158,7 @@ func (s *Store) deleteObject(ctx context.Context, name string) error {
 // putMarker announces an object before it is written.
 func (s *Store) putMarker(ctx context.Context, key string) error {
 	_, err := s.kv.Put(ctx, key, nil)
-	return err
+	return unacknowledged(err)
 }
 
 // deleteMarker purges a key up to revision rev (0: all of it). A purge

@@ -192,7 +192,7 @@ func (s *Store) update(ctx context.Context, key string, fn func(*register) error
 			}
 			// lost the race: read the winner's value and decide again
 		default:
-			return nil, err
+			return nil, unacknowledged(err)
 		}
 	}
 }

@@ -22,7 +22,8 @@ type harness struct {
 	agent *consultest.Agent
 	nats  *natsProc
 	pg    *dbtest.Postgres
-	disk  *disk
+	disk  *disk // under the LocalFile sinks' output
+	store *disk // under nats-server's JetStream store: checkpoint storage
 	c     *cluster
 
 	jobs    []*job
@@ -67,6 +68,7 @@ func newHarness(t *testing.T) *harness {
 		consultest.WithClientAddr("0.0.0.0"), consultest.WithDir(filepath.Join(dir, "consul")))
 	mustf(t, err, "consul")
 	t.Cleanup(h.agent.Stop)
+	h.store = mountDisk(t, filepath.Join(dir, "nats", "store"), "64m")
 	h.nats = startNATS(t, natsServer(t, dir), filepath.Join(dir, "nats"))
 	h.disk = mountDisk(t, filepath.Join(dir, "out"), "24m")
 	_, port, _ := strings.Cut(h.agent.Addr, ":")
@@ -81,6 +83,7 @@ func newHarness(t *testing.T) *harness {
 			_ = h.c.signal(id, 18) // SIGCONT a paused one, so the kill ends it
 			h.c.kill(id)
 		}
+		h.keepLogs(os.Getenv("STACTOR_CHAOS_LOGS"))
 		if t.Failed() {
 			for _, id := range h.c.ids() {
 				t.Logf("log of node %s (last lines):\n%s", id, tail(readFile(h.c.nodes[id].log), 30))
@@ -89,6 +92,27 @@ func newHarness(t *testing.T) *harness {
 	})
 	mustf(t, h.c.waitReady(60*time.Second), "cluster")
 	return h
+}
+
+// keepLogs copies the nodes' and the nats-server's logs into dir (none:
+// nothing), which the run's own directory is not: it is removed.
+func (h *harness) keepLogs(dir string) {
+	if dir == "" {
+		return
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		h.t.Errorf("keeping the logs: %v", err)
+		return
+	}
+	logs := map[string]string{"nats-server.log": h.nats.log}
+	for _, id := range h.c.ids() {
+		logs[id+".log"] = h.c.nodes[id].log
+	}
+	for name, from := range logs {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(readFile(from)), 0o644); err != nil {
+			h.t.Errorf("keeping the logs: %v", err)
+		}
+	}
 }
 
 // submit writes and submits a new job into sink.
@@ -115,7 +139,7 @@ func (h *harness) submit(sink string) {
 func (h *harness) running() []*job {
 	var js []*job
 	for _, j := range h.jobs {
-		if !j.complete && !ended(j.state) {
+		if !j.over() {
 			js = append(js, j)
 		}
 	}
@@ -166,7 +190,7 @@ func (h *harness) awaitProgress() (bool, []string) {
 		now := h.counts(jobs)
 		waiting := 0
 		for i, j := range jobs {
-			if j.complete || ended(j.state) || (now[i] > base[i] && base[i] >= 0) {
+			if j.over() || (now[i] > base[i] && base[i] >= 0) {
 				continue
 			}
 			if base[i] < 0 && now[i] >= 0 {
@@ -180,29 +204,65 @@ func (h *harness) awaitProgress() (bool, []string) {
 		if time.Since(lastStatus) > 10*time.Second {
 			lastStatus = time.Now()
 			for i, j := range jobs {
-				if j.complete || ended(j.state) || now[i] > base[i] {
+				if j.over() || now[i] > base[i] {
 					continue
 				}
-				if st, err := h.c.status(j.id); err == nil && ended(st.state) {
+				st, err := h.c.status(j.id)
+				switch {
+				case err == nil && ended(st.state):
 					j.state, j.cause = st.state, st.cause
 					if st.state == "FAILED" {
 						failed = append(failed, j.id)
 					}
+				case err != nil && strings.Contains(err.Error(), "no job "+j.id):
+					// Not waited for again: the run goes on without it.
+					j.state, j.cause = lost, "the cluster does not know the job its submit was answered for: "+err.Error()
 				}
 			}
 		}
 		if time.Now().After(deadline) {
+			h.reportStall(jobs, base, now)
 			return false, failed
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
 }
 
+// reportStall prints, for each job whose committed output did not move,
+// its status (pipelines, attempts, cause) and the nodes' last warnings
+// about it: what a stall needs to be diagnosed after the run's directory
+// is gone.
+func (h *harness) reportStall(jobs []*job, base, now []int) {
+	for i, j := range jobs {
+		if j.over() || now[i] > base[i] {
+			continue
+		}
+		st, err := h.c.status(j.id)
+		fmt.Printf("chaos: stalled job %s: %d rows committed, as many as %s ago; status (%v):\n%s", j.id, now[i], recoverTimeout, err, st.text)
+		for _, id := range h.c.ids() {
+			var last []string
+			for _, line := range strings.Split(readFile(h.c.nodes[id].log), "\n") {
+				if strings.Contains(line, `"`+j.id) && (strings.Contains(line, `"level":"warn"`) || strings.Contains(line, `"level":"error"`)) {
+					last = append(last, line)
+				}
+			}
+			last = last[max(0, len(last)-8):]
+			fmt.Printf("chaos: node %s, last warnings about %s:\n%s\n", id, j.id, strings.Join(last, "\n"))
+		}
+	}
+}
+
+// lost is the harness's state of a job the cluster no longer knows.
+const lost = "LOST"
+
+// over: the job is no longer waited for (all committed, ended, or lost).
+func (j *job) over() bool { return j.complete || ended(j.state) || j.state == lost }
+
 // finish waits for every job to end and checks its committed output.
 func (h *harness) finish(timeout time.Duration) {
 	deadline := time.Now().Add(timeout)
 	for _, j := range h.jobs {
-		for !ended(j.state) {
+		for !ended(j.state) && j.state != lost {
 			st, err := h.c.status(j.id)
 			if err == nil {
 				j.state, j.cause = st.state, st.cause
@@ -232,10 +292,11 @@ func TestChaos(t *testing.T) {
 	if seed == 0 {
 		seed = time.Now().UnixNano() % 1e9
 	}
-	fmt.Printf("chaos: %d faults, seed %d (STACTOR_CHAOS_SEED=%d replays the schedule)\n", faults, seed, seed)
+	from := envInt("STACTOR_CHAOS_FROM", 1)
+	fmt.Printf("chaos: faults %d to %d, seed %d (STACTOR_CHAOS_SEED=%d replays the schedule, STACTOR_CHAOS_FROM=%d starts at this fault)\n", from, faults, seed, seed, from)
 	h := newHarness(t)
 	start := time.Now()
-	for _, f := range schedule(seed, faults) {
+	for _, f := range schedule(seed, faults)[min(from, faults+1)-1:] {
 		h.refill()
 		injected, restores := time.Now(), h.c.restores()
 		target, err := h.inject(f)
@@ -267,7 +328,7 @@ func TestChaos(t *testing.T) {
 			t.Errorf("job %s (%s): %d ids committed more than once", j.id, j.sink, j.dup)
 		case j.state == "FINISHED" && j.lost > 0:
 			t.Errorf("job %s (%s) FINISHED with %d ids not committed", j.id, j.sink, j.lost)
-		case j.state == "STUCK":
+		case j.state == "STUCK", j.state == lost:
 			t.Errorf("job %s (%s): %s", j.id, j.sink, j.cause)
 		case j.state != "FINISHED" && j.cause == "":
 			t.Errorf("job %s (%s) ended %s with no cause", j.id, j.sink, j.state)

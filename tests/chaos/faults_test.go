@@ -28,10 +28,11 @@ const (
 	corruptCP  kind = "corrupt the latest checkpoint, SIGKILL the leader"
 	truncateCP kind = "truncate the latest checkpoint, SIGKILL the leader"
 	clockJump  kind = "restart a node with its clocks jumped"
+	storeFull  kind = "fill the checkpoint store's disk (JetStream), restart NATS"
 )
 
 // kinds in the table's order.
-var kinds = []kind{killWorker, killLeader, killNATS, killConsul, killDB, pause, partition, diskFull, corruptCP, truncateCP, clockJump}
+var kinds = []kind{killWorker, killLeader, killNATS, killConsul, killDB, pause, partition, diskFull, storeFull, corruptCP, truncateCP, clockJump}
 
 // fault is one scheduled fault: everything random about it is drawn from
 // the seed when the schedule is made, so a seed replays the same faults
@@ -65,7 +66,7 @@ func schedule(seed int64, n int) []fault {
 				// past the 1 s check TTL, sometimes past the leader's 10 s
 				// session TTL too
 				f.hold = time.Duration(2000+rng.IntN(10000)) * time.Millisecond
-			case diskFull:
+			case diskFull, storeFull:
 				f.hold = time.Duration(1500+rng.IntN(4000)) * time.Millisecond
 			case clockJump:
 				f.hold = time.Duration(200+rng.IntN(1000)) * time.Millisecond
@@ -84,7 +85,7 @@ func (h *harness) inject(f fault) (string, error) {
 	c := h.c
 	switch f.kind {
 	case killWorker, killLeader, clockJump:
-		leader, err := c.leader()
+		leader, waited, err := c.awaitLeader()
 		if err != nil {
 			return "", fmt.Errorf("finding the leader: %w", err)
 		}
@@ -117,7 +118,7 @@ func (h *harness) inject(f fault) (string, error) {
 		if clock > 0 {
 			what += fmt.Sprintf(", monotonic clock +%s", clock)
 		}
-		return what, nil
+		return what + waitedFor(waited), nil
 	case killNATS:
 		h.nats.kill()
 		time.Sleep(f.hold)
@@ -151,21 +152,32 @@ func (h *harness) inject(f fault) (string, error) {
 		}
 		time.Sleep(f.hold)
 		return h.disk.dir, h.disk.free()
+	case storeFull:
+		return h.fillStore(f)
 	case corruptCP, truncateCP:
 		what, err := h.damageCheckpoint(f)
 		if err != nil {
 			return what, err
 		}
-		leader, err := c.leader()
+		leader, waited, err := c.awaitLeader()
 		if err != nil {
 			return what, fmt.Errorf("finding the leader: %w", err)
 		}
 		c.kill(leader)
 		time.Sleep(f.hold)
 		c.start(leader, 0)
-		return what + ", leader " + leader, nil
+		return what + ", leader " + leader + waitedFor(waited), nil
 	}
 	return "", fmt.Errorf("unknown fault kind %q", f.kind)
+}
+
+// waitedFor says, for a fault's target, how long it waited for a leader
+// (nothing when one was there).
+func waitedFor(d time.Duration) string {
+	if d < time.Second {
+		return ""
+	}
+	return fmt.Sprintf(", after %s without a leader", d.Round(100*time.Millisecond))
 }
 
 // damageCheckpoint corrupts (a byte flipped in the middle) or truncates

@@ -3,7 +3,8 @@
 // worker, the leader, the NATS server, the Consul agent and the database
 // server; SIGSTOPs a node past its health check's TTL and SIGCONTs it;
 // cuts a node off the network; fills the disk under the sink's staging
-// and output directory; corrupts or truncates a job's latest checkpoint;
+// and output directory, and the one under the checkpoint storage (the
+// nats-server's JetStream store); corrupts or truncates a job's latest checkpoint;
 // and restarts a node with its clocks jumped. Between faults it waits for
 // the committed output to move again. At the end it reads the committed
 // output row by row and prints a table: faults by kind, rows checked,
@@ -14,17 +15,35 @@
 // (tests/internal/netns): each node in a network namespace of its own,
 // joined to the test's by a veth pair, so that a partition is that link
 // going down; Consul, NATS and PostgreSQL listen on 10.77.0.1, an address
-// of the test's namespace; the sink's output directory is a small tmpfs
-// mounted in the test's mount namespace. The tests skip where namespaces
+// of the test's namespace; the sink's output directory and the JetStream
+// store are small tmpfs mounted in the test's mount namespace. The tests skip where namespaces
 // cannot be made (not root).
+//
+// A clock jump is what a time namespace can offset: a node restarted in
+// one (unshare --time) has its monotonic and boot-time clocks ahead by up
+// to 30 days. That catches code that carries an absolute reading of those
+// clocks to another process; Go's own monotonic readings count from the
+// process's start, so to the engine's timers (checkpoint interval and
+// timeout, retry back-off, heartbeats) it is a plain restart. The wall
+// clock cannot be offset per process, and the engine does not decide
+// anything by it across processes: checkpoint and job times in it are
+// for people (diagnosis, history), and the TTLs and lock delays of
+// sessions and health checks run on the Consul agent's clock.
 //
 // Settings (environment):
 //
-//	STACTOR_CHAOS_FAULTS  faults to inject (default 24: about 5 minutes on
+//	STACTOR_CHAOS_FAULTS  the schedule's faults (default 24: about 5 minutes on
 //	                      2 cores; `go tool task test:chaos` runs 200)
 //	STACTOR_CHAOS_SEED    the schedule's seed (default: the clock); printed
 //	                      at the start, so a failing schedule replays
+//	STACTOR_CHAOS_FROM    the schedule's first fault to inject (default 1):
+//	                      with the seed, replays faults FROM..FAULTS of a
+//	                      run on a fresh cluster (the faults before it are
+//	                      drawn, not injected)
 //	STACTOR_CHAOS_REPORT  a file to write the result table to (Markdown)
+//	STACTOR_CHAOS_LOGS    a directory to copy the nodes' and nats-server's
+//	                      logs to at the end (a stalled job's status and
+//	                      last warnings are printed when it stalls)
 //	STACTOR_CONSUL_BIN    the Consul v1.14.11 agent (else bin/consul, built)
 //	STACTOR_NATS_BIN      a nats-server (else built from go.mod's version)
 package chaos

@@ -137,6 +137,27 @@ func (c *cluster) signal(id string, sig syscall.Signal) error {
 	return syscall.Kill(c.nodes[id].pid, sig)
 }
 
+// leaderWait bounds how long a fault that needs the leader waits for one:
+// just after a fault (the Consul agent restarted, the leader killed) the
+// lock can be free for a session TTL and a lock delay.
+const leaderWait = 45 * time.Second
+
+// awaitLeader is the node holding the cluster's lock, waiting up to
+// leaderWait for one to take it; it says how long there was none.
+func (c *cluster) awaitLeader() (string, time.Duration, error) {
+	start := time.Now()
+	for {
+		id, err := c.leader()
+		if err == nil {
+			return id, time.Since(start), nil
+		}
+		if time.Since(start) > leaderWait {
+			return "", time.Since(start), fmt.Errorf("no leader for %s: %w", leaderWait, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
 // leader is the node holding the cluster's lock in Consul.
 func (c *cluster) leader() (string, error) {
 	client, err := consul.NewClient(consul.ClientSettings{Address: c.consulAPI})

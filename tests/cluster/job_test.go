@@ -27,6 +27,20 @@ type job struct {
 // adds lines to the job's env block.
 func newJob(t *testing.T, dir string, rows int, env ...string) job {
 	t.Helper()
+	return newJobOf(t, dir, jobShape{mode: "BATCH", rows: rows, rate: 2500}, env...)
+}
+
+// jobShape is what newJobOf varies: the job's mode, its ids and its read
+// rate per source subtask.
+type jobShape struct {
+	mode       string
+	rows, rate int
+}
+
+// newJobOf is newJob's job in another shape.
+func newJobOf(t *testing.T, dir string, shape jobShape, env ...string) job {
+	t.Helper()
+	rows := shape.rows
 	in := filepath.Join(dir, "in")
 	if err := output.WriteInput(in, rows, 4); err != nil {
 		t.Fatal(err)
@@ -34,11 +48,11 @@ func newJob(t *testing.T, dir string, rows int, env ...string) job {
 	j := job{file: filepath.Join(dir, "job.conf"), out: filepath.Join(dir, "out"), rows: rows}
 	conf := fmt.Sprintf(`
 env {
-  job.mode = "BATCH"
+  job.mode = %q
   checkpoint.interval = 300
   job.retry.times = 3
   job.retry.interval.seconds = 1
-  read_limit.rows_per_second = 2500
+  read_limit.rows_per_second = %d
   %s
 }
 source {
@@ -71,7 +85,7 @@ sink {
     parallelism = 3
   }
 }
-`, strings.Join(env, "\n  "), in, j.out)
+`, shape.mode, shape.rate, strings.Join(env, "\n  "), in, j.out)
 	if err := os.WriteFile(j.file, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
