@@ -76,10 +76,10 @@ type killPlan struct {
 	kills int
 	// Each run is killed min plus up to spread after its start.
 	min, spread time.Duration
-	// snapshotDone, when set, tells whether the snapshot is in the
-	// output; the later half of the kills wait for it (up to 10 minutes),
-	// so that kills land in the snapshot and in the stream.
-	snapshotDone func(ctx context.Context) (bool, error)
+	// state, when set, tells whether the snapshot is in the output; the
+	// later half of the kills wait for it (up to 10 minutes), so that
+	// kills land in the snapshot and in the stream.
+	state outputState
 	// after, when set, runs after kill i.
 	after func(i int)
 }
@@ -95,8 +95,8 @@ func killLoop(ctx context.Context, t *testing.T, home, job, jobID string, p kill
 		if i == p.kills {
 			return r
 		}
-		if p.snapshotDone != nil && i >= p.kills-p.kills/2 {
-			waitSnapshot(ctx, t, r, p.snapshotDone, out)
+		if p.state != nil && i >= p.kills-p.kills/2 {
+			waitSnapshot(ctx, t, r, p.state, out)
 		}
 		wait := p.min + time.Duration(rng.Int63n(int64(p.spread)))
 		select {
@@ -111,12 +111,12 @@ func killLoop(ctx context.Context, t *testing.T, home, job, jobID string, p kill
 	}
 }
 
-// waitSnapshot waits while run r goes on until done says the snapshot is
-// in the output.
-func waitSnapshot(ctx context.Context, t *testing.T, r *run, done func(context.Context) (bool, error), out *lockedBuffer) {
+// waitSnapshot waits while run r goes on until state says the snapshot
+// is in the output.
+func waitSnapshot(ctx context.Context, t *testing.T, r *run, state outputState, out *lockedBuffer) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Minute); ; {
-		ok, err := done(ctx)
+		_, ok, err := state(ctx)
 		if err != nil {
 			t.Fatalf("reading the output: %v", err)
 		}
@@ -134,22 +134,26 @@ func waitSnapshot(ctx context.Context, t *testing.T, r *run, done func(context.C
 	}
 }
 
-// snapshotIn is a killPlan's snapshotDone: whether every row of the
-// snapshot still in the source (sourceIDs: the ids below the snapshot's
-// row count, as text) is in the output. Until the snapshot is done the
-// rows of a chunk not yet read (or not yet committed) are missing. Ids
-// below that count are never inserted again, so a row in the source when
-// it is read after the output was in the source, and so in the output,
-// before.
-func snapshotIn(out output, sourceIDs func(context.Context) ([]string, error)) func(context.Context) (bool, error) {
-	return func(ctx context.Context) (bool, error) {
+// outputState is how many rows the output holds and whether the
+// snapshot is in it; an output not readable yet (a replay of a partial
+// history) holds -1 rows.
+type outputState func(ctx context.Context) (rows int, snapshotDone bool, err error)
+
+// snapshotIn is out's outputState: the snapshot is in it when every row
+// of the snapshot still in the source (sourceIDs: the ids below the
+// snapshot's row count, as text) is. Until the snapshot is done the rows
+// of a chunk not yet read (or not yet committed) are missing. Ids below
+// that count are never inserted again, so a row in the source when it is
+// read after the output was in the source, and so in the output, before.
+func snapshotIn(out output, sourceIDs func(context.Context) ([]string, error)) outputState {
+	return func(ctx context.Context) (int, bool, error) {
 		got, err := out(ctx)
 		if err != nil {
-			return false, nil // not readable yet: a replay of a partial history
+			return -1, false, nil
 		}
 		ids, err := sourceIDs(ctx)
 		if err != nil {
-			return false, err
+			return 0, false, err
 		}
 		have := make(map[string]bool, len(got))
 		for _, r := range got {
@@ -158,10 +162,10 @@ func snapshotIn(out output, sourceIDs func(context.Context) ([]string, error)) f
 		}
 		for _, id := range ids {
 			if !have[id] {
-				return false, nil
+				return len(got), false, nil
 			}
 		}
-		return true, nil
+		return len(got), true, nil
 	}
 }
 
@@ -180,19 +184,18 @@ func matches(ctx context.Context, out output, want []string) (bool, string) {
 
 // logKill records when kill i came, how many rows the output held then
 // and whether the snapshot was in it.
-func logKill(ctx context.Context, t *testing.T, i int, started time.Time, out output, snapshotDone func(context.Context) (bool, error)) {
+func logKill(ctx context.Context, t *testing.T, i int, started time.Time, state outputState) {
 	t.Helper()
 	at := time.Since(started).Round(100 * time.Millisecond)
-	got, err := out(ctx)
-	if err != nil {
-		t.Logf("kill %d at %v: the output cannot be read yet (%v)", i+1, at, err)
-		return
+	n, done, err := state(ctx)
+	switch {
+	case err != nil:
+		t.Logf("kill %d at %v: %v", i+1, at, err)
+	case n < 0:
+		t.Logf("kill %d at %v: the output cannot be read yet", i+1, at)
+	case done:
+		t.Logf("kill %d at %v, after the snapshot: the output holds %d rows", i+1, at, n)
+	default:
+		t.Logf("kill %d at %v, in the snapshot: the output holds %d rows", i+1, at, n)
 	}
-	phase := "in the snapshot"
-	if done, err := snapshotDone(ctx); err != nil {
-		phase = err.Error()
-	} else if done {
-		phase = "after the snapshot"
-	}
-	t.Logf("kill %d at %v, %s: the output holds %d rows", i+1, at, phase, len(got))
 }

@@ -316,7 +316,7 @@ sink {
 		return oneColumn(rs)
 	})
 	last := killLoop(ctx, t, filepath.Join(dir, "home"), job, "mysql-cdc-"+srcDB, killPlan{kills: kills, min: time.Second, spread: 3 * time.Second,
-		snapshotDone: snap, after: func(i int) { logKill(ctx, t, i, started, output, snap) }}, &out)
+		state: snap, after: func(i int) { logKill(ctx, t, i, started, snap) }}, &out)
 	time.Sleep(time.Second) // the writer goes on into the last run's stream
 	halt()
 	t.Logf("writer: %v; %d kills", w.counts, kills)

@@ -450,7 +450,7 @@ sink {
 	// Kills land after a run's first checkpoint, in the snapshot for the
 	// first ones and in the stream for the later ones.
 	last := killLoop(ctx, t, home, job, "cdc", killPlan{kills: kills, min: 1500 * time.Millisecond, spread: 2 * time.Second,
-		snapshotDone: snap, after: func(i int) { logKill(ctx, t, i, started, output, snap) }}, &log)
+		state: snap, after: func(i int) { logKill(ctx, t, i, started, snap) }}, &log)
 	// The last run: stop the writer, wait for the output to catch up.
 	time.Sleep(2 * time.Second)
 	stopWriter()
