@@ -367,7 +367,10 @@ func (d *dialect) ChunkEnd(ctx context.Context, t *cdc.Table, after *cdc.Key, si
 		q += " WHERE " + col + " >= " + param
 		args = append(args, keyArg(ct, after))
 	}
-	q += " ORDER BY " + col + " OFFSET " + strconv.Itoa(size) + " LIMIT 1"
+	// ORDER BY the column qualified: a bare name is the output column,
+	// the key as text, whose order is not a number's (and a sort of every
+	// row from after on instead of an index scan).
+	q += " ORDER BY " + ct.jt.Quoted(false) + "." + col + " OFFSET " + strconv.Itoa(size) + " LIMIT 1"
 	var s string
 	err = pc.QueryRow(ctx, q, args...).Scan(&s)
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -249,57 +249,74 @@ func TestStream(t *testing.T) {
 	cancel()
 }
 
-// TestChunks cuts a table with a string key in byte order and reads a
-// chunk with its watermarks.
+// TestChunks cuts a table with a string key in byte order, and one with
+// a number key in numeric order (not as the text of its numbers), into
+// chunks of the split size, and reads each with its watermarks.
 func TestChunks(t *testing.T) {
 	pg := servers.Postgres(t)
-	exec(t, pg, "DROP TABLE IF EXISTS ch", "CREATE TABLE ch (k text PRIMARY KEY, v int)", "ALTER TABLE ch REPLICA IDENTITY FULL",
-		"INSERT INTO ch SELECT 'k' || g, g FROM generate_series(1, 25) g", "INSERT INTO ch VALUES ('B', 0), ('a', 0), ('Z', 0)",
-		"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = 'ch_slot'")
-	d, tables := newTestDialect(t, body(pg, "ch_slot", "postgres.public.ch"))
-	ctx := testCtx(t)
-	if err := d.Prepare(ctx, true); err != nil {
-		t.Fatal(err)
-	}
-	tb := tables[0]
-	var lo *cdc.Key
-	total, chunks := 0, 0
-	var prev *cdc.Key
-	for {
-		hi, err := d.ChunkEnd(ctx, tb, lo, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := cdc.Chunk{Lo: lo, Hi: hi}
-		n := 0
-		low, high, err := d.ReadChunk(ctx, tb, c, 4, func(b *row.Batch) error {
-			for i := 0; i < b.Len(); i++ {
-				k := cdc.KeyOf(b.Cols[0], i)
-				if !c.Contains(row.String, k) {
-					return fmt.Errorf("key %s outside chunk [%s, %s)", k, c.Lo, c.Hi)
-				}
+	for _, c := range []struct {
+		name  string
+		fill  []string
+		typ   *row.Type
+		sizes []int
+	}{
+		{"text", []string{"CREATE TABLE ch_text (k text PRIMARY KEY, v int)",
+			"INSERT INTO ch_text SELECT 'k' || g, g FROM generate_series(1, 25) g", "INSERT INTO ch_text VALUES ('B', 0), ('a', 0), ('Z', 0)"},
+			row.String, []int{10, 10, 8}},
+		// As text, 1, 10, ..., 19 come first, and the first chunk would
+		// end at 19 (the first chunk of a table of 500 k rows held 100 k).
+		{"bigint", []string{"CREATE TABLE ch_bigint (k bigint PRIMARY KEY, v int)",
+			"INSERT INTO ch_bigint SELECT g, g FROM generate_series(1, 25) g"},
+			row.BigInt, []int{10, 10, 5}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			table, slot := "ch_"+c.name, "ch_"+c.name+"_slot"
+			exec(t, pg, append(append([]string{"DROP TABLE IF EXISTS " + table}, c.fill...), "ALTER TABLE "+table+" REPLICA IDENTITY FULL",
+				"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '"+slot+"'")...)
+			d, tables := newTestDialect(t, body(pg, slot, "postgres.public."+table))
+			ctx := testCtx(t)
+			if err := d.Prepare(ctx, true); err != nil {
+				t.Fatal(err)
 			}
-			n += b.Len()
-			return nil
+			tb := tables[0]
+			var lo, prev *cdc.Key
+			var sizes []int
+			for {
+				hi, err := d.ChunkEnd(ctx, tb, lo, 10)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ch := cdc.Chunk{Lo: lo, Hi: hi}
+				n := 0
+				low, high, err := d.ReadChunk(ctx, tb, ch, 4, func(b *row.Batch) error {
+					for i := 0; i < b.Len(); i++ {
+						k := cdc.KeyOf(b.Cols[0], i)
+						if !ch.Contains(c.typ, k) {
+							return fmt.Errorf("key %s outside chunk [%s, %s)", k, ch.Lo, ch.Hi)
+						}
+					}
+					n += b.Len()
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if cmp, _ := d.CompareOffsets(low, high); cmp > 0 {
+					t.Fatalf("low watermark %s after high %s", low, high)
+				}
+				if prev != nil && hi != nil && hi.Compare(c.typ, prev) <= 0 {
+					t.Fatal("chunk ends do not grow")
+				}
+				sizes = append(sizes, n)
+				if hi == nil {
+					break
+				}
+				prev, lo = hi, hi
+			}
+			if fmt.Sprint(sizes) != fmt.Sprint(c.sizes) {
+				t.Fatalf("chunks of %v rows, want %v", sizes, c.sizes)
+			}
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if cmp, _ := d.CompareOffsets(low, high); cmp > 0 {
-			t.Fatalf("low watermark %s after high %s", low, high)
-		}
-		if prev != nil && hi != nil && hi.Compare(row.String, prev) <= 0 {
-			t.Fatal("chunk ends do not grow")
-		}
-		total += n
-		chunks++
-		if hi == nil {
-			break
-		}
-		prev, lo = hi, hi
-	}
-	if total != 28 || chunks != 3 {
-		t.Fatalf("%d rows in %d chunks, want 28 in 3", total, chunks)
 	}
 }
 
