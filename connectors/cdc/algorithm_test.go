@@ -367,3 +367,35 @@ func runAlgorithm(t *testing.T, exactly, upsert, added bool, seed int64) {
 		t.Fatal("no offset committed")
 	}
 }
+
+// stuckDialect cuts chunks that end where they start after the first, as
+// a dialect that orders the key otherwise than its type does may.
+type stuckDialect struct{ *fakeDialect }
+
+func (d stuckDialect) ChunkEnd(_ context.Context, _ *Table, after *Key, _ int) (*Key, error) {
+	if after == nil {
+		return &Key{I: 5}, nil
+	}
+	return after, nil
+}
+
+// TestChunkEndMustAdvance: a chunk end that does not pass its start is an
+// error naming the table, not an endless run of empty chunks.
+func TestChunkEndMustAdvance(t *testing.T) {
+	db := newFakeDB(20, 1)
+	src := fakeSource(db, true, 10, &offsetLog{})
+	e, err := newEnumerator(hEnumCtx{&harness{t: t, src: src}}, src, stuckDialect{&fakeDialect{db: db}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := e.next(); err != nil || c == nil || c.Hi == nil || c.Hi.I != 5 {
+		t.Fatalf("first chunk %+v, %v", c, err)
+	}
+	_, err = e.next()
+	if err == nil || !strings.Contains(err.Error(), "db.t: the chunk from key 5 ends at 5, not after it") {
+		t.Fatalf("second chunk: %v", err)
+	}
+}

@@ -519,6 +519,12 @@ func (e *enumerator) next() (*Chunk, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: chunking %s after key %s: %w", e.src.spec.Name, t.ID, cur.Next, err)
 			}
+			// A chunk end at or before its start would cut the same
+			// empty chunk for ever.
+			if hi != nil && cur.Next != nil && hi.Compare(t.Schema.Fields[t.KeyIndex()].Type, cur.Next) <= 0 {
+				return nil, fmt.Errorf("%s: chunking %s: the chunk from key %s ends at %s, not after it (the database orders %s otherwise than the chunk key's type)",
+					e.src.spec.Name, t.ID, cur.Next, hi, t.ChunkKey)
+			}
 			c.Hi = hi
 		}
 		cur.Seq++

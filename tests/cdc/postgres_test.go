@@ -7,7 +7,9 @@
 // read), the binary SIGKILLed during the snapshot and the stream and
 // restored with --restore each time; once the writer stops and the job
 // has caught up, the target equals the source row by row (LocalFile's
-// events, replayed strictly, end at it).
+// events, replayed strictly, end at it). The later half of the kills wait
+// until the snapshot is in the output, so that kills land in the stream
+// as well at any size; each kill is logged with the output's rows then.
 //
 // STACTOR_CDC_ROWS sets the rows of the snapshot (default 20000; the
 // issue's scale is STACTOR_CDC_ROWS=500000), STACTOR_CDC_KILLS the kills
@@ -21,13 +23,11 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -84,15 +84,7 @@ func tableRows(ctx context.Context, conn *pgx.Conn, table string) ([]string, err
 		return nil, err
 	}
 	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return oneColumn(rows)
 }
 
 // writer changes rows of src until stopped: inserts past the end,
@@ -155,13 +147,7 @@ func TestPostgresCDCToJdbcKilled(t *testing.T) {
 			// watermark). Without exactly_once the stream replays from
 			// before the snapshot and an upsert sink is enough.
 			sink := jdbcSink(pg.JDBCURL(target), "org.postgresql.Driver", target, "public.src", "org.postgresql.xa.PGXADataSource", exactly)
-			capture(t, exactly, "", sink, func(ctx context.Context, want []string) (bool, string, error) {
-				got, err := tableRows(ctx, dst, "src")
-				if err != nil {
-					return false, "", err
-				}
-				return equal(got, want), diff(got, want), nil
-			})
+			capture(t, exactly, "", sink, func(ctx context.Context) ([]string, error) { return tableRows(ctx, dst, "src") })
 		})
 	}
 }
@@ -213,13 +199,7 @@ func TestPostgresCDCToMariaDBKilled(t *testing.T) {
 			}
 			defer db.Close()
 			sink := jdbcSink(my.JDBCURL(target), "org.mariadb.jdbc.Driver", target, "src", "org.mariadb.jdbc.MariaDbDataSource", exactly)
-			capture(t, exactly, "", sink, func(ctx context.Context, want []string) (bool, string, error) {
-				got, err := mariaRows(ctx, db)
-				if err != nil {
-					return false, "", err
-				}
-				return equal(got, want), diff(got, want), nil
-			})
+			capture(t, exactly, "", sink, func(ctx context.Context) ([]string, error) { return mariaRows(ctx, db) })
 		})
 	}
 }
@@ -259,29 +239,29 @@ func nullable[T any](v T, ok bool) *T {
 // each key's changes are in order, and the replay ends at the source's
 // rows.
 func TestPostgresCDCToLocalFileKilled(t *testing.T) {
-	transform, sink, caughtUp := localFileCapture(t, pgImage)
-	capture(t, true, transform, sink, caughtUp)
+	transform, sink, output := localFileCapture(t, pgImage)
+	capture(t, true, transform, sink, output)
 }
 
+// output reads a job's output as rows printed like the source's, in id
+// order. An error is an output that cannot be read yet (a replay may fail
+// on a partial history) or a failing read; the caller waits on, until its
+// deadline.
+type output func(ctx context.Context) ([]string, error)
+
 // localFileCapture is the transform and sink of a capture into LocalFile
-// with each row's kind, and its check: the committed events, replayed
-// (replayFiles, rows printed by image), end at the source's rows.
-func localFileCapture(t *testing.T, image func(map[string]json.RawMessage) (int64, string, error)) (transform, sink string, caughtUp func(context.Context, []string) (bool, string, error)) {
-	out := t.TempDir()
+// with each row's kind, and its output: the committed events, replayed
+// (replayFiles, rows printed by image).
+func localFileCapture(t *testing.T, image func(map[string]json.RawMessage) (int64, string, error)) (transform, sink string, out output) {
+	dir := t.TempDir()
 	transform = `RowKindExtractor {
     transform_type = FULL
   }`
 	sink = fmt.Sprintf(`LocalFile {
     path = %q
     file_format_type = "json"
-  }`, out)
-	return transform, sink, func(_ context.Context, want []string) (bool, string, error) {
-		got, err := replayFiles(out, image)
-		if err != nil {
-			return false, err.Error(), nil // not caught up: a replay may fail on a partial history
-		}
-		return equal(got, want), diff(got, want), nil
-	}
+  }`, dir)
+	return transform, sink, func(context.Context) ([]string, error) { return replayFiles(dir, image) }
 }
 
 // pgImage is a LocalFile JSON row of src as tableRows prints it.
@@ -383,8 +363,8 @@ func canonical(id int64, v *string, n *int64, d *float64) string {
 }
 
 // capture runs Postgres-CDC → transform → sink under the writer and the
-// kills, then waits until caughtUp says the output matches the source.
-func capture(t *testing.T, exactly bool, transform, sink string, caughtUp func(ctx context.Context, want []string) (bool, string, error)) {
+// kills, then waits until the output equals the source.
+func capture(t *testing.T, exactly bool, transform, sink string, output output) {
 	pg := servers.Postgres(t)
 	n := envInt("STACTOR_CDC_ROWS", 20000)
 	kills := envInt("STACTOR_CDC_KILLS", 3)
@@ -457,63 +437,42 @@ sink {
 	defer stopWriter()
 
 	home := filepath.Join(dir, "home")
-	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
-	var stderr strings.Builder
-	for i := 0; ; i++ {
-		args := []string{"run", "--log-level", "info", "-c", job}
-		if i == 0 {
-			args = append(args, "--job-id", "cdc")
-		} else {
-			args = append(args, "--restore", "cdc")
-		}
-		cmd := exec.Command(binary, args...)
-		cmd.Env = append(os.Environ(), "STACTOR_HOME="+home)
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		if i < kills {
-			// Kills land after a run's first checkpoint, in the snapshot
-			// for the first ones and in the stream for the later ones.
-			wait := 1500*time.Millisecond + time.Duration(rng.Int63n(int64(2*time.Second)))
-			select {
-			case err := <-done:
-				t.Fatalf("run %d ended: %v\n%s", i, err, tail(stderr.String()))
-			case <-time.After(wait):
-			}
-			_ = cmd.Process.Signal(syscall.SIGKILL)
-			<-done
-			continue
-		}
-		// The last run: stop the writer, wait for the output to catch up.
-		time.Sleep(2 * time.Second)
-		stopWriter()
-		want, err := tableRows(ctx, src, "src")
+	var log lockedBuffer
+	started := time.Now()
+	snap := snapshotIn(output, func(ctx context.Context) ([]string, error) {
+		rs, err := src.Query(ctx, "SELECT id::text FROM src WHERE id < $1", n)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
-		deadline := time.Now().Add(3 * time.Minute)
-		ok, why := false, ""
-		for !ok && time.Now().Before(deadline) {
-			select {
-			case err := <-done:
-				t.Fatalf("final run ended: %v\n%s", err, tail(stderr.String()))
-			case <-time.After(500 * time.Millisecond):
-			}
-			if ok, why, err = caughtUp(ctx, want); err != nil {
-				t.Fatal(err)
-			}
-		}
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		<-done
-		if !ok {
-			t.Fatalf("output differs from the source after %d changes: %s\n%s", changes, why, tail(stderr.String()))
-		}
-		t.Logf("%d rows, %d changes during the job, %d kills: the output equals the source", len(want), changes, kills)
-		return
+		defer rs.Close()
+		return oneColumn(rs)
+	})
+	// Kills land after a run's first checkpoint, in the snapshot for the
+	// first ones and in the stream for the later ones.
+	last := killLoop(ctx, t, home, job, "cdc", killPlan{kills: kills, min: 1500 * time.Millisecond, spread: 2 * time.Second,
+		state: snap, after: func(i int) { logKill(ctx, t, i, started, snap) }}, &log)
+	// The last run: stop the writer, wait for the output to catch up.
+	time.Sleep(2 * time.Second)
+	stopWriter()
+	want, err := tableRows(ctx, src, "src")
+	if err != nil {
+		t.Fatal(err)
 	}
+	deadline := time.Now().Add(3 * time.Minute)
+	ok, why := false, ""
+	for !ok && time.Now().Before(deadline) {
+		select {
+		case <-last.exited:
+			t.Fatalf("final run ended: %v\n%s", last.err, tail(log.String()))
+		case <-time.After(500 * time.Millisecond):
+		}
+		ok, why = matches(ctx, output, want)
+	}
+	last.kill()
+	if !ok {
+		t.Fatalf("output differs from the source after %d changes: %s\n%s", changes, why, tail(log.String()))
+	}
+	t.Logf("%d rows, %d changes during the job, %d kills: the output equals the source, %v after the start", len(want), changes, kills, time.Since(started).Round(100*time.Millisecond))
 }
 
 func equal(a, b []string) bool {

@@ -283,7 +283,9 @@ func (d *dialect) publication(ctx context.Context, pc *pgx.Conn) error {
 	return nil
 }
 
-// StartOffset: EARLIEST is the slot's confirmed LSN, LATEST the WAL's end.
+// StartOffset: EARLIEST is the slot's confirmed LSN, LATEST the WAL's end,
+// each one byte before (byteBefore): a transaction whose commit record
+// starts there is not yet emitted.
 func (d *dialect) StartOffset(ctx context.Context, mode cdc.StartupMode) (cdc.Offset, error) {
 	if mode == cdc.StartupEarliest {
 		return d.confirmed(ctx)
@@ -306,7 +308,7 @@ func (d *dialect) current(ctx context.Context) (cdc.Offset, error) {
 		d.dropSession()
 		return "", fmt.Errorf("reading the WAL position: %w", err)
 	}
-	return cdc.Offset(lsn), nil
+	return byteBefore(cdc.Offset(lsn))
 }
 
 func (d *dialect) confirmed(ctx context.Context) (cdc.Offset, error) {
@@ -322,7 +324,7 @@ func (d *dialect) confirmed(ctx context.Context) (cdc.Offset, error) {
 	if lsn == nil {
 		return "", fmt.Errorf("replication slot %q has no confirmed position", d.r.Slot)
 	}
-	return cdc.Offset(*lsn), nil
+	return byteBefore(cdc.Offset(*lsn))
 }
 
 // keyExpr is the chunk key in SQL and a parameter of it, so that both
@@ -380,7 +382,10 @@ func (d *dialect) ChunkEnd(ctx context.Context, t *cdc.Table, after *cdc.Key, si
 		q += " WHERE " + col + " >= " + param
 		args = append(args, keyArg(ct, after))
 	}
-	q += " ORDER BY " + col + " OFFSET " + strconv.Itoa(size) + " LIMIT 1"
+	// ORDER BY the column qualified: a bare name is the output column,
+	// the key as text, whose order is not a number's (and a sort of every
+	// row from after on instead of an index scan).
+	q += " ORDER BY " + ct.jt.Quoted(false) + "." + col + " OFFSET " + strconv.Itoa(size) + " LIMIT 1"
 	var s string
 	err = pc.QueryRow(ctx, q, args...).Scan(&s)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -394,12 +399,18 @@ func (d *dialect) ChunkEnd(ctx context.Context, t *cdc.Table, after *cdc.Key, si
 }
 
 // ReadChunk reads a chunk in a REPEATABLE READ transaction. Its high
-// watermark is the WAL insert position read by the transaction's first
-// statement, after its snapshot was taken: every transaction the snapshot
-// sees committed before it. Its low watermark is the slot's confirmed
-// position, which does not move during the snapshot phase: every change
-// the snapshot may miss is after it (a tighter low watermark would race
-// with commits that are in the WAL but not yet visible).
+// watermark is one byte before the WAL insert position read by the
+// transaction's first statement, after its snapshot was taken: every
+// transaction the snapshot sees committed before it. A transaction's
+// offset is its commit record's LSN, and the first record reserved after
+// the position was read starts exactly there: that transaction is not in
+// the snapshot (nor in the backfill, which may peek before its commit is
+// flushed), so its offset must be after the watermark, or the stream
+// drops it as the chunk's. Its low watermark is one byte before the
+// slot's confirmed position, which does not move during the snapshot
+// phase: every change the snapshot may miss is after it (a tighter low
+// watermark would race with commits that are in the WAL but not yet
+// visible).
 func (d *dialect) ReadChunk(ctx context.Context, t *cdc.Table, c cdc.Chunk, fetchSize int, emit func(*row.Batch) error) (cdc.Offset, cdc.Offset, error) {
 	ct, err := d.table(t)
 	if err != nil {
@@ -450,22 +461,38 @@ func (d *dialect) ReadChunk(ctx context.Context, t *cdc.Table, c cdc.Chunk, fetc
 		d.dropSession()
 		return "", "", err
 	}
-	return low, cdc.Offset(high), nil
+	hi, err := byteBefore(cdc.Offset(high))
+	return low, hi, err
 }
 
-// ReadLog peeks at the slot's changes (without consuming them) up to to.
-// Only one session may use a slot at a time, so a peek waits while
-// another reader peeks.
+// byteBefore is the LSN one byte before o: the offset of every
+// transaction whose commit record starts before o, and before every one
+// whose commit record starts at o (a transaction's offset is its commit
+// record's LSN, and positions read from the server are where the next
+// record will start).
+func byteBefore(o cdc.Offset) (cdc.Offset, error) {
+	l, err := parseLSN(o)
+	if err != nil || l == 0 {
+		return o, err
+	}
+	return cdc.Offset((l - 1).String()), nil
+}
+
+// ReadLog peeks at the slot's changes (without consuming them) up to to:
+// the transactions whose commit records start before the insert position
+// to is one byte before (ReadChunk). Only one session may use a slot at a
+// time, so a peek waits while another reader peeks.
 func (d *dialect) ReadLog(ctx context.Context, from, to cdc.Offset, emit func(cdc.Event) error) error {
-	upto, err := parseLSN(to)
+	last, err := parseLSN(to)
 	if err != nil {
 		return err
 	}
-	if err := d.flushedTo(ctx, upto); err != nil {
+	end := last + 1
+	if err := d.flushedTo(ctx, end); err != nil {
 		return err
 	}
 	for wait := 20 * time.Millisecond; ; wait = min(2*wait, 500*time.Millisecond) {
-		err := d.peek(ctx, upto+1, emit)
+		err := d.peek(ctx, end, emit)
 		var pe *pgconn.PgError
 		if !errors.As(err, &pe) || pe.Code != "55006" { // object_in_use: the slot is active
 			return err
