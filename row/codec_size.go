@@ -14,6 +14,9 @@ func EncodedSize(b *Batch) int {
 	n := b.N
 	ss := schemaSize(b.Schema)
 	size := 1 + uvarintLen(uint64(ss)) + ss + uvarintLen(uint64(n)) + 1
+	if b.change {
+		return size // a schema-change batch: its schema, no kinds, no columns (AppendBatch)
+	}
 	if b.Kinds != nil && !allInsert(b.Kinds[:n]) {
 		size += n
 	}
