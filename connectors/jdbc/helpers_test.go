@@ -198,14 +198,21 @@ type (
 	myConnT = *sql.Conn
 )
 
-// openSink resolves a sink on tg, runs its save mode and opens a writer of
-// testTask, closed when the test ends.
-func openSink(t testing.TB, tg target, body string, inputs ...*row.Schema) (*sinkResolved, *writer) {
+// savedSink resolves a sink on tg and runs its save mode.
+func savedSink(t testing.TB, tg target, body string, inputs ...*row.Schema) *sinkResolved {
 	t.Helper()
 	r := mustSink(t, tg, body, inputs...)
 	if err := (&sink{r: r}).HandleSaveMode(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
+	return r
+}
+
+// openSink is savedSink with a writer of testTask, closed when the test
+// ends.
+func openSink(t testing.TB, tg target, body string, inputs ...*row.Schema) (*sinkResolved, *writer) {
+	t.Helper()
+	r := savedSink(t, tg, body, inputs...)
 	w, err := newWriter(testCtx(t), r, testTask)
 	if err != nil {
 		t.Fatal(err)

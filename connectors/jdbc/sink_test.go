@@ -68,10 +68,7 @@ func TestSinkConstraintViolationNamesTableAndKey(t *testing.T) {
 	for _, tg := range targets(t) {
 		t.Run(tg.name, func(t *testing.T) {
 			tg.exec(t, "DROP TABLE IF EXISTS people_dup")
-			r := mustSink(t, tg, fmt.Sprintf("database = %q\ntable = %q\nenable_upsert = false\n", tg.db, tg.tablePathOf("people_dup")), testSchema)
-			if err := (&sink{r: r}).HandleSaveMode(testCtx(t)); err != nil {
-				t.Fatal(err)
-			}
+			r := savedSink(t, tg, fmt.Sprintf("database = %q\ntable = %q\nenable_upsert = false\n", tg.db, tg.tablePathOf("people_dup")), testSchema)
 			w, _ := newWriter(testCtx(t), r, testTask)
 			defer w.Close()
 			w.Write(batchOf(t, testSchema, make([]row.Kind, 2), person(7, "x"), person(7, "y")))
@@ -264,10 +261,7 @@ func TestSinkCustomQueryExactlyOnce(t *testing.T) {
 		t.Run(tg.name, func(t *testing.T) {
 			tg.exec(t, "DROP TABLE IF EXISTS people_q", "CREATE TABLE people_q (id bigint PRIMARY KEY, name varchar(20), score decimal(10,2), at timestamp NULL, ok boolean)")
 			body := fmt.Sprintf("query = \"\"\"insert into people_q (id, name, score, at, ok)\n values (?, ?, ?, ?, ?);\"\"\"\nis_exactly_once = true\nxa_data_source_class_name = %q\n", tg.xa)
-			r := mustSink(t, tg, body, testSchema)
-			if err := (&sink{r: r}).HandleSaveMode(testCtx(t)); err != nil {
-				t.Fatal(err)
-			}
+			r := savedSink(t, tg, body, testSchema)
 			w, _ := newWriter(testCtx(t), r, testTask)
 			defer w.Close()
 			w.Write(batchOf(t, testSchema, make([]row.Kind, 2), person(1, "it's"), person(2, "?")))
@@ -296,10 +290,7 @@ func TestSinkMultiTableNames(t *testing.T) {
 			a := testSchema.WithTableID("src.alpha")
 			b := testSchema.WithTableID("src.beta")
 			tg.exec(t, "DROP TABLE IF EXISTS out_alpha", "DROP TABLE IF EXISTS out_beta")
-			r := mustSink(t, tg, fmt.Sprintf("database = %q\ntable = %q\n", tg.db, tg.tablePathOf("out_${table_name}")), a, b)
-			if err := (&sink{r: r}).HandleSaveMode(testCtx(t)); err != nil {
-				t.Fatal(err)
-			}
+			r := savedSink(t, tg, fmt.Sprintf("database = %q\ntable = %q\n", tg.db, tg.tablePathOf("out_${table_name}")), a, b)
 			w, _ := newWriter(testCtx(t), r, testTask)
 			defer w.Close()
 			w.Write(batchOf(t, a, make([]row.Kind, 1), person(1, "a")))
@@ -322,10 +313,7 @@ func TestCommitRetriedWhileServerRestarts(t *testing.T) {
 	tg := targets(t)[0]
 	tg.exec(t, "DROP TABLE IF EXISTS people_retry")
 	body := fmt.Sprintf("database = %q\ntable = %q\nis_exactly_once = true\nxa_data_source_class_name = %q\nmax_commit_attempts = 20\nconnection_check_timeout_sec = 2\n", tg.db, tg.tablePathOf("people_retry"), tg.xa)
-	r := mustSink(t, tg, body, testSchema)
-	if err := (&sink{r: r}).HandleSaveMode(testCtx(t)); err != nil {
-		t.Fatal(err)
-	}
+	r := savedSink(t, tg, body, testSchema)
 	w, _ := newWriter(testCtx(t), r, testTask)
 	defer w.Close()
 	w.Write(batchOf(t, testSchema, make([]row.Kind, 2), person(1, "a"), person(2, "b")))
@@ -392,10 +380,7 @@ func TestAbortRightAfterPrepare(t *testing.T) {
 			tbl := "people_abort"
 			tg.exec(t, "DROP TABLE IF EXISTS "+tbl)
 			body := fmt.Sprintf("database = %q\ntable = %q\nis_exactly_once = true\nxa_data_source_class_name = %q\n", tg.db, tg.tablePathOf(tbl), tg.xa)
-			r := mustSink(t, tg, body, testSchema)
-			if err := (&sink{r: r}).HandleSaveMode(testCtx(t)); err != nil {
-				t.Fatal(err)
-			}
+			r := savedSink(t, tg, body, testSchema)
 			c := &committer{r: r}
 			for i := 0; i < 30; i++ {
 				task := testTask
