@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stactor/stactor/internal/dbtest"
 )
 
@@ -19,11 +20,22 @@ import (
 // run, and reports rows/s:
 //
 //	STACTOR_CDC_BENCH_ROWS=500000 go test ./tests/cdc -run '^$' -bench Snapshot -benchtime 1x
+//
+// STACTOR_CDC_BENCH_SPLIT sets the chunk and split size (50000), and
+// STACTOR_CDC_BENCH_WRITES runs a writer beside the jobs: that many
+// transactions a second, each updating 100 rows of another table of the
+// same database, so the WAL grows while the snapshot is read as under a
+// live writer (the captured table stays as it is, for the row count).
 func BenchmarkSnapshot(b *testing.B) {
 	pg := servers.Postgres(b)
 	n := envInt("STACTOR_CDC_BENCH_ROWS", 200000)
+	split := envInt("STACTOR_CDC_BENCH_SPLIT", 50000)
 	c, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
+	if rate := envInt("STACTOR_CDC_BENCH_WRITES", 0); rate > 0 {
+		stop := benchWriter(b, c, pg, rate)
+		defer stop()
+	}
 	for _, s := range []string{"DROP TABLE IF EXISTS bsrc", "CREATE TABLE bsrc (id bigint PRIMARY KEY, name text, score double precision, amount numeric(12,2), at timestamp)",
 		"ALTER TABLE bsrc REPLICA IDENTITY FULL",
 		fmt.Sprintf(`INSERT INTO bsrc SELECT g, 'name-' || g, g * 0.5, (g %% 100000) * 1.25, TIMESTAMP '2024-01-01' + g * INTERVAL '1 second' FROM generate_series(1, %d) g`, n),
@@ -73,17 +85,17 @@ sink {
     slot.name = bench
     stop.mode = latest
     exactly_once = %v
-    snapshot.split.size = 50000
+    snapshot.split.size = %d
     heartbeat.interval.ms = 500
-  }`, pg.JDBCURL("postgres"), dbtest.User, exactly)
+  }`, pg.JDBCURL("postgres"), dbtest.User, exactly, split)
 	}
 	jdbcSource := fmt.Sprintf(`Jdbc {
     url = %q
     driver = "org.postgresql.Driver"
     user = %q
     table_path = "public.bsrc"
-    split.size = 50000
-  }`, pg.JDBCURL("postgres"), dbtest.User)
+    split.size = %d
+  }`, pg.JDBCURL("postgres"), dbtest.User, split)
 	runSnapshotBench(b, c, dir, pg, "bench", n, job, []benchCase{
 		{"jdbc-source", jdbcSource}, {"postgres-cdc", cdcSource(false)}, {"postgres-cdc-exactly-once", cdcSource(true)},
 	})
@@ -116,5 +128,46 @@ func runSnapshotBench(b *testing.B, c context.Context, dir string, pg *dbtest.Po
 				b.ReportMetric(float64(n)/el.Seconds(), "rows/s")
 			}
 		})
+	}
+}
+
+// benchWriter updates 100 rows of table bnoise (made here) in each of rate
+// transactions a second until stop is called.
+func benchWriter(b *testing.B, c context.Context, pg *dbtest.Postgres, rate int) (stop func()) {
+	for _, s := range []string{"DROP TABLE IF EXISTS bnoise", "CREATE TABLE bnoise (id int PRIMARY KEY, v bigint, pad text)",
+		"INSERT INTO bnoise SELECT g, 0, repeat('x', 100) FROM generate_series(1, 10000) g"} {
+		if err := pg.Exec(c, "postgres", s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	conn, err := pgx.Connect(c, pg.DSN("postgres"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(c)
+	done := make(chan error, 1)
+	go func() {
+		tick := time.NewTicker(time.Second / time.Duration(rate))
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-ctx.Done():
+				done <- nil
+				return
+			case <-tick.C:
+			}
+			lo := (i * 100) % 10000
+			if _, err := conn.Exec(ctx, "UPDATE bnoise SET v = v + 1 WHERE id > $1 AND id <= $1 + 100", lo); err != nil && ctx.Err() == nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		if err := <-done; err != nil {
+			b.Errorf("writer: %v", err)
+		}
+		conn.Close(context.Background())
 	}
 }

@@ -28,6 +28,10 @@ type dialect struct {
 	r      resolved
 	tables []*capTable
 	pc     *pgx.Conn
+	// bf is the session's backfill slot, when it has one, and settled the
+	// latest settled WAL position (backfill.go).
+	bf      backfillSlot
+	settled pglogrepl.LSN
 	// committed is the LSN a completed checkpoint holds (Commit), which
 	// Stream confirms to the server.
 	committed atomic.Uint64
@@ -161,6 +165,7 @@ func (d *dialect) dropSession() {
 		d.pc.Close(context.Background())
 		d.pc = nil
 	}
+	d.bf.name = "" // a temporary slot ends with its session
 }
 
 // CompareOffsets orders LSNs.
@@ -406,17 +411,16 @@ func (d *dialect) ChunkEnd(ctx context.Context, t *cdc.Table, after *cdc.Key, si
 // the position was read starts exactly there: that transaction is not in
 // the snapshot (nor in the backfill, which may peek before its commit is
 // flushed), so its offset must be after the watermark, or the stream
-// drops it as the chunk's. Its low watermark is one byte before the
-// slot's confirmed position, which does not move during the snapshot
-// phase: every change the snapshot may miss is after it (a tighter low
-// watermark would race with commits that are in the WAL but not yet
-// visible).
+// drops it as the chunk's. Its low watermark, with exactly_once, is the
+// tight one lowWatermark finds when it can (backfill.go); otherwise one
+// byte before the slot's confirmed position, which does not move during
+// the snapshot phase: every change the snapshot may miss is after it.
 func (d *dialect) ReadChunk(ctx context.Context, t *cdc.Table, c cdc.Chunk, fetchSize int, emit func(*row.Batch) error) (cdc.Offset, cdc.Offset, error) {
 	ct, err := d.table(t)
 	if err != nil {
 		return "", "", err
 	}
-	low, err := d.confirmed(ctx)
+	low, err := d.lowWatermark(ctx)
 	if err != nil {
 		return "", "", err
 	}
@@ -478,10 +482,12 @@ func byteBefore(o cdc.Offset) (cdc.Offset, error) {
 	return cdc.Offset((l - 1).String()), nil
 }
 
-// ReadLog peeks at the slot's changes (without consuming them) up to to:
+// ReadLog peeks at a slot's changes (without consuming them) up to to:
 // the transactions whose commit records start before the insert position
-// to is one byte before (ReadChunk). Only one session may use a slot at a
-// time, so a peek waits while another reader peeks.
+// to is one byte before (ReadChunk). The slot is the session's temporary
+// one moved up to from when it can be, else the job's (backfill.go). Only
+// one session may use a slot at a time, so a peek at the job's slot waits
+// while another reader peeks.
 func (d *dialect) ReadLog(ctx context.Context, from, to cdc.Offset, emit func(cdc.Event) error) error {
 	last, err := parseLSN(to)
 	if err != nil {
@@ -491,8 +497,16 @@ func (d *dialect) ReadLog(ctx context.Context, from, to cdc.Offset, emit func(cd
 	if err := d.flushedTo(ctx, end); err != nil {
 		return err
 	}
+	from0, err := parseLSN(from)
+	if err != nil {
+		return err
+	}
+	slot, err := d.backfillFrom(ctx, from0)
+	if err != nil {
+		return err
+	}
 	for wait := 20 * time.Millisecond; ; wait = min(2*wait, 500*time.Millisecond) {
-		err := d.peek(ctx, end, emit)
+		err := d.peek(ctx, slot, end, emit)
 		var pe *pgconn.PgError
 		if !errors.As(err, &pe) || pe.Code != "55006" { // object_in_use: the slot is active
 			return err
@@ -512,12 +526,18 @@ func (d *dialect) ReadLog(ctx context.Context, from, to cdc.Offset, emit func(cd
 // the backfill would miss it. The insert position the high watermark is
 // counts every reserved record whole, so once the flush position reaches
 // it, every record before it is in the WAL.
+//
+// A record past the last commit (an open transaction's) may sit unflushed
+// in a partly filled WAL page for seconds (until the background writer's
+// next standby snapshot): when the flush is behind, a transaction id is
+// taken and committed (txid_current), whose commit record comes after lsn
+// and is flushed with everything before it.
 func (d *dialect) flushedTo(ctx context.Context, lsn pglogrepl.LSN) error {
 	pc, err := d.session(ctx)
 	if err != nil {
 		return err
 	}
-	for {
+	for nudged := false; ; {
 		var s string
 		if err := pc.QueryRow(ctx, "SELECT pg_current_wal_flush_lsn()::text").Scan(&s); err != nil {
 			d.dropSession()
@@ -530,6 +550,14 @@ func (d *dialect) flushedTo(ctx context.Context, lsn pglogrepl.LSN) error {
 		if f >= lsn {
 			return nil
 		}
+		if !nudged {
+			nudged = true
+			if _, err := pc.Exec(ctx, "SELECT txid_current()"); err != nil && pc.IsClosed() {
+				d.dropSession()
+				return fmt.Errorf("flushing the WAL: %w", err)
+			}
+			continue
+		}
 		select {
 		case <-time.After(5 * time.Millisecond):
 		case <-ctx.Done():
@@ -538,13 +566,13 @@ func (d *dialect) flushedTo(ctx context.Context, lsn pglogrepl.LSN) error {
 	}
 }
 
-func (d *dialect) peek(ctx context.Context, upto pglogrepl.LSN, emit func(cdc.Event) error) error {
+func (d *dialect) peek(ctx context.Context, slot string, upto pglogrepl.LSN, emit func(cdc.Event) error) error {
 	pc, err := d.session(ctx)
 	if err != nil {
 		return err
 	}
 	rows, err := pc.Query(ctx, "SELECT data FROM pg_logical_slot_peek_binary_changes($1, $2::text::pg_lsn, NULL, 'proto_version', '1', 'publication_names', $3)",
-		d.r.Slot, upto.String(), d.r.Publication)
+		slot, upto.String(), d.r.Publication)
 	if err != nil {
 		return err
 	}

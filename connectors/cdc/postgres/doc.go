@@ -20,10 +20,16 @@
 //     on a server without decoderbufs installed. An existing slot must
 //     still be pgoutput's: a decoderbufs slot of another tool is not taken
 //     over. Any other plugin name is an error.
-//   - Chunk watermarks: low is the slot's confirmed position (which does
-//     not move during the snapshot), high the WAL insert position inside
-//     the chunk's REPEATABLE READ transaction; the backfill peeks at the
-//     slot (pg_logical_slot_peek_binary_changes) between them.
+//   - Chunk watermarks: high is the WAL insert position inside the
+//     chunk's REPEATABLE READ transaction; low, with exactly_once, a WAL
+//     position read just before it once the transactions running there
+//     have ended, and the backfill peeks
+//     (pg_logical_slot_peek_binary_changes) between them at a temporary
+//     slot of the reader's session moved up to low, so a chunk decodes
+//     the WAL written while it was read rather than all since the job
+//     started (backfill.go, which also says when it falls back to the
+//     job's slot and its confirmed position, which does not move during
+//     the snapshot).
 //   - A new job (not a restore) that finds its slot idle, left by an
 //     earlier job, moves it to the WAL's end first, as if it had just
 //     been made (startup.mode earliest keeps it where it is): the earlier
