@@ -228,7 +228,13 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 			return nil, cfg.Errorf("path", "%v", err)
 		}
 	case sc.format == formatJSON || sc.format == formatXML || sc.format == formatExcel:
-		return nil, cfg.Errorf("schema", "is required for %s files", sc.format)
+		// SeaTunnel's BaseFileSourceConfig.parseCatalogTable gives these
+		// formats the simple text table (one string field, content) as if
+		// it were the schema: a json line's "content" key, an xml row's
+		// content child (or attribute), an excel row's first cell. Not the
+		// whole line as for text and csv: an xml row without content is
+		// no row, a json line without the key a null.
+		sc.data = []row.Field{{Name: "content", Type: row.String, Nullable: true}}
 	default:
 		if cfg.Has("read_columns") {
 			return nil, cfg.Errorf("read_columns", "needs a schema: text and csv files without one are read as a single content field")
