@@ -23,6 +23,7 @@ var SourceFactory = connectors.SourceFactory{
 	Name:     "LocalFile",
 	Options:  sourceOptions,
 	Delivery: connectors.Replayable,
+	Resolve:  resolveSource,
 	Create:   createSource,
 }
 
@@ -65,13 +66,14 @@ type sourceConfig struct {
 	xmlAttr   bool
 	// excel: the sheet read, "" for the first
 	sheet string
-
-	// warnings are told at plan time (connectors.SourceWarner).
-	warnings []string
 }
 
-func createSource(cfg *config.PluginConfig, _ []byte, job connectors.JobContext) (connectors.Source, error) {
-	return createSources(cfg)
+func createSource(cfg *config.PluginConfig, resolved []byte, job connectors.JobContext) (connectors.Source, error) {
+	listed, err := decodeListing(resolved)
+	if err != nil {
+		return nil, cfg.Errorf("path", "%v", err)
+	}
+	return createSources(cfg, listed)
 }
 
 // localPath strips the file:// scheme SeaTunnel's paths may carry.
@@ -79,7 +81,23 @@ func localPath(p string) string {
 	return filepath.Clean(strings.TrimPrefix(p, "file://"))
 }
 
-func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
+// newSourceConfig makes a table's config from its options and the files
+// Resolve listed for it.
+func newSourceConfig(cfg *config.PluginConfig, files []fileInfo) (*sourceConfig, error) {
+	sc, err := checkSourceOptions(cfg)
+	if err != nil {
+		return nil, err
+	}
+	sc.files = files
+	if err := sc.resolveSchema(cfg); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+// checkSourceOptions checks a table's options but its schema: what
+// listing its files and reading them needs.
+func checkSourceOptions(cfg *config.PluginConfig) (*sourceConfig, error) {
 	if strings.TrimSpace(strings.TrimPrefix(cfg.String("path"), "file://")) == "" {
 		// filepath.Clean("") is ".": an empty path would read the
 		// current folder.
@@ -150,30 +168,19 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 		return nil, cfg.Errorf("skip_header_row_number", "must not be negative")
 	}
 	sc.csvHeader = sc.format == formatCSV && cfg.Bool("csv_use_header_line")
-	filter, err := compileFilter(cfg.String("file_filter_pattern"), cfg.String("filename_extension"))
-	if err != nil {
-		return nil, cfg.Errorf("file_filter_pattern", "not a regular expression: %v", err)
-	}
-	if sc.files, err = listFiles(sc.root, filter); err != nil {
-		return nil, cfg.Errorf("path", "cannot read %s: %v", sc.root, err)
-	}
-	if sc.archive != "" {
-		if sc.files, err = expandArchives(sc.files, sc.archive); err != nil {
-			return nil, cfg.Errorf("archive_compress_codec", "%v", err)
-		}
-	}
-
-	if sc.warnings, err = plainGzipWarnings(sc); err != nil {
-		return nil, cfg.Errorf("path", "%v", err)
-	}
-
 	if sc.format == formatXML {
 		if !cfg.Has("xml_row_tag") || !cfg.Has("xml_use_attr_format") || cfg.String("xml_row_tag") == "" {
 			return nil, cfg.Errorf("xml_row_tag", "xml files need xml_row_tag and xml_use_attr_format (SeaTunnel's XmlReadStrategy requires both)")
 		}
 		sc.xmlRowTag, sc.xmlAttr = cfg.String("xml_row_tag"), cfg.Bool("xml_use_attr_format")
 	}
+	return sc, nil
+}
 
+// resolveSchema sets the output and data fields from the schema option,
+// the format and the listed files.
+func (sc *sourceConfig) resolveSchema(cfg *config.PluginConfig) error {
+	var err error
 	table := defaultTable
 	switch {
 	case sc.format == formatBinary:
@@ -194,13 +201,13 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 		}
 	case sc.format == formatORC && len(sc.files) > 0:
 		if table, sc.data, err = orcSourceSchema(cfg, sc.files); err != nil {
-			return nil, err
+			return err
 		}
 	case sc.format == formatParquet && schemaEmpty(cfg):
 		// schema { table = "..." } only names the table of a parquet
 		// file's own schema (SeaTunnel's multi-table parquet e2e).
 		if sc.data, err = parquetSchemaOf(sc.files[0].path); err != nil {
-			return nil, cfg.Errorf("path", "%v", err)
+			return cfg.Errorf("path", "%v", err)
 		}
 		table = schemaTable(cfg)
 	case schemaEmpty(cfg):
@@ -209,23 +216,23 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 		// each record reads as a row of no fields; its excel reader
 		// refuses it (ExcelReadStrategy.setCatalogTable).
 		if sc.format == formatExcel {
-			return nil, cfg.Errorf("schema", "has no fields: excel files need fields { ... } or columns [ ... ] (SeaTunnel: \"Schema information is not set or incorrect Schema settings\")")
+			return cfg.Errorf("schema", "has no fields: excel files need fields { ... } or columns [ ... ] (SeaTunnel: \"Schema information is not set or incorrect Schema settings\")")
 		}
 		table = schemaTable(cfg)
 	case cfg.Has("schema"):
 		s, err := config.ParseSchema(cfg.Raw("schema"), schemaTable(cfg), cfg.Where)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		table, sc.data = s.TableID, s.Fields
 		if sc.format == formatParquet && len(sc.files) > 0 {
 			if err := checkParquetColumns(cfg, sc.files[0].path, sc.data); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	case sc.format == formatParquet && len(sc.files) > 0:
 		if sc.data, err = parquetSchemaOf(sc.files[0].path); err != nil {
-			return nil, cfg.Errorf("path", "%v", err)
+			return cfg.Errorf("path", "%v", err)
 		}
 	case sc.format == formatJSON || sc.format == formatXML || sc.format == formatExcel:
 		// SeaTunnel's BaseFileSourceConfig.parseCatalogTable gives these
@@ -237,7 +244,7 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 		sc.data = []row.Field{{Name: "content", Type: row.String, Nullable: true}}
 	default:
 		if cfg.Has("read_columns") {
-			return nil, cfg.Errorf("read_columns", "needs a schema: text and csv files without one are read as a single content field")
+			return cfg.Errorf("read_columns", "needs a schema: text and csv files without one are read as a single content field")
 		}
 		sc.content = true
 		sc.data = []row.Field{{Name: "content", Type: row.String, Nullable: true}}
@@ -253,7 +260,7 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 				}
 			}
 			if j < 0 {
-				return nil, cfg.Errorf("read_columns", "%q is not a field of the schema", name)
+				return cfg.Errorf("read_columns", "%q is not a field of the schema", name)
 			}
 			sc.proj = append(sc.proj, j)
 			out = append(out, sc.data[j])
@@ -278,9 +285,9 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 		}
 	}
 	if sc.schema, err = row.NewSchema(table, out...); err != nil {
-		return nil, cfg.Errorf("schema", "%v", err)
+		return cfg.Errorf("schema", "%v", err)
 	}
-	return sc, nil
+	return nil
 }
 
 // orcSourceSchema is the table and the data fields of an orc source: the
@@ -368,12 +375,7 @@ type source struct {
 	cfg *sourceConfig
 }
 
-var (
-	_ connectors.Source       = (*source)(nil)
-	_ connectors.SourceWarner = (*source)(nil)
-)
-
-func (s *source) Warnings() []string { return s.cfg.warnings }
+var _ connectors.Source = (*source)(nil)
 
 func (s *source) Tables() []*row.Schema { return []*row.Schema{s.cfg.schema} }
 

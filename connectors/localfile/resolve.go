@@ -1,0 +1,92 @@
+package localfile
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/stactor/stactor/config"
+	"github.com/stactor/stactor/connectors"
+)
+
+// Resolve lists the files, once per job on the master (DESIGN §2): the
+// folder walk, the archives' entries and the plain-gzip check (which
+// opens every listed file) run here, and the listing travels in the
+// resolved plan, so Create — on the master and again for every subtask —
+// does not list or open anything to know what to read. The planner's
+// warnings come from the plugin's config: a table's warnings (a
+// tables_configs entry is validated into a config of its own) are kept
+// in it.
+
+// listingVersion is the version of the resolved bytes' layout.
+const listingVersion = 1
+
+// listing is the resolved form of a LocalFile source: per table (the
+// block's, or one per tables_configs entry, in order) the files read.
+type listing struct {
+	Version int            `json:"v"`
+	Tables  [][]listedFile `json:"tables"`
+}
+
+type listedFile struct {
+	Path string `json:"path"`
+	Size int64  `json:"size"`
+}
+
+func resolveSource(ctx context.Context, cfg *config.PluginConfig, _ connectors.JobContext) ([]byte, error) {
+	tables, err := tableConfigs(cfg)
+	if err != nil {
+		return nil, err
+	}
+	l := listing{Version: listingVersion}
+	for _, tcfg := range tables {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		sc, err := checkSourceOptions(tcfg)
+		if err != nil {
+			return nil, err
+		}
+		files, err := listTable(tcfg, sc)
+		if err != nil {
+			return nil, err
+		}
+		if err := warnPlainGzip(ctx, tcfg, sc, files); err != nil {
+			return nil, err
+		}
+		cfg.KeepWarnings(tcfg)
+		out := make([]listedFile, len(files))
+		for i, f := range files {
+			out[i] = listedFile{Path: f.path, Size: f.size}
+		}
+		l.Tables = append(l.Tables, out)
+	}
+	return json.Marshal(l)
+}
+
+// errNotResolved says Create got no listing: the plan was not resolved
+// by this connector's Resolve (a plan written by an older stactor).
+var errNotResolved = errors.New("the resolved plan has no file listing for this source (LocalFile lists its files when the job is resolved): submit the job again")
+
+// decodeListing is the files of each table of a resolved LocalFile source.
+func decodeListing(b []byte) ([][]fileInfo, error) {
+	if len(b) == 0 {
+		return nil, errNotResolved
+	}
+	var l listing
+	if err := json.Unmarshal(b, &l); err != nil {
+		return nil, fmt.Errorf("the resolved file listing: %w", err)
+	}
+	if l.Version != listingVersion {
+		return nil, fmt.Errorf("the resolved file listing is of version %d, this stactor reads %d: submit the job again", l.Version, listingVersion)
+	}
+	out := make([][]fileInfo, len(l.Tables))
+	for t, files := range l.Tables {
+		out[t] = make([]fileInfo, len(files))
+		for i, f := range files {
+			out[t][i] = fileInfo{path: f.Path, size: f.Size}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,92 @@
+package localfile
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stactor/stactor/config"
+	"github.com/stactor/stactor/connectors"
+)
+
+// TestResolveListsOnce: the files are listed and sniffed for gzip's magic
+// in Resolve alone; Create (on the master and for every subtask) takes the
+// listing from the resolved bytes and opens nothing: files added or
+// removed after Resolve change nothing, and no warning is recorded again.
+// Without resolved bytes Create fails with a positioned error.
+func TestResolveListsOnce(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.gz.csv"), "1,a\n")
+	if err := os.WriteFile(filepath.Join(dir, "b.gz.csv"), gzipped(t, []byte("2,b\n"), ""), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	body := "path = " + q(dir) + "\nfile_format_type = csv\ncompress_codec = gzip\nschema { fields { id = int, s = string } }"
+	job := connectors.JobContext{Mode: connectors.Batch, Parallelism: 1}
+	cfg, err := plugin(t, "source LocalFile", SourceFactory.Options, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := SourceFactory.Resolve(context.Background(), cfg, job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := cfg.Warnings(); len(w) != 1 || !strings.Contains(w[0].Msg, "a.gz.csv is not gzip") {
+		t.Fatalf("resolve warnings %q", w)
+	}
+
+	// After Resolve: a new file, and the plain file gone (opening it
+	// would fail).
+	writeFile(t, filepath.Join(dir, "c.gz.csv"), "3,c\n")
+	if err := os.Remove(filepath.Join(dir, "a.gz.csv")); err != nil {
+		t.Fatal(err)
+	}
+	again, err := plugin(t, "source LocalFile", SourceFactory.Options, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := SourceFactory.Create(again, res, job)
+	if err != nil {
+		t.Fatalf("create from the resolved listing: %v", err)
+	}
+	var got []string
+	for _, f := range s.(*source).cfg.files {
+		got = append(got, filepath.Base(f.path))
+	}
+	if strings.Join(got, " ") != "a.gz.csv b.gz.csv" {
+		t.Fatalf("files %v, want the resolved a.gz.csv b.gz.csv", got)
+	}
+	if w := again.Warnings(); len(w) != 0 {
+		t.Fatalf("create recorded warnings %q", w)
+	}
+
+	_, err = SourceFactory.Create(again, nil, job)
+	var ce *config.Error
+	if !errors.As(err, &ce) || ce.Pos.Line == 0 || !strings.Contains(err.Error(), errNotResolved.Error()) {
+		t.Fatalf("create without resolved bytes: %v", err)
+	}
+}
+
+// TestTablesConfigsWarnings: the warnings of a tables_configs entry are
+// the plugin's, placed at the entry's option and naming the entry.
+func TestTablesConfigsWarnings(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a", "1.csv"), "1,x\n")
+	writeFile(t, filepath.Join(dir, "b", "1.gz.csv"), "2,y\n")
+	s, w, err := resolveAndCreate(t, `tables_configs = [
+  { path = "`+dir+`/a", file_format_type = csv, schema = { table = "db.a", fields { id = int, v = string } } }
+  { path = "`+dir+`/b", file_format_type = csv, compress_codec = gzip, schema = { table = "db.b", fields { id = int, v = string } } }
+]`, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w) != 1 || !strings.HasPrefix(w[0].String(), "job.conf:3:") ||
+		!strings.Contains(w[0].Msg, "source LocalFile tables_configs[1]: compress_codec: "+filepath.Join(dir, "b", "1.gz.csv")+" is not gzip") {
+		t.Fatalf("warnings %q", w)
+	}
+	if got := readAny(t, s, 1); strings.Join(got, " ") != "db.a: [1 x] db.b: [2 y]" {
+		t.Fatalf("rows %v", got)
+	}
+}
