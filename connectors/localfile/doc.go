@@ -14,8 +14,8 @@
 // the master and again wherever a reader or the enumerator is deployed,
 // takes the files from the plan and lists nothing (resolve.go). A missing
 // path or a bad schema is so a positioned config error before anything
-// runs; parquet and orc files give their own schema (Create reads the
-// first listed file's footer for it). A folder
+// runs; parquet and orc files give their own schema, read from the first
+// listed file by Resolve and shipped with the listing. A folder
 // with no file reads zero rows of the table SeaTunnel's
 // BaseFileSourceConfig returns before any format looks at a file (the
 // simple text table, or the schema as declared, even one of no columns).

@@ -69,7 +69,7 @@ func tableConfigs(cfg *config.PluginConfig) ([]*config.PluginConfig, error) {
 // createSources makes the source of a plugin block from the files Resolve
 // listed for each of its tables: one table, or several with
 // tables_configs.
-func createSources(cfg *config.PluginConfig, listed [][]fileInfo) (connectors.Source, error) {
+func createSources(cfg *config.PluginConfig, listed []resolvedTable) (connectors.Source, error) {
 	tables, err := tableConfigs(cfg)
 	if err != nil {
 		return nil, err

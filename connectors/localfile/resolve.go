@@ -8,13 +8,15 @@ import (
 
 	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/connectors"
+	"github.com/stactor/stactor/row"
 )
 
 // Resolve lists the files, once per job on the master (DESIGN §2): the
-// folder walk, the archives' entries and the plain-gzip check (which
-// opens every listed file) run here, and the listing travels in the
-// resolved plan, so Create — on the master and again for every subtask —
-// does not list or open anything to know what to read. The planner's
+// folder walk, the archives' entries, the plain-gzip check (which opens
+// every listed file) and the schema of the first parquet or orc file run
+// here, and the listing with that schema travels in the resolved plan, so
+// Create — on the master and again for every subtask — does not list or
+// open anything to know what to read. The planner's
 // warnings come from the plugin's config: a table's warnings (a
 // tables_configs entry is validated into a config of its own) are kept
 // in it.
@@ -25,8 +27,15 @@ const listingVersion = 1
 // listing is the resolved form of a LocalFile source: per table (the
 // block's, or one per tables_configs entry, in order) the files read.
 type listing struct {
-	Version int            `json:"v"`
-	Tables  [][]listedFile `json:"tables"`
+	Version int           `json:"v"`
+	Tables  []listedTable `json:"tables"`
+}
+
+type listedTable struct {
+	Files []listedFile `json:"files"`
+	// Schema is the first file's table and data fields (parquet, orc;
+	// row.EncodeSchema), absent for the other formats.
+	Schema []byte `json:"schema,omitempty"`
 }
 
 type listedFile struct {
@@ -56,13 +65,26 @@ func resolveSource(ctx context.Context, cfg *config.PluginConfig, _ connectors.J
 			return nil, err
 		}
 		cfg.KeepWarnings(tcfg)
-		out := make([]listedFile, len(files))
-		for i, f := range files {
-			out[i] = listedFile{Path: f.path, Size: f.size}
+		sc.files = files
+		if err := sc.resolveSchema(tcfg); err != nil {
+			return nil, err
 		}
-		l.Tables = append(l.Tables, out)
+		lt := listedTable{Files: make([]listedFile, len(files))}
+		for i, f := range files {
+			lt.Files[i] = listedFile{Path: f.path, Size: f.size}
+		}
+		if sc.fileSchema != nil {
+			lt.Schema = row.EncodeSchema(sc.fileSchema)
+		}
+		l.Tables = append(l.Tables, lt)
 	}
 	return json.Marshal(l)
+}
+
+// resolvedTable is what Resolve found for one table.
+type resolvedTable struct {
+	files  []fileInfo
+	schema *row.Schema // sourceConfig.fileSchema; nil if none
 }
 
 // errNotResolved says Create got no listing: the plan was not resolved
@@ -70,7 +92,7 @@ func resolveSource(ctx context.Context, cfg *config.PluginConfig, _ connectors.J
 var errNotResolved = errors.New("the resolved plan has no file listing for this source (LocalFile lists its files when the job is resolved): submit the job again")
 
 // decodeListing is the files of each table of a resolved LocalFile source.
-func decodeListing(b []byte) ([][]fileInfo, error) {
+func decodeListing(b []byte) ([]resolvedTable, error) {
 	if len(b) == 0 {
 		return nil, errNotResolved
 	}
@@ -81,11 +103,18 @@ func decodeListing(b []byte) ([][]fileInfo, error) {
 	if l.Version != listingVersion {
 		return nil, fmt.Errorf("the resolved file listing is of version %d, this stactor reads %d: submit the job again", l.Version, listingVersion)
 	}
-	out := make([][]fileInfo, len(l.Tables))
-	for t, files := range l.Tables {
-		out[t] = make([]fileInfo, len(files))
-		for i, f := range files {
-			out[t][i] = fileInfo{path: f.Path, size: f.Size}
+	out := make([]resolvedTable, len(l.Tables))
+	for t, lt := range l.Tables {
+		out[t].files = make([]fileInfo, len(lt.Files))
+		for i, f := range lt.Files {
+			out[t].files[i] = fileInfo{path: f.Path, size: f.Size}
+		}
+		if lt.Schema != nil {
+			s, err := row.DecodeSchema(lt.Schema)
+			if err != nil {
+				return nil, fmt.Errorf("the resolved file listing: table %d's schema: %w", t, err)
+			}
+			out[t].schema = s
 		}
 	}
 	return out, nil

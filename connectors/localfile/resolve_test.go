@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -24,15 +25,8 @@ func TestResolveListsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := "path = " + q(dir) + "\nfile_format_type = csv\ncompress_codec = gzip\nschema { fields { id = int, s = string } }"
+	cfg, res := resolveBody(t, body)
 	job := connectors.JobContext{Mode: connectors.Batch, Parallelism: 1}
-	cfg, err := plugin(t, "source LocalFile", SourceFactory.Options, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := SourceFactory.Resolve(context.Background(), cfg, job)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if w := cfg.Warnings(); len(w) != 1 || !strings.Contains(w[0].Msg, "a.gz.csv is not gzip") {
 		t.Fatalf("resolve warnings %q", w)
 	}
@@ -89,4 +83,59 @@ func TestTablesConfigsWarnings(t *testing.T) {
 	if got := readAny(t, s, 1); strings.Join(got, " ") != "db.a: [1 x] db.b: [2 y]" {
 		t.Fatalf("rows %v", got)
 	}
+}
+
+// TestResolveReadsFileSchemaOnce: a parquet or orc file's schema is read by
+// Resolve; Create takes it from the resolved bytes, so the file need not
+// be there (or readable) when a subtask is created.
+func TestResolveReadsFileSchemaOnce(t *testing.T) {
+	for _, format := range []string{"parquet", "orc"} {
+		t.Run(format, func(t *testing.T) {
+			dir := t.TempDir()
+			k := newTestSink(t, "path = "+q(dir)+"\nfile_format_type = "+format, numbered)
+			writeAndCommit(t, k, task(0, 0), 1, numberedRows(t, 2))
+			for _, body := range []string{
+				"path = " + q(dir) + "\nfile_format_type = " + format,
+				"path = " + q(dir) + "\nfile_format_type = " + format + "\nschema { table = \"db.t\" }",
+				"path = " + q(dir) + "\nfile_format_type = " + format + "\nschema { table = \"db.t\", fields { id = bigint } }",
+			} {
+				cfg, res := resolveBody(t, body)
+				job := connectors.JobContext{Mode: connectors.Batch, Parallelism: 1}
+				want, err := SourceFactory.Create(cfg, res, job)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// The files gone: Create must not read them.
+				hidden := dir + ".hidden"
+				if err := os.Rename(dir, hidden); err != nil {
+					t.Fatal(err)
+				}
+				got, err := SourceFactory.Create(cfg, res, job)
+				if err := os.Rename(hidden, dir); err != nil {
+					t.Fatal(err)
+				}
+				if err != nil {
+					t.Fatalf("%s: create without the files: %v", body, err)
+				}
+				if g, w := got.Tables()[0], want.Tables()[0]; g.TableID != w.TableID || !reflect.DeepEqual(g.Fields, w.Fields) {
+					t.Fatalf("%s: table %v, want %v", body, g, w)
+				}
+			}
+		})
+	}
+}
+
+// resolveBody validates a block body and resolves it, returning the
+// plugin's config and the resolved bytes.
+func resolveBody(t *testing.T, body string) (*config.PluginConfig, []byte) {
+	t.Helper()
+	cfg, err := plugin(t, "source LocalFile", SourceFactory.Options, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := SourceFactory.Resolve(context.Background(), cfg, connectors.JobContext{Mode: connectors.Batch, Parallelism: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, res
 }

@@ -66,6 +66,12 @@ type sourceConfig struct {
 	xmlAttr   bool
 	// excel: the sheet read, "" for the first
 	sheet string
+
+	// fileSchema is the table and data fields read from the first file
+	// (parquet, orc) or checked against it (parquet with a schema), by
+	// Resolve; Create takes it from the resolved listing and reads no
+	// file. nil until read.
+	fileSchema *row.Schema
 }
 
 func createSource(cfg *config.PluginConfig, resolved []byte, job connectors.JobContext) (connectors.Source, error) {
@@ -81,14 +87,14 @@ func localPath(p string) string {
 	return filepath.Clean(strings.TrimPrefix(p, "file://"))
 }
 
-// newSourceConfig makes a table's config from its options and the files
-// Resolve listed for it.
-func newSourceConfig(cfg *config.PluginConfig, files []fileInfo) (*sourceConfig, error) {
+// newSourceConfig makes a table's config from its options and what
+// Resolve found for it.
+func newSourceConfig(cfg *config.PluginConfig, t resolvedTable) (*sourceConfig, error) {
 	sc, err := checkSourceOptions(cfg)
 	if err != nil {
 		return nil, err
 	}
-	sc.files = files
+	sc.files, sc.fileSchema = t.files, t.schema
 	if err := sc.resolveSchema(cfg); err != nil {
 		return nil, err
 	}
@@ -200,16 +206,22 @@ func (sc *sourceConfig) resolveSchema(cfg *config.PluginConfig) error {
 			sc.data = []row.Field{{Name: "content", Type: row.String, Nullable: true}}
 		}
 	case sc.format == formatORC && len(sc.files) > 0:
-		if table, sc.data, err = orcSourceSchema(cfg, sc.files); err != nil {
-			return err
+		if sc.fileSchema == nil {
+			if table, sc.data, err = orcSourceSchema(cfg, sc.files); err != nil {
+				return err
+			}
+			if err := sc.keepFileSchema(cfg, table); err != nil {
+				return err
+			}
 		}
+		table, sc.data = sc.fileSchema.TableID, sc.fileSchema.Fields
 	case sc.format == formatParquet && schemaEmpty(cfg):
 		// schema { table = "..." } only names the table of a parquet
 		// file's own schema (SeaTunnel's multi-table parquet e2e).
-		if sc.data, err = parquetSchemaOf(sc.files[0].path); err != nil {
-			return cfg.Errorf("path", "%v", err)
-		}
 		table = schemaTable(cfg)
+		if err := sc.parquetFileSchema(cfg, table); err != nil {
+			return err
+		}
 	case schemaEmpty(cfg):
 		// SeaTunnel's ReadonlyConfigParser does not validate the schema:
 		// one without fields and columns is a table of no columns, and
@@ -225,14 +237,17 @@ func (sc *sourceConfig) resolveSchema(cfg *config.PluginConfig) error {
 			return err
 		}
 		table, sc.data = s.TableID, s.Fields
-		if sc.format == formatParquet && len(sc.files) > 0 {
+		if sc.format == formatParquet && len(sc.files) > 0 && sc.fileSchema == nil {
 			if err := checkParquetColumns(cfg, sc.files[0].path, sc.data); err != nil {
+				return err
+			}
+			if err := sc.keepFileSchema(cfg, table); err != nil {
 				return err
 			}
 		}
 	case sc.format == formatParquet && len(sc.files) > 0:
-		if sc.data, err = parquetSchemaOf(sc.files[0].path); err != nil {
-			return cfg.Errorf("path", "%v", err)
+		if err := sc.parquetFileSchema(cfg, table); err != nil {
+			return err
 		}
 	case sc.format == formatJSON || sc.format == formatXML || sc.format == formatExcel:
 		// SeaTunnel's BaseFileSourceConfig.parseCatalogTable gives these
@@ -287,6 +302,33 @@ func (sc *sourceConfig) resolveSchema(cfg *config.PluginConfig) error {
 	if sc.schema, err = row.NewSchema(table, out...); err != nil {
 		return cfg.Errorf("schema", "%v", err)
 	}
+	return nil
+}
+
+// parquetFileSchema sets the data fields to the first parquet file's
+// columns, read once (by Resolve).
+func (sc *sourceConfig) parquetFileSchema(cfg *config.PluginConfig, table string) error {
+	if sc.fileSchema == nil {
+		var err error
+		if sc.data, err = parquetSchemaOf(sc.files[0].path); err != nil {
+			return cfg.Errorf("path", "%v", err)
+		}
+		if err := sc.keepFileSchema(cfg, table); err != nil {
+			return err
+		}
+	}
+	sc.data = sc.fileSchema.Fields
+	return nil
+}
+
+// keepFileSchema keeps the data fields read from (or checked against) the
+// first file, for the resolved listing.
+func (sc *sourceConfig) keepFileSchema(cfg *config.PluginConfig, table string) error {
+	s, err := row.NewSchema(table, sc.data...)
+	if err != nil {
+		return cfg.Errorf("path", "%s: %v", sc.files[0].path, err)
+	}
+	sc.fileSchema = s
 	return nil
 }
 
