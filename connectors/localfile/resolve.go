@@ -1,6 +1,8 @@
 package localfile
 
 import (
+	"bytes"
+	"compress/flate"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,14 +23,16 @@ import (
 // tables_configs entry is validated into a config of its own) are kept
 // in it.
 
-// listingVersion is the version of the resolved bytes' layout.
-const listingVersion = 1
+// listingVersion is the version of the resolved bytes' layout: this byte,
+// then the listing as JSON, deflated. Every DeployTask carries the plan, so
+// the listing is kept small: a folder's paths share their prefixes, which
+// deflate stores as back-references.
+const listingVersion = 2
 
 // listing is the resolved form of a LocalFile source: per table (the
 // block's, or one per tables_configs entry, in order) the files read.
 type listing struct {
-	Version int           `json:"v"`
-	Tables  []listedTable `json:"tables"`
+	Tables []listedTable `json:"tables"`
 }
 
 type listedTable struct {
@@ -48,7 +52,7 @@ func resolveSource(ctx context.Context, cfg *config.PluginConfig, _ connectors.J
 	if err != nil {
 		return nil, err
 	}
-	l := listing{Version: listingVersion}
+	var l listing
 	for _, tcfg := range tables {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -78,7 +82,23 @@ func resolveSource(ctx context.Context, cfg *config.PluginConfig, _ connectors.J
 		}
 		l.Tables = append(l.Tables, lt)
 	}
-	return json.Marshal(l)
+	return encodeListing(l)
+}
+
+func encodeListing(l listing) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte(listingVersion)
+	zw, err := flate.NewWriter(&buf, flate.DefaultCompression)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.NewEncoder(zw).Encode(l); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // resolvedTable is what Resolve found for one table.
@@ -96,12 +116,14 @@ func decodeListing(b []byte) ([]resolvedTable, error) {
 	if len(b) == 0 {
 		return nil, errNotResolved
 	}
-	var l listing
-	if err := json.Unmarshal(b, &l); err != nil {
-		return nil, fmt.Errorf("the resolved file listing: %w", err)
+	if b[0] != listingVersion {
+		return nil, fmt.Errorf("the resolved file listing is of version %d, this stactor reads %d: submit the job again", b[0], listingVersion)
 	}
-	if l.Version != listingVersion {
-		return nil, fmt.Errorf("the resolved file listing is of version %d, this stactor reads %d: submit the job again", l.Version, listingVersion)
+	var l listing
+	zr := flate.NewReader(bytes.NewReader(b[1:]))
+	defer zr.Close()
+	if err := json.NewDecoder(zr).Decode(&l); err != nil {
+		return nil, fmt.Errorf("the resolved file listing: %w", err)
 	}
 	out := make([]resolvedTable, len(l.Tables))
 	for t, lt := range l.Tables {

@@ -139,3 +139,21 @@ func resolveBody(t *testing.T, body string) (*config.PluginConfig, []byte) {
 	}
 	return cfg, res
 }
+
+// TestDecodeListingErrors: resolved bytes of another version or damaged
+// are an error, never a panic; a listing round-trips.
+func TestDecodeListingErrors(t *testing.T) {
+	good, err := encodeListing(listing{Tables: []listedTable{{Files: []listedFile{{Path: "/d/a.csv", Size: 3}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeListing(good)
+	if err != nil || len(got) != 1 || len(got[0].files) != 1 || got[0].files[0] != (fileInfo{path: "/d/a.csv", size: 3}) {
+		t.Fatalf("round trip: %v %v", got, err)
+	}
+	for _, b := range [][]byte{nil, {1}, {listingVersion}, {listingVersion, 'x', 'y'}, good[:len(good)/2]} {
+		if _, err := decodeListing(b); err == nil {
+			t.Errorf("%q: no error", b)
+		}
+	}
+}
