@@ -119,3 +119,38 @@ func TestCSVHeaderShortRecord(t *testing.T) {
 		schema { fields { id = int, name = string } }`)
 	compareRows(t, []string{"id", "name"}, readAll(t, src, 1), [][]any{{int64(1), "a"}, {int64(2), nil}})
 }
+
+// TestCSVFewerLinesThanSkipped: a csv file with fewer lines than
+// skip_header_row_number fails the read, naming the file (SeaTunnel's
+// CsvReadStrategy); a text file reads no row, as SeaTunnel's text reader.
+func TestCSVFewerLinesThanSkipped(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.csv")
+	writeFile(t, path, "id,name\n")
+	for _, header := range []string{"", "csv_use_header_line = true"} {
+		src := newTestSource(t, `path = `+q(path)+`
+			file_format_type = csv
+			skip_header_row_number = 2
+			`+header+`
+			schema { fields { id = int, name = string } }`)
+		if _, err := readAllErr(t, src, 1); err == nil || !strings.Contains(err.Error(), path+": the file has fewer lines than skip_header_row_number (2)") {
+			t.Fatalf("%q: %v", header, err)
+		}
+	}
+	// Exactly as many lines as skipped: no row, no error.
+	src := newTestSource(t, `path = `+q(path)+`
+		file_format_type = csv
+		skip_header_row_number = 1
+		schema { fields { id = int, name = string } }`)
+	if rows := readAll(t, src, 1); len(rows) != 0 {
+		t.Fatalf("rows %v", rows)
+	}
+	txt := filepath.Join(dir, "a.txt")
+	writeFile(t, txt, "x\n")
+	src = newTestSource(t, `path = `+q(txt)+`
+		file_format_type = text
+		skip_header_row_number = 2`)
+	if rows := readAll(t, src, 1); len(rows) != 0 {
+		t.Fatalf("text rows %v", rows)
+	}
+}

@@ -108,6 +108,12 @@ func (l *lineSplit) read(cols []*row.Column, n int) (int, bool, error) {
 			return rows, false, l.errorf(err)
 		}
 		if !ok {
+			if l.skip > 0 && l.cfg.format == formatCSV {
+				// SeaTunnel's CsvReadStrategy fails such a file ("has
+				// fewer lines than expected to skip"); its text reader
+				// skips what there is.
+				return rows, false, fmt.Errorf("%s: the file has fewer lines than skip_header_row_number (%d) asks to skip", l.sp.path, l.cfg.skipHeader)
+			}
 			return rows, true, nil
 		}
 		l.sp.pos, l.sp.line = l.rr.off, l.rr.nextLine()
