@@ -11,6 +11,7 @@ import (
 
 	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/connectors"
+	"github.com/stactor/stactor/plan"
 )
 
 // TestResolveListsOnce: the files are listed and sniffed for gzip's magic
@@ -155,5 +156,42 @@ func TestDecodeListingErrors(t *testing.T) {
 		if _, err := decodeListing(b); err == nil {
 			t.Errorf("%q: no error", b)
 		}
+	}
+}
+
+// TestPlanWarnsOfPlainGzip: planned as a job, the plain-file-under-gzip
+// warning is one plan warning at compress_codec's value, for a table of
+// tables_configs too.
+func TestPlanWarnsOfPlainGzip(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.gz.csv"), "1,a\n")
+	src := `env { job.mode = BATCH }
+source {
+  LocalFile {
+    tables_configs = [
+      { path = "` + dir + `", file_format_type = csv, schema = { table = "db.a", fields { id = int, s = string } } }
+      { path = "` + dir + `", file_format_type = csv,
+        compress_codec = gzip, schema = { table = "db.b", fields { id = int, s = string } } }
+    ]
+  }
+}
+sink { LocalFile { path = "` + out + `/${table_name}", file_format_type = csv } }`
+	job, err := config.Parse("job.conf", []byte(src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Resolve(context.Background(), job, "j1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range p.Warnings {
+		if strings.Contains(w.Msg, "is not gzip") {
+			got = append(got, w.String())
+		}
+	}
+	want := "job.conf:7:26: source LocalFile tables_configs[1]: compress_codec: " + filepath.Join(dir, "a.gz.csv") + " is not gzip"
+	if len(got) != 1 || !strings.HasPrefix(got[0], want) {
+		t.Fatalf("plan warnings %q, want one starting %q", got, want)
 	}
 }
