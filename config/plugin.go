@@ -324,7 +324,10 @@ func (c *PluginConfig) keyPos(key string) hocon.Pos {
 // SeaTunnel; the plan's warnings carry it (once, however often it is
 // recorded).
 func (c *PluginConfig) Warnf(key, format string, args ...any) {
-	w := Warning{Pos: c.keyPos(key), Msg: c.Where + ": " + key + ": " + fmt.Sprintf(format, args...)}
+	c.addWarning(Warning{Pos: c.keyPos(key), Msg: c.Where + ": " + key + ": " + fmt.Sprintf(format, args...)})
+}
+
+func (c *PluginConfig) addWarning(w Warning) {
 	for _, o := range c.warnings {
 		if o == w {
 			return
@@ -335,6 +338,19 @@ func (c *PluginConfig) Warnf(key, format string, args ...any) {
 
 // Warnings are the warnings Warnf recorded.
 func (c *PluginConfig) Warnings() []Warning { return append([]Warning(nil), c.warnings...) }
+
+// KeepWarnings records the warnings of part, a config the plugin
+// validated from a part of its body (an entry of a list of tables, say),
+// as the plugin's own: the planner reads the plugin's config only. They
+// keep their place and wording (part's Where names the entry).
+func (c *PluginConfig) KeepWarnings(part *PluginConfig) {
+	if part == c {
+		return
+	}
+	for _, w := range part.warnings {
+		c.addWarning(w)
+	}
+}
 
 // ErrorAt is an Error placed at v, about key.
 func (c *PluginConfig) ErrorAt(v *hocon.Value, key, format string, args ...any) error {

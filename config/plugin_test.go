@@ -332,3 +332,24 @@ func TestWarnf(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepWarnings: the warnings of a config validated from a part of a
+// plugin's body become the plugin's, where and as they were recorded, once.
+func TestKeepWarnings(t *testing.T) {
+	c, _, err := validate(t, "host = h\nformat = text")
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, _, err := config.Validate("job.conf", "source Pg tables[0]", "Pg", c.Pos, c.Body, testOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part.Warnf("format", "read as %s", "json")
+	c.KeepWarnings(part)
+	c.KeepWarnings(part)
+	c.KeepWarnings(c)
+	w := c.Warnings()
+	if len(w) != 1 || w[0].String() != "job.conf:3:10: source Pg tables[0]: format: read as json" {
+		t.Fatalf("warnings %q", w)
+	}
+}

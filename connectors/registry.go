@@ -26,6 +26,13 @@ import (
 //     the master to check the plan and again wherever a part is deployed.
 //     It checks what Options cannot (schemas, relations between options)
 //     and returns errors through cfg.Errorf so they carry a position.
+//
+// What either step finds to tell the user without failing the job (an
+// option accepted but read otherwise than SeaTunnel does, a file read
+// otherwise than the options say) is cfg.Warnf, placed at the option;
+// the planner reports the plugin's config's warnings as plan warnings. A
+// plugin that validates parts of its body into configs of their own
+// passes their warnings up with cfg.KeepWarnings.
 type SourceFactory struct {
 	Name    string // SeaTunnel's plugin name, e.g. "FakeSource"
 	Options []config.Option

@@ -102,12 +102,3 @@ type SourceEventSender interface {
 type SourceEventHandler interface {
 	HandleSourceEvent(subtask int, data []byte) error
 }
-
-// SourceWarner is implemented by a source that found something at plan
-// time to tell the user about without failing the job (a file it reads
-// otherwise than its options say, say). The planner calls Warnings once,
-// after the factory's Create on the master, and reports each as a plan
-// warning of the source's plugin.
-type SourceWarner interface {
-	Warnings() []string
-}

@@ -181,11 +181,6 @@ func build(job *config.Job, jobID string, resolved func(v *Vertex) ([]byte, erro
 				return nil, positioned(v, err)
 			}
 			v.Source = src
-			if w, ok := src.(connectors.SourceWarner); ok {
-				for _, msg := range w.Warnings() {
-					p.Warnings = append(p.Warnings, config.Warning{Pos: v.Plugin.Pos, Msg: v.Plugin.Where() + ": " + msg})
-				}
-			}
 			v.OutTables = src.Tables()
 			if len(v.OutTables) == 0 {
 				return nil, &config.Error{Pos: v.Plugin.Pos, Where: v.Plugin.Where(), Msg: "the source produces no table"}

@@ -45,8 +45,16 @@ func init() {
 			return &testSource{}, nil
 		}})
 	connectors.RegisterSource(connectors.SourceFactory{Name: "PlanTestWarnSource",
+		Options: []config.Option{{Key: "files", Type: config.TypeString}},
+		// Resolve finds two odd files (as LocalFile's plain files under
+		// gzip) and tells them at the option.
+		Resolve: func(_ context.Context, cfg *config.PluginConfig, _ connectors.JobContext) ([]byte, error) {
+			cfg.Warnf("files", "file a is odd")
+			cfg.Warnf("files", "file b is odd")
+			return nil, nil
+		},
 		Create: func(cfg *config.PluginConfig, _ []byte, job connectors.JobContext) (connectors.Source, error) {
-			return &warnSource{testSource{table: row.MustSchema("w", row.Field{Name: "id", Type: row.BigInt})}}, nil
+			return &testSource{table: row.MustSchema("w", row.Field{Name: "id", Type: row.BigInt})}, nil
 		}})
 	connectors.RegisterTransform(connectors.TransformFactory{Name: "PlanTestTransform", Options: opts,
 		Create: func(cfg *config.PluginConfig, input *row.Schema) (connectors.Transform, error) {
@@ -514,23 +522,18 @@ sink {
 	}
 }
 
-// warnSource tells two things at plan time (connectors.SourceWarner).
-type warnSource struct{ testSource }
-
-func (*warnSource) Warnings() []string { return []string{"file a is odd", "file b is odd"} }
-
-// TestSourceWarnings: a SourceWarner's warnings are the plan's, placed at
-// the source's plugin.
+// TestSourceWarnings: what a source's Resolve warns of (Warnf) is the
+// plan's, placed at the option's value.
 func TestSourceWarnings(t *testing.T) {
 	p := build(t, `source {
-  PlanTestWarnSource {}
+  PlanTestWarnSource { files = "/data" }
 }
 sink {
   PlanTestSink {}
 }`)
 	want := []string{
-		`job.conf:2:3: source PlanTestWarnSource: file a is odd`,
-		`job.conf:2:3: source PlanTestWarnSource: file b is odd`,
+		`job.conf:2:32: source PlanTestWarnSource: files: file a is odd`,
+		`job.conf:2:32: source PlanTestWarnSource: files: file b is odd`,
 	}
 	var got []string
 	for _, w := range p.Warnings {

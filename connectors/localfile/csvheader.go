@@ -10,8 +10,14 @@ import (
 // names say which column holds which schema field. A schema field is the
 // column of its exact name (the last such column, as commons-csv's record
 // map); a column the schema does not name is ignored, and a field no
-// column names is null. Without a schema the header is skipped and each
-// later line is the content field. Each file has its own header, so a file
+// column names is null. A record too short to hold a column of the header
+// that a schema field reads fails the read, naming the file, line, column
+// and field: SeaTunnel's CsvReadStrategy.readProcess takes csvRecord.get(i)
+// for each such header column, which throws for a shorter record (shorter
+// records whose missing columns the schema does not read pass, as there;
+// without the option a short record's missing fields are null, as before).
+// Without a schema the header is skipped and each later line is the
+// content field. Each file has its own header, so a file
 // is one split; a restored reader reads the header again from the file's
 // start.
 
@@ -39,15 +45,29 @@ func (l *lineSplit) setHeader(rec string) error {
 	for i := range l.hdr {
 		l.hdr[i] = -1
 	}
+	l.hdrNames = l.hdrNames[:0]
 	for k, n := range names {
 		name := n.s
 		if k == 0 {
 			name = strings.TrimPrefix(name, "\uFEFF") // a UTF-8 byte order mark
 		}
+		l.hdrNames = append(l.hdrNames, strings.Clone(name))
 		for i, f := range l.cfg.data {
 			if f.Name == name {
 				l.hdr[i] = k
 			}
+		}
+	}
+	return nil
+}
+
+// checkHeaderColumns fails a record that lacks a header column a schema
+// field is read from (csvheader.go's comment says why).
+func (l *lineSplit) checkHeaderColumns() error {
+	for i, k := range l.hdr {
+		if k >= len(l.fields) {
+			return fmt.Errorf("the record has %d fields, fewer than the header's %d: no value for column %d (%q) of field %s (SeaTunnel's CsvReadStrategy fails such a record)",
+				len(l.fields), len(l.hdrNames), k+1, l.hdrNames[k], l.cfg.data[i].Name)
 		}
 	}
 	return nil

@@ -87,3 +87,70 @@ func TestCSVHeaderRestore(t *testing.T) {
 		}
 	}
 }
+
+// TestCSVHeaderShortRecord: with csv_use_header_line a record too short to
+// hold a header column the schema reads fails the read with the file, line,
+// column and field (SeaTunnel's CsvReadStrategy fails it); one whose
+// missing columns the schema does not read is read, and without the option
+// a short record's missing fields are null.
+func TestCSVHeaderShortRecord(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.csv")
+	writeFile(t, path, "junk\nid,name,extra\n1,a,x\n2\n")
+	body := `path = ` + q(path) + `
+		file_format_type = csv
+		csv_use_header_line = true
+		skip_header_row_number = 1
+		schema { fields { id = int, name = string } }`
+	_, err := readAllErr(t, newTestSource(t, body), 1)
+	if err == nil || !strings.Contains(err.Error(), path+":4:") || !strings.Contains(err.Error(), `fewer than the header's 3`) ||
+		!strings.Contains(err.Error(), `column 2 ("name") of field name`) {
+		t.Fatalf("short record: %v", err)
+	}
+
+	// Short of a column the schema does not read: read.
+	writeFile(t, path, "junk\nid,name,extra\n1,a,x\n2,b\n")
+	compareRows(t, []string{"id", "name"}, readAll(t, newTestSource(t, body), 1), [][]any{{int64(1), "a"}, {int64(2), "b"}})
+
+	// Without the header line: the missing field is null.
+	writeFile(t, path, "1,a\n2\n")
+	src := newTestSource(t, `path = `+q(path)+`
+		file_format_type = csv
+		schema { fields { id = int, name = string } }`)
+	compareRows(t, []string{"id", "name"}, readAll(t, src, 1), [][]any{{int64(1), "a"}, {int64(2), nil}})
+}
+
+// TestCSVFewerLinesThanSkipped: a csv file with fewer lines than
+// skip_header_row_number fails the read, naming the file (SeaTunnel's
+// CsvReadStrategy); a text file reads no row, as SeaTunnel's text reader.
+func TestCSVFewerLinesThanSkipped(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.csv")
+	writeFile(t, path, "id,name\n")
+	for _, header := range []string{"", "csv_use_header_line = true"} {
+		src := newTestSource(t, `path = `+q(path)+`
+			file_format_type = csv
+			skip_header_row_number = 2
+			`+header+`
+			schema { fields { id = int, name = string } }`)
+		if _, err := readAllErr(t, src, 1); err == nil || !strings.Contains(err.Error(), path+": the file has fewer lines than skip_header_row_number (2)") {
+			t.Fatalf("%q: %v", header, err)
+		}
+	}
+	// Exactly as many lines as skipped: no row, no error.
+	src := newTestSource(t, `path = `+q(path)+`
+		file_format_type = csv
+		skip_header_row_number = 1
+		schema { fields { id = int, name = string } }`)
+	if rows := readAll(t, src, 1); len(rows) != 0 {
+		t.Fatalf("rows %v", rows)
+	}
+	txt := filepath.Join(dir, "a.txt")
+	writeFile(t, txt, "x\n")
+	src = newTestSource(t, `path = `+q(txt)+`
+		file_format_type = text
+		skip_header_row_number = 2`)
+	if rows := readAll(t, src, 1); len(rows) != 0 {
+		t.Fatalf("text rows %v", rows)
+	}
+}

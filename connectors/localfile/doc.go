@@ -6,16 +6,22 @@
 // renderings follow SeaTunnel's connector-file and format modules (each
 // function names the Java class it follows).
 //
-// Source. The factory lists the files at plan time (recursively, skipping
-// empty files, _SUCCESS and hidden entries — hidden folders too, where the
-// sink stages — filtered by file_filter_pattern and filename_extension),
-// so a missing path or a bad schema is a positioned config error before
-// anything runs; parquet and orc files give their own schema. A folder
+// Source. The factory's Resolve lists the files, once per job on the
+// master (recursively, skipping empty files, _SUCCESS and hidden entries —
+// hidden folders too, where the sink stages — filtered by
+// file_filter_pattern and filename_extension, archives replaced by their
+// entries), and the listing is the source's resolved bytes: Create, on
+// the master and again wherever a reader or the enumerator is deployed,
+// takes the files from the plan and lists nothing (resolve.go). A missing
+// path or a bad schema is so a positioned config error before anything
+// runs; parquet and orc files give their own schema, read from the first
+// listed file by Resolve and shipped with the listing. A folder
 // with no file reads zero rows of the table SeaTunnel's
 // BaseFileSourceConfig returns before any format looks at a file (the
 // simple text table, or the schema as declared, even one of no columns).
 // With a gzip codec, a file without gzip's magic is read plain with a plan
-// warning (connectors.SourceWarner; plaingzip.go), as SeaTunnel reads the
+// warning, found in Resolve and placed at the codec option with
+// config.PluginConfig.Warnf (plaingzip.go), as SeaTunnel reads the
 // gzip files its text writers write plain. The enumerator cuts
 // one split per file, and per record-aligned block for large uncompressed
 // text, csv and json files (not csv files read by their header line,

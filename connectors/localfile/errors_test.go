@@ -34,7 +34,6 @@ func TestSourceConfigErrors(t *testing.T) {
 		{"path = " + q(dir) + "\nfile_format_type = avro", "file_format_type", "expected one of text, csv, json, parquet, xml, excel, binary, orc"},
 		{"path = " + q(dir) + "\nfile_format_type = csv\nschema { fields { a = integr } }", "schema.fields.a", `unknown type name "integr"`},
 		{"path = " + q(dir) + "\nfile_format_type = csv\nschema { fields { a = \"decimal(50, 2)\" } }", "schema.fields.a", "out of range"},
-		{"path = " + q(dir) + "\nfile_format_type = json", "schema", "is required for json files"},
 		{"path = " + q(dir) + "\nfile_format_type = csv\nread_columns = [a]", "read_columns", "needs a schema"},
 		{"path = " + q(dir) + "\nfile_format_type = csv\nread_columns = [b]\nschema { fields { a = int } }", "read_columns", `"b" is not a field`},
 		{"path = " + q(dir) + "\nfile_format_type = csv\nencoding = UTF-16", "encoding", "not supported"},

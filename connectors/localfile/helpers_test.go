@@ -33,15 +33,32 @@ func plugin(t testing.TB, where string, opts []config.Option, body string) (*con
 // createSourceErr makes a source from a block body, returning the error.
 func createSourceErr(t testing.TB, body string) (*source, error) {
 	t.Helper()
-	cfg, err := plugin(t, "source LocalFile", SourceFactory.Options, body)
-	if err != nil {
-		return nil, err
-	}
-	s, err := SourceFactory.Create(cfg, nil, connectors.JobContext{Mode: connectors.Batch, Parallelism: 1})
+	s, _, err := resolveAndCreate(t, body, 1)
 	if err != nil {
 		return nil, err
 	}
 	return s.(*source), nil
+}
+
+// resolveAndCreate resolves a source from a block body and creates it from
+// what it resolved to, as the planner does on the master, returning the
+// plugin's plan warnings too.
+func resolveAndCreate(t testing.TB, body string, parallelism int) (connectors.Source, []config.Warning, error) {
+	t.Helper()
+	cfg, err := plugin(t, "source LocalFile", SourceFactory.Options, body)
+	if err != nil {
+		return nil, nil, err
+	}
+	job := connectors.JobContext{Mode: connectors.Batch, Parallelism: parallelism}
+	res, err := SourceFactory.Resolve(context.Background(), cfg, job)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := SourceFactory.Create(cfg, res, job)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, cfg.Warnings(), nil
 }
 
 func newTestSource(t testing.TB, body string) *source {

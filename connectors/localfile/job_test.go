@@ -70,7 +70,11 @@ func runJob(t *testing.T, src string, p int) {
 		t.Fatalf("source options: %v %v", err, warnings)
 	}
 	jc := connectors.JobContext{JobID: "42", Mode: connectors.Batch, Parallelism: p}
-	src0, err := sf.Create(scfg, nil, jc)
+	res, err := sf.Resolve(context.Background(), scfg, jc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src0, err := sf.Create(scfg, res, jc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,8 +30,9 @@ type lineSplit struct {
 	// csv_use_header_line (csvheader.go): header is true until the
 	// header record is read; hdr[i] is the column of data field i, -1
 	// if none.
-	header bool
-	hdr    []int
+	header   bool
+	hdr      []int
+	hdrNames []string // the header's column names
 	// json: output column of each field name, their names, and which were
 	// seen in the current record.
 	index map[string]int
@@ -107,6 +108,12 @@ func (l *lineSplit) read(cols []*row.Column, n int) (int, bool, error) {
 			return rows, false, l.errorf(err)
 		}
 		if !ok {
+			if l.skip > 0 && l.cfg.format == formatCSV {
+				// SeaTunnel's CsvReadStrategy fails such a file ("has
+				// fewer lines than expected to skip"); its text reader
+				// skips what there is.
+				return rows, false, fmt.Errorf("%s: the file has fewer lines than skip_header_row_number (%d) asks to skip", l.sp.path, l.cfg.skipHeader)
+			}
 			return rows, true, nil
 		}
 		l.sp.pos, l.sp.line = l.rr.off, l.rr.nextLine()
@@ -197,6 +204,11 @@ func (l *lineSplit) parseCSV(rec string, cols []*row.Column) error {
 	var err error
 	if l.fields, err = splitCSV(l.fields, rec, l.cfg.delim, l.cfg.quote); err != nil {
 		return err
+	}
+	if l.hdr != nil {
+		if err := l.checkHeaderColumns(); err != nil {
+			return err
+		}
 	}
 	return l.appendFields(cols)
 }

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/stactor/stactor/config"
 )
 
 // fileInfo is one file the source reads.
@@ -53,6 +55,25 @@ func compileFilter(pattern, ext string) (fileFilter, error) {
 		f.ext = "." + strings.TrimPrefix(ext, ".")
 	}
 	return f, nil
+}
+
+// listTable lists the files a table reads: those under its path that its
+// filter accepts, each archive replaced by the files inside it.
+func listTable(cfg *config.PluginConfig, sc *sourceConfig) ([]fileInfo, error) {
+	filter, err := compileFilter(cfg.String("file_filter_pattern"), cfg.String("filename_extension"))
+	if err != nil {
+		return nil, cfg.Errorf("file_filter_pattern", "not a regular expression: %v", err)
+	}
+	files, err := listFiles(sc.root, filter)
+	if err != nil {
+		return nil, cfg.Errorf("path", "cannot read %s: %v", sc.root, err)
+	}
+	if sc.archive != "" {
+		if files, err = expandArchives(files, sc.archive); err != nil {
+			return nil, cfg.Errorf("archive_compress_codec", "%v", err)
+		}
+	}
+	return files, nil
 }
 
 // listFiles lists root (a file or a folder, recursively), sorted by path.

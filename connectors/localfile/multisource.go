@@ -21,10 +21,7 @@ type multiSource struct {
 	srcs []*source
 }
 
-var (
-	_ connectors.Source       = (*multiSource)(nil)
-	_ connectors.SourceWarner = (*multiSource)(nil)
-)
+var _ connectors.Source = (*multiSource)(nil)
 
 // tableEntryOptions are the options of one tables_configs entry: the
 // source's, with path and file_format_type required.
@@ -42,18 +39,46 @@ func tableEntryOptions() []config.Option {
 	return out
 }
 
-// createSources makes the source of a plugin block: one table, or
-// several with tables_configs.
-func createSources(cfg *config.PluginConfig) (connectors.Source, error) {
+// tableConfigs validates the tables of a plugin block: the block itself
+// (path and file_format_type required at the top), or each entry of
+// tables_configs with its own position and Where.
+func tableConfigs(cfg *config.PluginConfig) ([]*config.PluginConfig, error) {
 	tc := cfg.Raw("tables_configs")
 	if tc == nil {
-		// Without tables_configs, path and file_format_type are required
-		// at the top: the entry options check the block as before.
 		top, _, err := config.Validate(cfg.File, cfg.Where, cfg.Name, cfg.Pos, cfg.Body, tableEntryOptions(), config.CommonPluginOptions)
 		if err != nil {
 			return nil, err
 		}
-		sc, err := newSourceConfig(top)
+		return []*config.PluginConfig{top}, nil
+	}
+	var out []*config.PluginConfig
+	for i, entry := range tc.Items {
+		where := fmt.Sprintf("%s tables_configs[%d]", cfg.Where, i)
+		ecfg, _, err := config.Validate(cfg.File, where, cfg.Name, entry.Pos, entry, tableEntryOptions(), config.CommonPluginOptions)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ecfg)
+	}
+	if len(out) == 0 {
+		return nil, cfg.Errorf("tables_configs", "must list at least one table")
+	}
+	return out, nil
+}
+
+// createSources makes the source of a plugin block from the files Resolve
+// listed for each of its tables: one table, or several with
+// tables_configs.
+func createSources(cfg *config.PluginConfig, listed []resolvedTable) (connectors.Source, error) {
+	tables, err := tableConfigs(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if len(listed) != len(tables) {
+		return nil, cfg.Errorf("tables_configs", "the resolved plan lists the files of %d tables, the block has %d: resolve the job again", len(listed), len(tables))
+	}
+	if cfg.Raw("tables_configs") == nil {
+		sc, err := newSourceConfig(tables[0], listed[0])
 		if err != nil {
 			return nil, err
 		}
@@ -61,13 +86,8 @@ func createSources(cfg *config.PluginConfig) (connectors.Source, error) {
 	}
 	m := &multiSource{}
 	seen := map[string]bool{}
-	for i, entry := range tc.Items {
-		where := fmt.Sprintf("%s tables_configs[%d]", cfg.Where, i)
-		ecfg, _, err := config.Validate(cfg.File, where, cfg.Name, entry.Pos, entry, tableEntryOptions(), config.CommonPluginOptions)
-		if err != nil {
-			return nil, err
-		}
-		sc, err := newSourceConfig(ecfg)
+	for i, ecfg := range tables {
+		sc, err := newSourceConfig(ecfg, listed[i])
 		if err != nil {
 			return nil, err
 		}
@@ -77,9 +97,6 @@ func createSources(cfg *config.PluginConfig) (connectors.Source, error) {
 		seen[sc.schema.TableID] = true
 		m.srcs = append(m.srcs, &source{cfg: sc})
 	}
-	if len(m.srcs) == 0 {
-		return nil, cfg.Errorf("tables_configs", "must list at least one table")
-	}
 	return m, nil
 }
 
@@ -87,14 +104,6 @@ func (m *multiSource) Tables() []*row.Schema {
 	var out []*row.Schema
 	for _, s := range m.srcs {
 		out = append(out, s.cfg.schema)
-	}
-	return out
-}
-
-func (m *multiSource) Warnings() []string {
-	var out []string
-	for _, s := range m.srcs {
-		out = append(out, s.Warnings()...)
 	}
 	return out
 }

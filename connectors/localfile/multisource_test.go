@@ -13,11 +13,8 @@ import (
 
 func createAnySource(t *testing.T, body string) (connectors.Source, error) {
 	t.Helper()
-	cfg, err := plugin(t, "source LocalFile", SourceFactory.Options, body)
-	if err != nil {
-		return nil, err
-	}
-	return SourceFactory.Create(cfg, nil, connectors.JobContext{Mode: connectors.Batch, Parallelism: 2})
+	s, _, err := resolveAndCreate(t, body, 2)
+	return s, err
 }
 
 // readAny runs a source's enumerator with p readers and reads every

@@ -45,10 +45,15 @@ func TestPlainFileUnderGzip(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, codec := range []string{"compress_codec = gzip", "archive_compress_codec = gz"} {
-				src := newTestSource(t, "path = "+q(dir)+"\nfile_format_type = "+tc.format+"\n"+codec+"\n"+tc.schema)
-				w := src.Warnings()
-				if len(w) != 1 || !strings.Contains(w[0], plain) || !strings.Contains(w[0], "is not gzip") {
-					t.Fatalf("%s: warnings %q, want one naming %s", codec, w, plain)
+				// The warning is the plugin's, placed at the codec's line (3).
+				s, w, err := resolveAndCreate(t, "path = "+q(dir)+"\nfile_format_type = "+tc.format+"\n"+codec+"\n"+tc.schema, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				src := s.(*source)
+				key, _, _ := strings.Cut(codec, " ")
+				if len(w) != 1 || !strings.HasPrefix(w[0].String(), "job.conf:3:") || !strings.Contains(w[0].Msg, "source LocalFile: "+key+": "+plain+" is not gzip") {
+					t.Fatalf("%s: warnings %q, want one at line 3 naming %s", codec, w, plain)
 				}
 				compareRows(t, []string{"id", "s"}, readAll(t, src, 1), want)
 				rows, err := readWithRestore(t, src, splitsFor(t, src, 1)[0], 1)
@@ -58,8 +63,8 @@ func TestPlainFileUnderGzip(t *testing.T) {
 				compareRows(t, []string{"id", "s"}, rows, want)
 			}
 			// Without a codec nothing is sniffed or warned about.
-			if w := newTestSource(t, "path = "+q(plain)+"\nfile_format_type = "+tc.format+"\n"+tc.schema).Warnings(); len(w) != 0 {
-				t.Fatalf("warnings without a codec: %q", w)
+			if _, w, err := resolveAndCreate(t, "path = "+q(plain)+"\nfile_format_type = "+tc.format+"\n"+tc.schema, 1); err != nil || len(w) != 0 {
+				t.Fatalf("warnings without a codec: %q (%v)", w, err)
 			}
 		})
 	}
@@ -140,9 +145,12 @@ func TestGzipInsideArchive(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "x.zip"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	src := newTestSource(t, "path = "+q(dir)+"\nfile_format_type = csv\ncompress_codec = gzip\narchive_compress_codec = zip\nschema { fields { id = int, s = string } }")
-	if w := src.Warnings(); len(w) != 0 {
+	s, w, err := resolveAndCreate(t, "path = "+q(dir)+"\nfile_format_type = csv\ncompress_codec = gzip\narchive_compress_codec = zip\nschema { fields { id = int, s = string } }", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w) != 0 {
 		t.Fatalf("warnings %q", w)
 	}
-	compareRows(t, []string{"id", "s"}, readAll(t, src, 1), [][]any{{int64(1), "a"}, {int64(2), "b"}})
+	compareRows(t, []string{"id", "s"}, readAll(t, s.(*source), 1), [][]any{{int64(1), "a"}, {int64(2), "b"}})
 }

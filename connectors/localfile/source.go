@@ -23,6 +23,7 @@ var SourceFactory = connectors.SourceFactory{
 	Name:     "LocalFile",
 	Options:  sourceOptions,
 	Delivery: connectors.Replayable,
+	Resolve:  resolveSource,
 	Create:   createSource,
 }
 
@@ -66,12 +67,19 @@ type sourceConfig struct {
 	// excel: the sheet read, "" for the first
 	sheet string
 
-	// warnings are told at plan time (connectors.SourceWarner).
-	warnings []string
+	// fileSchema is the table and data fields read from the first file
+	// (parquet, orc) or checked against it (parquet with a schema), by
+	// Resolve; Create takes it from the resolved listing and reads no
+	// file. nil until read.
+	fileSchema *row.Schema
 }
 
-func createSource(cfg *config.PluginConfig, _ []byte, job connectors.JobContext) (connectors.Source, error) {
-	return createSources(cfg)
+func createSource(cfg *config.PluginConfig, resolved []byte, job connectors.JobContext) (connectors.Source, error) {
+	listed, err := decodeListing(resolved)
+	if err != nil {
+		return nil, cfg.Errorf("path", "%v", err)
+	}
+	return createSources(cfg, listed)
 }
 
 // localPath strips the file:// scheme SeaTunnel's paths may carry.
@@ -79,7 +87,23 @@ func localPath(p string) string {
 	return filepath.Clean(strings.TrimPrefix(p, "file://"))
 }
 
-func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
+// newSourceConfig makes a table's config from its options and what
+// Resolve found for it.
+func newSourceConfig(cfg *config.PluginConfig, t resolvedTable) (*sourceConfig, error) {
+	sc, err := checkSourceOptions(cfg)
+	if err != nil {
+		return nil, err
+	}
+	sc.files, sc.fileSchema = t.files, t.schema
+	if err := sc.resolveSchema(cfg); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+// checkSourceOptions checks a table's options but its schema: what
+// listing its files and reading them needs.
+func checkSourceOptions(cfg *config.PluginConfig) (*sourceConfig, error) {
 	if strings.TrimSpace(strings.TrimPrefix(cfg.String("path"), "file://")) == "" {
 		// filepath.Clean("") is ".": an empty path would read the
 		// current folder.
@@ -150,30 +174,19 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 		return nil, cfg.Errorf("skip_header_row_number", "must not be negative")
 	}
 	sc.csvHeader = sc.format == formatCSV && cfg.Bool("csv_use_header_line")
-	filter, err := compileFilter(cfg.String("file_filter_pattern"), cfg.String("filename_extension"))
-	if err != nil {
-		return nil, cfg.Errorf("file_filter_pattern", "not a regular expression: %v", err)
-	}
-	if sc.files, err = listFiles(sc.root, filter); err != nil {
-		return nil, cfg.Errorf("path", "cannot read %s: %v", sc.root, err)
-	}
-	if sc.archive != "" {
-		if sc.files, err = expandArchives(sc.files, sc.archive); err != nil {
-			return nil, cfg.Errorf("archive_compress_codec", "%v", err)
-		}
-	}
-
-	if sc.warnings, err = plainGzipWarnings(sc); err != nil {
-		return nil, cfg.Errorf("path", "%v", err)
-	}
-
 	if sc.format == formatXML {
 		if !cfg.Has("xml_row_tag") || !cfg.Has("xml_use_attr_format") || cfg.String("xml_row_tag") == "" {
 			return nil, cfg.Errorf("xml_row_tag", "xml files need xml_row_tag and xml_use_attr_format (SeaTunnel's XmlReadStrategy requires both)")
 		}
 		sc.xmlRowTag, sc.xmlAttr = cfg.String("xml_row_tag"), cfg.Bool("xml_use_attr_format")
 	}
+	return sc, nil
+}
 
+// resolveSchema sets the output and data fields from the schema option,
+// the format and the listed files.
+func (sc *sourceConfig) resolveSchema(cfg *config.PluginConfig) error {
+	var err error
 	table := defaultTable
 	switch {
 	case sc.format == formatBinary:
@@ -193,45 +206,60 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 			sc.data = []row.Field{{Name: "content", Type: row.String, Nullable: true}}
 		}
 	case sc.format == formatORC && len(sc.files) > 0:
-		if table, sc.data, err = orcSourceSchema(cfg, sc.files); err != nil {
-			return nil, err
+		if sc.fileSchema == nil {
+			if table, sc.data, err = orcSourceSchema(cfg, sc.files); err != nil {
+				return err
+			}
+			if err := sc.keepFileSchema(cfg, table); err != nil {
+				return err
+			}
 		}
+		table, sc.data = sc.fileSchema.TableID, sc.fileSchema.Fields
 	case sc.format == formatParquet && schemaEmpty(cfg):
 		// schema { table = "..." } only names the table of a parquet
 		// file's own schema (SeaTunnel's multi-table parquet e2e).
-		if sc.data, err = parquetSchemaOf(sc.files[0].path); err != nil {
-			return nil, cfg.Errorf("path", "%v", err)
-		}
 		table = schemaTable(cfg)
+		if err := sc.parquetFileSchema(cfg, table); err != nil {
+			return err
+		}
 	case schemaEmpty(cfg):
 		// SeaTunnel's ReadonlyConfigParser does not validate the schema:
 		// one without fields and columns is a table of no columns, and
 		// each record reads as a row of no fields; its excel reader
 		// refuses it (ExcelReadStrategy.setCatalogTable).
 		if sc.format == formatExcel {
-			return nil, cfg.Errorf("schema", "has no fields: excel files need fields { ... } or columns [ ... ] (SeaTunnel: \"Schema information is not set or incorrect Schema settings\")")
+			return cfg.Errorf("schema", "has no fields: excel files need fields { ... } or columns [ ... ] (SeaTunnel: \"Schema information is not set or incorrect Schema settings\")")
 		}
 		table = schemaTable(cfg)
 	case cfg.Has("schema"):
 		s, err := config.ParseSchema(cfg.Raw("schema"), schemaTable(cfg), cfg.Where)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		table, sc.data = s.TableID, s.Fields
-		if sc.format == formatParquet && len(sc.files) > 0 {
+		if sc.format == formatParquet && len(sc.files) > 0 && sc.fileSchema == nil {
 			if err := checkParquetColumns(cfg, sc.files[0].path, sc.data); err != nil {
-				return nil, err
+				return err
+			}
+			if err := sc.keepFileSchema(cfg, table); err != nil {
+				return err
 			}
 		}
 	case sc.format == formatParquet && len(sc.files) > 0:
-		if sc.data, err = parquetSchemaOf(sc.files[0].path); err != nil {
-			return nil, cfg.Errorf("path", "%v", err)
+		if err := sc.parquetFileSchema(cfg, table); err != nil {
+			return err
 		}
 	case sc.format == formatJSON || sc.format == formatXML || sc.format == formatExcel:
-		return nil, cfg.Errorf("schema", "is required for %s files", sc.format)
+		// SeaTunnel's BaseFileSourceConfig.parseCatalogTable gives these
+		// formats the simple text table (one string field, content) as if
+		// it were the schema: a json line's "content" key, an xml row's
+		// content child (or attribute), an excel row's first cell. Not the
+		// whole line as for text and csv: an xml row without content is
+		// no row, a json line without the key a null.
+		sc.data = []row.Field{{Name: "content", Type: row.String, Nullable: true}}
 	default:
 		if cfg.Has("read_columns") {
-			return nil, cfg.Errorf("read_columns", "needs a schema: text and csv files without one are read as a single content field")
+			return cfg.Errorf("read_columns", "needs a schema: text and csv files without one are read as a single content field")
 		}
 		sc.content = true
 		sc.data = []row.Field{{Name: "content", Type: row.String, Nullable: true}}
@@ -247,7 +275,7 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 				}
 			}
 			if j < 0 {
-				return nil, cfg.Errorf("read_columns", "%q is not a field of the schema", name)
+				return cfg.Errorf("read_columns", "%q is not a field of the schema", name)
 			}
 			sc.proj = append(sc.proj, j)
 			out = append(out, sc.data[j])
@@ -272,9 +300,36 @@ func newSourceConfig(cfg *config.PluginConfig) (*sourceConfig, error) {
 		}
 	}
 	if sc.schema, err = row.NewSchema(table, out...); err != nil {
-		return nil, cfg.Errorf("schema", "%v", err)
+		return cfg.Errorf("schema", "%v", err)
 	}
-	return sc, nil
+	return nil
+}
+
+// parquetFileSchema sets the data fields to the first parquet file's
+// columns, read once (by Resolve).
+func (sc *sourceConfig) parquetFileSchema(cfg *config.PluginConfig, table string) error {
+	if sc.fileSchema == nil {
+		var err error
+		if sc.data, err = parquetSchemaOf(sc.files[0].path); err != nil {
+			return cfg.Errorf("path", "%v", err)
+		}
+		if err := sc.keepFileSchema(cfg, table); err != nil {
+			return err
+		}
+	}
+	sc.data = sc.fileSchema.Fields
+	return nil
+}
+
+// keepFileSchema keeps the data fields read from (or checked against) the
+// first file, for the resolved listing.
+func (sc *sourceConfig) keepFileSchema(cfg *config.PluginConfig, table string) error {
+	s, err := row.NewSchema(table, sc.data...)
+	if err != nil {
+		return cfg.Errorf("path", "%s: %v", sc.files[0].path, err)
+	}
+	sc.fileSchema = s
+	return nil
 }
 
 // orcSourceSchema is the table and the data fields of an orc source: the
@@ -362,12 +417,7 @@ type source struct {
 	cfg *sourceConfig
 }
 
-var (
-	_ connectors.Source       = (*source)(nil)
-	_ connectors.SourceWarner = (*source)(nil)
-)
-
-func (s *source) Warnings() []string { return s.cfg.warnings }
+var _ connectors.Source = (*source)(nil)
 
 func (s *source) Tables() []*row.Schema { return []*row.Schema{s.cfg.schema} }
 
