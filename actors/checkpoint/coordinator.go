@@ -251,7 +251,7 @@ func (c *Coordinator) onIDReserved(ctx actor.Context, m *idReserved) {
 		return // given up already: the id is skipped
 	}
 	switch {
-	case errors.Is(m.err, context.DeadlineExceeded):
+	case c.pastDeadline(in, m.err):
 		c.timedOut(ctx, in, m.err)
 		return
 	case m.err != nil:
@@ -263,6 +263,17 @@ func (c *Coordinator) onIDReserved(ctx actor.Context, m *idReserved) {
 		ctx.Send(pid, &messages.CheckpointTrigger{Id: in.id, Type: in.typ})
 	}
 	ctx.Send(ctx.Parent(), &Triggered{Pipeline: c.pipe.ID, Attempt: c.attempt, ID: in.id, At: in.started})
+}
+
+// pastDeadline tells a store error that came of the checkpoint's deadline:
+// the context's, or any once the deadline has passed (the NATS client
+// answers a request cut short by its context with nats.ErrTimeout).
+func (c *Coordinator) pastDeadline(in *inflight, err error) bool {
+	if err == nil {
+		return false
+	}
+	d := c.deadline(in)
+	return errors.Is(err, context.DeadlineExceeded) || (!d.IsZero() && !time.Now().Before(d))
 }
 
 // timedOut gives up the checkpoint in flight at its deadline, saying which
@@ -293,8 +304,8 @@ func ackKey(a *messages.CheckpointAck) string {
 
 func (c *Coordinator) onAck(ctx actor.Context, a *messages.CheckpointAck) {
 	in := c.inflight
-	if in == nil || a.Id != in.id {
-		return // late ack of an aborted checkpoint
+	if in == nil || a.Id != in.id || in.writing {
+		return // late ack of an aborted checkpoint, or one of a stored one
 	}
 	if a.Loc != nil && int(a.Loc.Attempt) != c.attempt {
 		return
@@ -307,7 +318,7 @@ func (c *Coordinator) onAck(ctx actor.Context, a *messages.CheckpointAck) {
 		a.Timing.AckUnixUs = time.Now().UnixMicro()
 	}
 	in.acks[ackKey(a)] = a
-	if len(in.acks) < in.need || in.writing {
+	if len(in.acks) < in.need {
 		return
 	}
 	c.write(ctx)
@@ -376,7 +387,7 @@ func (c *Coordinator) onStored(ctx actor.Context, m *stored) {
 		return
 	}
 	switch {
-	case errors.Is(m.err, context.DeadlineExceeded):
+	case c.pastDeadline(in, m.err):
 		c.timedOut(ctx, in, m.err)
 		return
 	case m.err != nil:

@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -388,4 +389,33 @@ func TestStoreThatStopsAnsweringFailsThePipelinePastTolerableFailures(t *testing
 		t.Fatalf("the pipeline failed %s after the store stopped answering", took)
 	}
 	store.release()
+}
+
+// A store error that comes once the checkpoint's deadline has passed is
+// its timeout, whatever the error says (the NATS client answers a request
+// its context cut short with "nats: timeout", not the context's error);
+// one that comes before is the store's own failure.
+func TestStoreErrorAtTheDeadlineIsATimeout(t *testing.T) {
+	c := &Coordinator{cfg: Config{Timeout: time.Second}}
+	natsTimeout := errors.New("nats: timeout")
+	for _, tc := range []struct {
+		name    string
+		started time.Duration // before now
+		err     error
+		want    bool
+	}{
+		{"the client's timeout after the deadline", 2 * time.Second, natsTimeout, true},
+		{"the context's error", 0, fmt.Errorf("put: %w", context.DeadlineExceeded), true},
+		{"a failure before the deadline", 0, natsTimeout, false},
+		{"no error", 2 * time.Second, nil, false},
+	} {
+		in := &inflight{started: time.Now().Add(-tc.started)}
+		if got := c.pastDeadline(in, tc.err); got != tc.want {
+			t.Errorf("%s: pastDeadline = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	c.cfg.Timeout = 0 // no deadline
+	if c.pastDeadline(&inflight{started: time.Now().Add(-time.Hour)}, natsTimeout) {
+		t.Error("an error is past a deadline that is not set")
+	}
 }
