@@ -89,7 +89,9 @@ type pipeKey struct {
 type Option func(*Store)
 
 // WithTimeout bounds each call of the Store (default 30 s): a call that
-// cannot reach JetStream in time fails instead of hanging its actor.
+// cannot reach JetStream in time fails instead of hanging its caller. The
+// calls that take a context (Complete, Retain, NextCheckpointID) end at
+// its deadline when that comes first.
 func WithTimeout(d time.Duration) Option {
 	return func(s *Store) {
 		if d > 0 {
