@@ -214,7 +214,7 @@ func startRig(t *testing.T, cfg Config, store *gateStore) *pipelineRig {
 
 func rigConfig() Config {
 	cfg := DefaultConfig()
-	cfg.Interval, cfg.Timeout, cfg.TolerableFailures = 20*time.Millisecond, 300*time.Millisecond, 100
+	cfg.Interval, cfg.Timeout, cfg.TolerableFailures = 20*time.Millisecond, time.Second, 100
 	cfg.CommitBackoff, cfg.CommitBackoffMax = 10*time.Millisecond, 20*time.Millisecond
 	return cfg
 }
