@@ -7,6 +7,7 @@ package engine_test
 // tests/cli.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -67,14 +68,14 @@ type flakyStore struct {
 	before int64 // the last id handed out before the failure
 }
 
-func (s *flakyStore) NextCheckpointID(job string, p int) (int64, error) {
+func (s *flakyStore) NextCheckpointID(ctx context.Context, job string, p int) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls++
 	if s.calls == s.failAt {
 		return 0, errors.New("injected: the checkpoint id could not be stored")
 	}
-	id, err := s.Storage.NextCheckpointID(job, p)
+	id, err := s.Storage.NextCheckpointID(ctx, job, p)
 	if s.calls < s.failAt {
 		s.before = id
 	}

@@ -10,6 +10,7 @@
 package storage
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -26,6 +27,18 @@ import (
 // Job ids and state names are arbitrary non-empty strings (a backend escapes
 // them as it needs); pipelines, attempts and checkpoint ids are never
 // negative. A bad argument is an error wrapping ErrInvalid.
+//
+// The calls a CheckpointCoordinator makes for each checkpoint (Complete,
+// Retain, NextCheckpointID) take a context: the coordinator runs them off
+// its actor with the checkpoint's deadline (actors/checkpoint), and a
+// backend gives up when ctx is done — returning an error that wraps
+// ctx.Err() — rather than after a bound of its own alone, so that a store
+// that stops answering (JetStream on a full disk) fails the checkpoint at
+// checkpoint.timeout and frees the pipeline for the next one. A call that
+// gave up may still have taken effect (a write whose answer was lost):
+// the coordinator treats its checkpoint as failed, and a restore's choice
+// of the newest checkpoint by id keeps such a late one from shadowing a
+// newer one.
 type Storage interface {
 	// WriteState stores one subtask's or enumerator host's state blob for
 	// checkpoint id of (job, pipeline, attempt) under name (unique within
@@ -62,7 +75,7 @@ type Storage interface {
 	// persisted attempt (NextAttempt) — the coordinator was replaced.
 	// Any other error means the checkpoint did not complete (a state it
 	// references is missing, or the write failed); the coordinator aborts it.
-	Complete(cp *messages.CompletedCheckpoint) error
+	Complete(ctx context.Context, cp *messages.CompletedCheckpoint) error
 
 	// Latest returns the newest completed checkpoint of the pipeline that
 	// reads back intact. A corrupt or truncated newer one is skipped and
@@ -93,7 +106,7 @@ type Storage interface {
 	// than the oldest kept one are deleted too. A blob a kept checkpoint
 	// references is never deleted. keep runs while the pipeline is locked:
 	// it must not call the Storage. Called by the coordinator after Complete.
-	Retain(job string, pipeline int, n int, keep func(*messages.CompletedCheckpoint) bool) error
+	Retain(ctx context.Context, job string, pipeline int, n int, keep func(*messages.CompletedCheckpoint) bool) error
 
 	// NextAttempt persists and returns the pipeline's next attempt number
 	// (0 first, then 1, 2 ...), durably, before anything of that attempt
@@ -114,7 +127,7 @@ type Storage interface {
 	// completed id and every id handed out before. It may reserve ids in
 	// blocks, so ids may skip after a restart. Called by the coordinator for
 	// each trigger.
-	NextCheckpointID(job string, pipeline int) (int64, error)
+	NextCheckpointID(ctx context.Context, job string, pipeline int) (int64, error)
 
 	// SaveJob stores the job's spec (file text and variables) so `restore
 	// ID` can find the job; LoadJob reads it back (ErrNotFound when absent).

@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -26,6 +27,9 @@ type Coordinator struct {
 	attempt int
 	term    uint64
 	store   storage.Storage
+	// io makes the store calls off the actor (storeio.go), started with
+	// it and stopped with it.
+	io      *storeIO
 	restore *messages.CompletedCheckpoint
 	log     zerolog.Logger
 
@@ -45,6 +49,7 @@ type Coordinator struct {
 	restoring     map[int]bool           // sinks still committing a restore's leftovers
 	restoredIDs   []int64                // checkpoint ids of the infos a restore carries
 	inflight      *inflight
+	seq           int64 // the number of checkpoints begun: inflight.seq
 	lastEnd       time.Time
 	failures      int
 	finalAsked    bool
@@ -59,11 +64,45 @@ type Coordinator struct {
 }
 
 type inflight struct {
-	id      int64
+	// seq tells this checkpoint's timeout and store answers from those of
+	// one given up before.
+	seq     int64
+	id      int64 // -1 until the store handed it out
 	typ     string
 	started time.Time
 	acks    map[string]*messages.CheckpointAck
 	need    int
+	// writing: every ack is in and the completed checkpoint (cp) is being
+	// stored; newInfos are the commit infos it adds.
+	writing  bool
+	cp       *messages.CompletedCheckpoint
+	newInfos []*messages.PendingCommit
+}
+
+// deadline is when the checkpoint is given up (zero: never).
+func (c *Coordinator) deadline(in *inflight) time.Time {
+	if c.cfg.Timeout <= 0 {
+		return time.Time{}
+	}
+	return in.started.Add(c.cfg.Timeout)
+}
+
+// idReserved is the store's answer to a checkpoint's NextCheckpointID.
+type idReserved struct {
+	seq int64
+	id  int64
+	err error
+}
+
+// finalStored says the store calls asked before the final checkpoint's
+// commits were all in are done: the JobMaster may end the pipeline.
+type finalStored struct{}
+
+// stored is the store's answer to a completed checkpoint's Complete.
+type stored struct {
+	seq int64
+	id  int64
+	err error
 }
 
 // New is the props producer of a pipeline's coordinator. restore is the
@@ -82,6 +121,7 @@ func (c *Coordinator) Receive(ctx actor.Context) {
 	if _, ok := ctx.Message().(*actor.Stopping); ok {
 		c.timers.Stop()
 		c.stopping = true
+		c.io.stop()
 	}
 	if c.done {
 		return
@@ -90,6 +130,7 @@ func (c *Coordinator) Receive(ctx actor.Context) {
 	case *actor.Started:
 		c.self, c.sys = ctx.Self(), ctx.ActorSystem()
 		c.timers = timers.New(ctx)
+		c.io = newStoreIO(c.sys, c.self)
 		c.startCommitters(ctx)
 	case *Start:
 		c.tasks, c.enums, c.running = m.Tasks, m.Enums, true
@@ -105,9 +146,15 @@ func (c *Coordinator) Receive(ctx actor.Context) {
 	case *messages.CheckpointAck:
 		c.onAck(ctx, m)
 	case *timeout:
-		if c.inflight != nil && c.inflight.id == m.id {
-			c.abort(ctx, fmt.Sprintf("checkpoint %d timed out after %s", m.id, c.cfg.Timeout), true)
+		if in := c.inflight; in != nil && in.seq == m.seq {
+			c.timedOut(ctx, in, nil)
 		}
+	case *idReserved:
+		c.onIDReserved(ctx, m)
+	case *stored:
+		c.onStored(ctx, m)
+	case *finalStored:
+		ctx.Send(ctx.Parent(), &FinalCommitted{Pipeline: c.pipe.ID, Attempt: c.attempt})
 	case *committed:
 		c.onCommitted(ctx, m)
 	case *commitFailed:
@@ -180,21 +227,72 @@ func (c *Coordinator) maybeTrigger(ctx actor.Context, typ string) {
 	c.trigger(ctx, typ)
 }
 
+// trigger begins a checkpoint: its id comes from the store (off the
+// actor, onIDReserved sends the triggers), and checkpoint.timeout counts
+// from now.
 func (c *Coordinator) trigger(ctx actor.Context, typ string) {
-	id, err := c.store.NextCheckpointID(c.jobID, c.pipe.ID)
-	if err != nil {
-		c.fail(ctx, fmt.Sprintf("checkpoint storage: %v", err), false)
+	c.seq++
+	in := &inflight{seq: c.seq, id: -1, typ: typ, started: time.Now(), acks: map[string]*messages.CheckpointAck{},
+		need: len(c.tasks) + len(c.enums)}
+	c.inflight = in
+	if c.cfg.Timeout > 0 {
+		c.timers.After(c.cfg.Timeout, &timeout{seq: in.seq})
+	}
+	store, job, pipe, seq := c.store, c.jobID, c.pipe.ID, in.seq
+	c.io.call(c.deadline(in), func(ctx context.Context) any {
+		id, err := store.NextCheckpointID(ctx, job, pipe)
+		return &idReserved{seq: seq, id: id, err: err}
+	})
+}
+
+func (c *Coordinator) onIDReserved(ctx actor.Context, m *idReserved) {
+	in := c.inflight
+	if in == nil || in.seq != m.seq {
+		return // given up already: the id is skipped
+	}
+	switch {
+	case c.pastDeadline(in, m.err):
+		c.timedOut(ctx, in, m.err)
+		return
+	case m.err != nil:
+		c.fail(ctx, fmt.Sprintf("checkpoint storage: %v", m.err), errors.Is(m.err, storage.ErrFenced))
 		return
 	}
-	c.inflight = &inflight{id: id, typ: typ, started: time.Now(), acks: map[string]*messages.CheckpointAck{},
-		need: len(c.tasks) + len(c.enums)}
+	in.id = m.id
 	for _, pid := range c.enums {
-		ctx.Send(pid, &messages.CheckpointTrigger{Id: id, Type: typ})
+		ctx.Send(pid, &messages.CheckpointTrigger{Id: in.id, Type: in.typ})
 	}
-	ctx.Send(ctx.Parent(), &Triggered{Pipeline: c.pipe.ID, Attempt: c.attempt, ID: id, At: c.inflight.started})
-	if c.cfg.Timeout > 0 {
-		c.timers.After(c.cfg.Timeout, &timeout{id: id})
+	ctx.Send(ctx.Parent(), &Triggered{Pipeline: c.pipe.ID, Attempt: c.attempt, ID: in.id, At: in.started})
+}
+
+// pastDeadline tells a store error that came of the checkpoint's deadline:
+// the context's, or any once the deadline has passed (the NATS client
+// answers a request cut short by its context with nats.ErrTimeout).
+func (c *Coordinator) pastDeadline(in *inflight, err error) bool {
+	if err == nil {
+		return false
 	}
+	d := c.deadline(in)
+	return errors.Is(err, context.DeadlineExceeded) || (!d.IsZero() && !time.Now().Before(d))
+}
+
+// timedOut gives up the checkpoint in flight at its deadline, saying which
+// step had not finished; err is the store's answer when it came first.
+func (c *Coordinator) timedOut(ctx actor.Context, in *inflight, err error) {
+	var cause string
+	switch {
+	case in.id < 0:
+		cause = fmt.Sprintf("checkpoint trigger: the store did not hand out a checkpoint id in %s", c.cfg.Timeout)
+	case in.writing:
+		cause = fmt.Sprintf("checkpoint %d: store write did not finish in %s", in.id, c.cfg.Timeout)
+	default:
+		c.abort(ctx, fmt.Sprintf("checkpoint %d timed out after %s", in.id, c.cfg.Timeout), true)
+		return
+	}
+	if err == nil {
+		err = errors.New("the checkpoint storage has not answered")
+	}
+	c.abort(ctx, fmt.Sprintf("%s: %v", cause, err), true)
 }
 
 func ackKey(a *messages.CheckpointAck) string {
@@ -206,8 +304,8 @@ func ackKey(a *messages.CheckpointAck) string {
 
 func (c *Coordinator) onAck(ctx actor.Context, a *messages.CheckpointAck) {
 	in := c.inflight
-	if in == nil || a.Id != in.id {
-		return // late ack of an aborted checkpoint
+	if in == nil || a.Id != in.id || in.writing {
+		return // late ack of an aborted checkpoint, or one of a stored one
 	}
 	if a.Loc != nil && int(a.Loc.Attempt) != c.attempt {
 		return
@@ -223,10 +321,12 @@ func (c *Coordinator) onAck(ctx actor.Context, a *messages.CheckpointAck) {
 	if len(in.acks) < in.need {
 		return
 	}
-	c.complete(ctx)
+	c.write(ctx)
 }
 
-func (c *Coordinator) complete(ctx actor.Context) {
+// write stores the checkpoint in flight, all its acks in, off the actor
+// with the checkpoint's deadline; onStored completes it.
+func (c *Coordinator) write(ctx actor.Context) {
 	in := c.inflight
 	cp := &messages.CompletedCheckpoint{JobId: c.jobID, Pipeline: int32(c.pipe.ID), Id: in.id, Attempt: int32(c.attempt), Term: c.term,
 		Type: in.typ, TriggerUnixMs: in.started.UnixMilli(), TriggerUnixUs: in.started.UnixMicro(), Parallelism: map[int32]int32{}}
@@ -260,18 +360,47 @@ func (c *Coordinator) complete(ctx actor.Context) {
 	}
 	cp.Pending = append(cp.Pending, newInfos...)
 	cp.CompleteUnixMs = time.Now().UnixMilli()
-	if err := c.store.Complete(cp); err != nil {
-		if errors.Is(err, storage.ErrFenced) {
-			// Replaced by a newer run of the job: the pipeline stops for
-			// good rather than failing over, which would fence the newer
-			// run in turn.
-			c.log.Warn().Err(err).Msg("a newer attempt owns this pipeline; stopping")
-			c.fail(ctx, fmt.Sprintf("replaced by a newer run of this job: %v", err), true)
-			return
-		}
-		c.abort(ctx, fmt.Sprintf("storing checkpoint %d: %v", in.id, err), false)
+	in.writing, in.cp, in.newInfos = true, cp, newInfos
+	store, seq, id := c.store, in.seq, in.id
+	c.io.call(c.deadline(in), func(ctx context.Context) any {
+		return &stored{seq: seq, id: id, err: store.Complete(ctx, cp)}
+	})
+}
+
+func (c *Coordinator) onStored(ctx actor.Context, m *stored) {
+	if errors.Is(m.err, storage.ErrFenced) {
+		// Replaced by a newer run of the job: the pipeline stops for good
+		// rather than failing over, which would fence the newer run in
+		// turn. Also for a checkpoint given up before.
+		c.log.Warn().Err(m.err).Msg("a newer attempt owns this pipeline; stopping")
+		c.fail(ctx, fmt.Sprintf("replaced by a newer run of this job: %v", m.err), true)
 		return
 	}
+	in := c.inflight
+	if in == nil || in.seq != m.seq || !in.writing {
+		if m.err == nil {
+			// Aborted at its deadline, stored after all: a valid restore
+			// point, which nothing here counts on (its subtasks were told
+			// it aborted and carry its commit infos into the next one).
+			c.log.Warn().Int64("checkpoint", m.id).Msg("checkpoint stored after it was given up; its commits wait for a later checkpoint")
+		}
+		return
+	}
+	switch {
+	case c.pastDeadline(in, m.err):
+		c.timedOut(ctx, in, m.err)
+		return
+	case m.err != nil:
+		c.abort(ctx, fmt.Sprintf("storing checkpoint %d: %v", in.id, m.err), false)
+		return
+	}
+	c.complete(ctx, in)
+}
+
+// complete makes the stored checkpoint in complete: the JobMaster, the
+// subtasks and the committers hear of it, and retention runs.
+func (c *Coordinator) complete(ctx actor.Context, in *inflight) {
+	cp, newInfos := in.cp, in.newInfos
 	c.inflight = nil
 	c.lastEnd = time.Now()
 	c.failures = 0
@@ -299,10 +428,8 @@ func (c *Coordinator) complete(ctx actor.Context) {
 		c.uncommitted[cp.Id][v] = true
 		ctx.Send(pid, &commit{checkpoint: cp.Id, final: cp.Type == TypeFinal, infos: byVertex[v]})
 	}
+	c.retain() // before checkCommitted, which may end the pipeline after the calls asked so far
 	c.checkCommitted(ctx, cp.Id)
-	if err := c.store.Retain(c.jobID, c.pipe.ID, c.cfg.MaxRetained, c.holdsUncommitted); err != nil {
-		c.log.Warn().Err(err).Msg("deleting old checkpoints")
-	}
 	if last := isLast(cp.Type); c.finalAsked && !last {
 		c.trigger(ctx, c.finalType)
 		return
@@ -311,15 +438,41 @@ func (c *Coordinator) complete(ctx actor.Context) {
 	}
 }
 
-// holdsUncommitted tells retention to keep a checkpoint that carries an
-// info not yet committed.
-func (c *Coordinator) holdsUncommitted(cp *messages.CompletedCheckpoint) bool {
-	for _, p := range cp.Pending {
-		if len(c.uncommitted[p.CheckpointId]) > 0 {
-			return true
+// retain deletes old checkpoints, off the actor, after those queued
+// before. It keeps a checkpoint that carries an info not yet committed,
+// as of now: what commits meanwhile is only kept one round longer, and
+// no later checkpoint is stored before it runs.
+func (c *Coordinator) retain() {
+	held := map[int64]bool{}
+	for id, u := range c.uncommitted {
+		if len(u) > 0 {
+			held[id] = true
 		}
 	}
-	return false
+	keep := func(cp *messages.CompletedCheckpoint) bool {
+		for _, p := range cp.Pending {
+			if held[p.CheckpointId] {
+				return true
+			}
+		}
+		return false
+	}
+	store, job, pipe, n, log := c.store, c.jobID, c.pipe.ID, c.cfg.MaxRetained, c.log
+	c.io.call(c.callDeadline(), func(ctx context.Context) any {
+		if err := store.Retain(ctx, job, pipe, n, keep); err != nil {
+			log.Warn().Err(err).Msg("deleting old checkpoints")
+		}
+		return nil
+	})
+}
+
+// callDeadline bounds a store call that is no checkpoint's own (retention,
+// commit times) by checkpoint.timeout from now (zero: none).
+func (c *Coordinator) callDeadline() time.Time {
+	if c.cfg.Timeout <= 0 {
+		return time.Time{}
+	}
+	return time.Now().Add(c.cfg.Timeout)
 }
 
 func (c *Coordinator) onCommitted(ctx actor.Context, m *committed) {
@@ -358,7 +511,9 @@ func (c *Coordinator) checkCommitted(ctx actor.Context, id int64) {
 	c.storeCommitTimes(id)
 	if c.pendingFinal[id] {
 		delete(c.pendingFinal, id)
-		ctx.Send(ctx.Parent(), &FinalCommitted{Pipeline: c.pipe.ID, Attempt: c.attempt})
+		// The pipeline ends once the store calls asked before are done
+		// (the commit times, retention), as when they ran on the actor.
+		c.io.call(time.Time{}, func(context.Context) any { return &finalStored{} })
 	}
 	delete(c.pendingFinal, id)
 }
@@ -370,14 +525,16 @@ func (c *Coordinator) abort(ctx actor.Context, cause string, timedOut bool) {
 	if in == nil {
 		return
 	}
-	ctx.Send(ctx.Parent(), &Aborted{Pipeline: c.pipe.ID, Attempt: c.attempt, ID: in.id, TimedOut: timedOut})
+	ctx.Send(ctx.Parent(), &Aborted{Pipeline: c.pipe.ID, Attempt: c.attempt, ID: in.id, TimedOut: timedOut, Cause: cause})
 	c.inflight = nil
 	c.lastEnd = time.Now()
 	c.failures++
 	c.log.Warn().Str("cause", cause).Int("failures", c.failures).Msg("checkpoint aborted")
-	done := &messages.CheckpointDone{Id: in.id, Aborted: true}
-	for _, pid := range c.tasks {
-		ctx.Send(pid, done)
+	if in.id >= 0 { // else never triggered: no subtask knows of it
+		done := &messages.CheckpointDone{Id: in.id, Aborted: true}
+		for _, pid := range c.tasks {
+			ctx.Send(pid, done)
+		}
 	}
 	if isLast(in.typ) || c.failures > c.cfg.TolerableFailures {
 		c.fail(ctx, cause, false)

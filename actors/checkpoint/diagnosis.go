@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"context"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -42,7 +43,13 @@ func (c *Coordinator) storeCommitTimes(id int64) {
 	}
 	cp := proto.Clone(w.cp).(*messages.CompletedCheckpoint)
 	cp.Commits, cp.CommittedUnixMs = w.commits, time.Now().UnixMilli()
-	if err := c.store.Complete(cp); err != nil {
-		c.log.Debug().Err(err).Int64("checkpoint", id).Msg("storing the commit times")
-	}
+	// Off the actor, after the calls queued before (storeio.go), so it
+	// never delays a checkpoint's own store calls but those behind it.
+	store, log := c.store, c.log
+	c.io.call(c.callDeadline(), func(ctx context.Context) any {
+		if err := store.Complete(ctx, cp); err != nil {
+			log.Debug().Err(err).Int64("checkpoint", id).Msg("storing the commit times")
+		}
+		return nil
+	})
 }

@@ -10,6 +10,37 @@
 // failures the pipeline is failed over. When every subtask has drained
 // (BATCH), it takes the final checkpoint at once.
 //
+// Storage calls (storeio.go). The coordinator never calls the checkpoint
+// store on its own goroutine: a store that stops answering (nats-server
+// does not answer a write it cannot store, on a full disk) would hold it
+// past checkpoint.timeout, with no timeout firing, no new trigger and the
+// acks queueing. Its calls — the next id at a trigger, Complete once the
+// acks are in, Retain after, Complete again with commit times — run on a
+// goroutine of its own, one at a time in the order they were asked, each
+// with a deadline as its context: the checkpoint's (trigger time plus
+// checkpoint.timeout) for its id and its write, checkpoint.timeout from
+// the call for the others. Each answer comes back as a message. A
+// checkpoint whose id or write has not come back by its deadline is
+// aborted like any that times out ("checkpoint 7: store write did not
+// finish in 10s: ..."), counted against checkpoint.tolerable-failure
+// (failures in a row; a completed checkpoint resets the count), and the
+// next is triggered after min-pause; it succeeds once the store answers
+// again (its calls queue behind the stuck one, which gives up at its own
+// deadline).
+//
+// Ordering. A checkpoint is complete — Completed, CheckpointDone and its
+// commits sent — only when its Complete returned nil while it was still
+// the checkpoint in flight. One at a time and in order means a later
+// checkpoint's write never starts before an earlier one's has returned,
+// and Retain runs between the write it follows and the next. A write that
+// was given up but lands anyway (its answer lost, or a backend that
+// finished a file system call first) leaves a valid checkpoint of a lower
+// id than any later one: its subtasks were told it aborted and carry its
+// commit infos into the next checkpoint, nothing commits them now, and a
+// restore takes the newest checkpoint by id, so it can neither shadow a
+// newer checkpoint nor be committed twice (commits are idempotent, and
+// the next checkpoint carries the same infos).
+//
 // Committers, one actor per sink vertex, commit what completed checkpoints
 // carry: idempotent, retried with backoff; commit infos not yet committed
 // stay in every later checkpoint until they are. They run where the

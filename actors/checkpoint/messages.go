@@ -35,12 +35,14 @@ type Triggered struct {
 	At                time.Time
 }
 
-// Aborted tells the JobMaster that checkpoint ID was given up; TimedOut:
-// it took checkpoint.timeout.
+// Aborted tells the JobMaster that checkpoint ID was given up (-1: before
+// the store handed out its id) and why; TimedOut: it took
+// checkpoint.timeout.
 type Aborted struct {
 	Pipeline, Attempt int
 	ID                int64
 	TimedOut          bool
+	Cause             string
 }
 
 // CommitsDone tells the JobMaster that every sink committed checkpoint
@@ -87,5 +89,5 @@ type commitFailed struct {
 }
 
 type tick struct{}
-type timeout struct{ id int64 }
+type timeout struct{ seq int64 } // inflight.seq
 type retry struct{}

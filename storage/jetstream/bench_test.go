@@ -1,6 +1,7 @@
 package jetstream
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stactor/stactor/storage/storagetest"
@@ -35,7 +36,7 @@ func BenchmarkCheckpoint(b *testing.B) {
 	}
 	data := make([]byte, 4<<10)
 	for b.Loop() {
-		id, err := s.NextCheckpointID("bench", 0)
+		id, err := s.NextCheckpointID(context.Background(), "bench", 0)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -47,10 +48,10 @@ func BenchmarkCheckpoint(b *testing.B) {
 			}
 			hs = append(hs, h)
 		}
-		if err := s.Complete(storagetest.Checkpoint("bench", 0, id, a, hs...)); err != nil {
+		if err := s.Complete(context.Background(), storagetest.Checkpoint("bench", 0, id, a, hs...)); err != nil {
 			b.Fatal(err)
 		}
-		if err := s.Retain("bench", 0, 3, nil); err != nil {
+		if err := s.Retain(context.Background(), "bench", 0, 3, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

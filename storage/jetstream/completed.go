@@ -40,7 +40,7 @@ func checkCheckpoint(cp *messages.CompletedCheckpoint) (job string, err error) {
 // between 1 and 3 makes the compare-and-set fail; the re-read sees the new
 // attempt, Complete returns ErrFenced and takes its object away again (and
 // should it crash first, the object never counts and Retain removes it).
-func (s *Store) Complete(cp *messages.CompletedCheckpoint) error {
+func (s *Store) Complete(callCtx context.Context, cp *messages.CompletedCheckpoint) error {
 	job, err := checkCheckpoint(cp)
 	if err != nil {
 		return fmt.Errorf("complete checkpoint: %w", err)
@@ -53,9 +53,13 @@ func (s *Store) Complete(cp *messages.CompletedCheckpoint) error {
 	if err != nil {
 		return fail(err)
 	}
-	ctx, cancel := s.op()
+	ctx, cancel := s.op(callCtx)
 	defer cancel()
-	defer s.lock(job, p)()
+	unlock, err := s.lock(ctx, job, p)
+	if err != nil {
+		return fail(err)
+	}
+	defer unlock()
 
 	key := registerKey(job, p)
 	r, _, err := s.readRegister(ctx, key)
@@ -203,7 +207,7 @@ func (s *Store) LastCompleted(jobID string, p int) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("last completed checkpoint of job %s pipeline %d: %w", jobID, p, err)
 	}
-	ctx, cancel := s.op()
+	ctx, cancel := s.op(context.Background())
 	defer cancel()
 	r, _, err := s.readRegister(ctx, registerKey(job, p))
 	if err != nil {
@@ -229,7 +233,7 @@ func (s *Store) Latest(jobID string, p int) (*messages.CompletedCheckpoint, []st
 	if err := names.CheckPipeline(p); err != nil {
 		return fail(err)
 	}
-	ctx, cancel := s.op()
+	ctx, cancel := s.op(context.Background())
 	defer cancel()
 	r, _, err := s.readRegister(ctx, registerKey(job, p))
 	if err != nil {
@@ -302,7 +306,7 @@ func (s *Store) List(jobID string) ([]*messages.CompletedCheckpoint, error) {
 	if err != nil {
 		return fail(err)
 	}
-	ctx, cancel := s.op()
+	ctx, cancel := s.op(context.Background())
 	defer cancel()
 	ps, err := s.pipelines(ctx, job)
 	if err != nil {

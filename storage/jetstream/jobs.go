@@ -1,6 +1,7 @@
 package jetstream
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -28,7 +29,7 @@ func (s *Store) SaveJob(spec *messages.JobSpec) error {
 	if err != nil {
 		return fail(err)
 	}
-	ctx, cancel := s.op()
+	ctx, cancel := s.op(context.Background())
 	defer cancel()
 	if err := s.putMarker(ctx, jobKey(job)); err != nil {
 		return fail(err)
@@ -46,7 +47,7 @@ func (s *Store) LoadJob(jobID string) (*messages.JobSpec, error) {
 		return nil, fmt.Errorf("load job: %w", err)
 	}
 	fail := func(err error) (*messages.JobSpec, error) { return nil, fmt.Errorf("load job %s: %w", jobID, err) }
-	ctx, cancel := s.op()
+	ctx, cancel := s.op(context.Background())
 	defer cancel()
 	b, err := s.readObject(ctx, jobObject(job))
 	if errors.Is(err, errGone) {
@@ -72,7 +73,7 @@ func (s *Store) LoadJob(jobID string) (*messages.JobSpec, error) {
 // Jobs implements storage.Storage: the jobs with a spec or a pipeline
 // register (every pipeline with anything stored has one).
 func (s *Store) Jobs() ([]string, error) {
-	ctx, cancel := s.op()
+	ctx, cancel := s.op(context.Background())
 	defer cancel()
 	keys, err := s.listKeys(ctx, "*.*")
 	if err != nil {

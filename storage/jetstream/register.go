@@ -210,9 +210,13 @@ func (s *Store) NextAttempt(jobID string, p int, term uint64) (int, error) {
 	if err := names.CheckPipeline(p); err != nil {
 		return fail(err)
 	}
-	ctx, cancel := s.op()
+	ctx, cancel := s.op(context.Background())
 	defer cancel()
-	defer s.lock(job, p)()
+	unlock, err := s.lock(ctx, job, p)
+	if err != nil {
+		return fail(err)
+	}
+	defer unlock()
 	r, err := s.update(ctx, registerKey(job, p), func(r *register) error {
 		if term < r.term {
 			return fmt.Errorf("%w: term %d started an attempt, this leader's term is %d", storage.ErrFenced, r.term, term)
@@ -235,7 +239,7 @@ func (s *Store) NextAttempt(jobID string, p int, term uint64) (int, error) {
 // compare-and-set of the register, so ids are unique and increasing across
 // every process, and never skip: checkpoints come seconds apart, a round
 // trip to JetStream is well under a millisecond.
-func (s *Store) NextCheckpointID(jobID string, p int) (int64, error) {
+func (s *Store) NextCheckpointID(callCtx context.Context, jobID string, p int) (int64, error) {
 	fail := func(err error) (int64, error) {
 		return 0, fmt.Errorf("next checkpoint id of job %s pipeline %d: %w", jobID, p, err)
 	}
@@ -246,9 +250,13 @@ func (s *Store) NextCheckpointID(jobID string, p int) (int64, error) {
 	if err := names.CheckPipeline(p); err != nil {
 		return fail(err)
 	}
-	ctx, cancel := s.op()
+	ctx, cancel := s.op(callCtx)
 	defer cancel()
-	defer s.lock(job, p)()
+	unlock, err := s.lock(ctx, job, p)
+	if err != nil {
+		return fail(err)
+	}
+	defer unlock()
 	r, err := s.update(ctx, registerKey(job, p), func(r *register) error {
 		if r.id+1 < r.id {
 			return fmt.Errorf("%w: checkpoint ids exhausted", storage.ErrInvalid)

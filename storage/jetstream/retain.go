@@ -1,6 +1,7 @@
 package jetstream
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -24,7 +25,7 @@ import (
 // checkpoints are never kept, but one newer than the oldest kept checkpoint
 // stays listed (and warned about by Latest) until newer checkpoints push it
 // out, for someone to look at.
-func (s *Store) Retain(jobID string, p int, n int, keep func(*messages.CompletedCheckpoint) bool) error {
+func (s *Store) Retain(callCtx context.Context, jobID string, p int, n int, keep func(*messages.CompletedCheckpoint) bool) error {
 	fail := func(err error) error {
 		return fmt.Errorf("retain checkpoints of job %s pipeline %d: %w", jobID, p, err)
 	}
@@ -38,9 +39,13 @@ func (s *Store) Retain(jobID string, p int, n int, keep func(*messages.Completed
 	if n < 1 {
 		return fail(fmt.Errorf("%w: keep %d checkpoints (at least the latest must stay)", storage.ErrInvalid, n))
 	}
-	ctx, cancel := s.op()
+	ctx, cancel := s.op(callCtx)
 	defer cancel()
-	defer s.lock(job, p)()
+	unlock, err := s.lock(ctx, job, p)
+	if err != nil {
+		return fail(err)
+	}
+	defer unlock()
 
 	key := registerKey(job, p)
 	var (

@@ -1,6 +1,7 @@
 package jetstream
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -33,7 +34,7 @@ func (s *Store) WriteState(jobID string, p, attempt int, id int64, name string, 
 		return fail(fmt.Errorf("state name: %w", err))
 	}
 	h := names.Handle{Pipeline: p, ID: id, Attempt: attempt, Name: esc}
-	ctx, cancel := s.op()
+	ctx, cancel := s.op(context.Background())
 	defer cancel()
 
 	key := registerKey(job, p)
@@ -83,7 +84,7 @@ func (s *Store) ReadState(jobID string, hs string) ([]byte, error) {
 	if err != nil {
 		return fail(err)
 	}
-	ctx, cancel := s.op()
+	ctx, cancel := s.op(context.Background())
 	defer cancel()
 	data, err := s.readObject(ctx, stateObject(job, h))
 	if errors.Is(err, errGone) {

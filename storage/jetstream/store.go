@@ -68,8 +68,10 @@ type Store struct {
 	ctx    context.Context // cancelled by Close; every call's context derives from it
 	cancel context.CancelFunc
 
-	mu    sync.Mutex // protects locks
-	locks map[pipeKey]*sync.Mutex
+	mu sync.Mutex // protects locks
+	// locks are the pipelines' in-process locks: a channel of one, held
+	// while it holds a token (lock).
+	locks map[pipeKey]chan struct{}
 
 	// testHookBeforeCommit, when set, runs in Complete between writing the
 	// metadata object and committing it in the register.
@@ -87,7 +89,9 @@ type pipeKey struct {
 type Option func(*Store)
 
 // WithTimeout bounds each call of the Store (default 30 s): a call that
-// cannot reach JetStream in time fails instead of hanging its actor.
+// cannot reach JetStream in time fails instead of hanging its caller. The
+// calls that take a context (Complete, Retain, NextCheckpointID) end at
+// its deadline when that comes first.
 func WithTimeout(d time.Duration) Option {
 	return func(s *Store) {
 		if d > 0 {
@@ -120,7 +124,7 @@ func New(ctx context.Context, nc *nats.Conn, bucketPrefix string, opts ...Option
 		objBucket: bucketPrefix + "_checkpoints",
 		timeout:   30 * time.Second,
 		replicas:  1,
-		locks:     make(map[pipeKey]*sync.Mutex),
+		locks:     make(map[pipeKey]chan struct{}),
 	}
 	for _, o := range opts {
 		o(s)
@@ -211,24 +215,36 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// op returns the context for one call of the Store.
-func (s *Store) op() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(s.ctx, s.timeout)
+// op returns the context for one call of the Store: the caller's ctx,
+// bounded by the Store's timeout and cancelled by Close.
+func (s *Store) op(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	stop := context.AfterFunc(s.ctx, cancel)
+	return ctx, func() { stop(); cancel() }
 }
 
-// lock takes the pipeline's in-process lock and returns its release. It
-// only keeps this process's calls from racing each other's
-// compare-and-sets (and serializes Retain's keep); correctness across
-// processes comes from the register's compare-and-set alone.
-func (s *Store) lock(job string, p int) func() {
+// lock takes the pipeline's in-process lock and returns its release; it
+// gives up when ctx is done, so that a call stuck behind one that JetStream
+// does not answer fails at its own deadline. It only keeps this process's
+// calls from racing each other's compare-and-sets (and serializes Retain's
+// keep); correctness across processes comes from the register's
+// compare-and-set alone.
+func (s *Store) lock(ctx context.Context, job string, p int) (func(), error) {
 	s.mu.Lock()
 	k := pipeKey{job, p}
 	l := s.locks[k]
 	if l == nil {
-		l = new(sync.Mutex)
+		l = make(chan struct{}, 1)
 		s.locks[k] = l
 	}
 	s.mu.Unlock()
-	l.Lock()
-	return l.Unlock
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	select {
+	case l <- struct{}{}:
+		return func() { <-l }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting for an earlier call on the pipeline, which JetStream has not answered: %w", ctx.Err())
+	}
 }

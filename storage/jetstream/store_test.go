@@ -2,6 +2,7 @@ package jetstream
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -80,14 +81,14 @@ func TestLayout(t *testing.T) {
 	must(t, s.SaveJob(&messages.JobSpec{JobId: "nightly"}))
 	a, err := s.NextAttempt("nightly", 1, 0)
 	must(t, err)
-	id, err := s.NextCheckpointID("nightly", 1)
+	id, err := s.NextCheckpointID(context.Background(), "nightly", 1)
 	must(t, err)
 	h, err := s.WriteState("nightly", 1, a, id, "task-2.0", []byte("x"))
 	must(t, err)
 	if h != "pipeline-1/state/1/0-task-2=2E0" {
 		t.Fatalf("handle %s", h)
 	}
-	must(t, s.Complete(storagetest.Checkpoint("nightly", 1, id, a, h)))
+	must(t, s.Complete(context.Background(), storagetest.Checkpoint("nightly", 1, id, a, h)))
 	wantKeys := []string{
 		"nightly.job",
 		"nightly.pipeline-1",
@@ -127,7 +128,7 @@ func completeN(t *testing.T, s *Store, job string, n int) map[int64]string {
 	for id := int64(1); id <= int64(n); id++ {
 		h, err := s.WriteState(job, 0, 0, id, "task-1-0", []byte{byte(id)})
 		must(t, err)
-		must(t, s.Complete(storagetest.Checkpoint(job, 0, id, 0, h)))
+		must(t, s.Complete(context.Background(), storagetest.Checkpoint(job, 0, id, 0, h)))
 		names[id] = completedObject(job, 0, id)
 	}
 	return names
@@ -255,7 +256,7 @@ func TestLatestAllCorrupt(t *testing.T) {
 	}
 	// Nothing intact means nothing to retain against: everything stays.
 	before := objects(t, s)
-	must(t, s.Retain("j", 0, 1, nil))
+	must(t, s.Retain(context.Background(), "j", 0, 1, nil))
 	if after := objects(t, s); !slices.Equal(after, before) {
 		t.Fatalf("Retain deleted %v", after)
 	}
@@ -280,7 +281,7 @@ func TestRetainCorruptAndLeftovers(t *testing.T) {
 	must(t, s.putMarker(ctx, completedMarker("j", 0, 7)))
 	must(t, s.putObject(ctx, completedObject("j", 0, 7), frame([]byte("in flight"))))
 
-	must(t, s.Retain("j", 0, 2, nil))
+	must(t, s.Retain(context.Background(), "j", 0, 2, nil))
 	want := []string{
 		"j/pipeline-0/completed/00000000000000000004",
 		"j/pipeline-0/completed/00000000000000000005",
@@ -328,8 +329,8 @@ func TestNoTombstones(t *testing.T) {
 			must(t, err)
 			hs = append(hs, h)
 		}
-		must(t, s.Complete(storagetest.Checkpoint("j", 0, id, 0, hs...)))
-		must(t, s.Retain("j", 0, 1, nil))
+		must(t, s.Complete(context.Background(), storagetest.Checkpoint("j", 0, id, 0, hs...)))
+		must(t, s.Retain(context.Background(), "j", 0, 1, nil))
 	}
 	ctx := testCtx(t)
 	kvInfo, err := s.kvStream.Info(ctx)
@@ -392,7 +393,7 @@ func TestCorruptRegisterIsAnError(t *testing.T) {
 		t.Fatalf("NextAttempt over a corrupt register: %v", err)
 	}
 	// Fencing must not guess either.
-	if err := s.Complete(storagetest.Checkpoint("j", 0, 1, 0)); !errors.Is(err, storage.ErrCorrupt) {
+	if err := s.Complete(context.Background(), storagetest.Checkpoint("j", 0, 1, 0)); !errors.Is(err, storage.ErrCorrupt) {
 		t.Fatalf("Complete over a corrupt register: %v", err)
 	}
 	if _, _, err := s.Latest("j", 0); !errors.Is(err, storage.ErrCorrupt) {
@@ -431,7 +432,7 @@ func TestFencedBetweenWriteAndCommit(t *testing.T) {
 			t.Errorf("Latest during the race = %d, want 1", cp.GetId())
 		}
 	}
-	err := old.Complete(storagetest.Checkpoint("j", 0, 2, 0))
+	err := old.Complete(context.Background(), storagetest.Checkpoint("j", 0, 2, 0))
 	if !errors.Is(err, storage.ErrFenced) || a1 != 1 {
 		t.Fatalf("Complete fenced in flight: %v (new attempt %d)", err, a1)
 	}
@@ -469,11 +470,11 @@ func TestServerRestart(t *testing.T) {
 	var last int64
 	var handle string
 	for range 3 {
-		id, err := s.NextCheckpointID("j", 0)
+		id, err := s.NextCheckpointID(context.Background(), "j", 0)
 		must(t, err)
 		handle, err = s.WriteState("j", 0, a, id, "task-1-0", append(big, byte(id)))
 		must(t, err)
-		must(t, s.Complete(storagetest.Checkpoint("j", 0, id, a, handle)))
+		must(t, s.Complete(context.Background(), storagetest.Checkpoint("j", 0, id, a, handle)))
 		last = id
 	}
 
@@ -512,15 +513,15 @@ func TestServerRestart(t *testing.T) {
 	// The counters went on where they were.
 	a2, err := s.NextAttempt("j", 0, 0)
 	must(t, err)
-	id, err := s.NextCheckpointID("j", 0)
+	id, err := s.NextCheckpointID(context.Background(), "j", 0)
 	must(t, err)
 	if a2 != a+1 || id != last+1 {
 		t.Fatalf("after the restart: attempt %d, id %d; want %d, %d", a2, id, a+1, last+1)
 	}
-	if err := s.Complete(storagetest.Checkpoint("j", 0, id, a)); !errors.Is(err, storage.ErrFenced) {
+	if err := s.Complete(context.Background(), storagetest.Checkpoint("j", 0, id, a)); !errors.Is(err, storage.ErrFenced) {
 		t.Fatalf("Complete of the attempt before the restart: %v", err)
 	}
-	must(t, s.Complete(storagetest.Checkpoint("j", 0, id, a2)))
+	must(t, s.Complete(context.Background(), storagetest.Checkpoint("j", 0, id, a2)))
 }
 
 func TestNewInvalid(t *testing.T) {
@@ -545,5 +546,33 @@ func TestNewInvalid(t *testing.T) {
 	s.Close()
 	if _, err := s.NextAttempt("j", 0, 0); err == nil {
 		t.Fatal("a closed Store handed out an attempt")
+	}
+}
+
+// TestCallBehindAStuckOneGivesUpAtItsDeadline: a call that waits for the
+// pipeline's lock behind one JetStream has not answered (held here in
+// Complete before its commit) fails at its own context's deadline instead
+// of after the stuck call's timeout; once the stuck call returns, the
+// pipeline's calls go through again.
+func TestCallBehindAStuckOneGivesUpAtItsDeadline(t *testing.T) {
+	s := newFixture(t).s
+	completeN(t, s, "j", 1)
+	stuck, free := make(chan struct{}), make(chan struct{})
+	s.testHookBeforeCommit = func() { close(stuck); <-free }
+	done := make(chan error, 1)
+	go func() { done <- s.Complete(context.Background(), storagetest.Checkpoint("j", 0, 2, 0)) }()
+	<-stuck
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	began := time.Now()
+	_, err := s.NextCheckpointID(ctx, "j", 0)
+	if took := time.Since(began); !errors.Is(err, context.DeadlineExceeded) || took > 2*time.Second {
+		t.Fatalf("NextCheckpointID behind a stuck Complete: %v after %s, want its deadline's error at 200ms", err, took)
+	}
+	close(free)
+	must(t, <-done)
+	s.testHookBeforeCommit = nil
+	if id, err := s.NextCheckpointID(context.Background(), "j", 0); err != nil || id <= 2 {
+		t.Fatalf("NextCheckpointID after = %d, %v", id, err)
 	}
 }

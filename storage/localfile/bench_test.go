@@ -1,6 +1,7 @@
 package localfile
 
 import (
+	"context"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -65,12 +66,12 @@ func BenchmarkComplete(b *testing.B) {
 		id := int64(i)
 		cp := storagetest.Checkpoint(job, 0, id, 0, handles...)
 		cp.Pending = []*messages.PendingCommit{{CheckpointId: id, Info: make([]byte, 256)}}
-		if err := s.Complete(cp); err != nil {
+		if err := s.Complete(context.Background(), cp); err != nil {
 			b.Fatal(err)
 		}
 		if i%8 == 0 {
 			b.StopTimer()
-			if err := s.Retain(job, 0, 3, nil); err != nil {
+			if err := s.Retain(context.Background(), job, 0, 3, nil); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()

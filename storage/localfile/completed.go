@@ -1,6 +1,7 @@
 package localfile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -115,8 +116,11 @@ func checkCheckpoint(cp *messages.CompletedCheckpoint) (job string, err error) {
 }
 
 // Complete implements storage.Storage. Under the pipeline lock, so that a
-// NextAttempt either precedes it (and fences it) or waits for it.
-func (s *Store) Complete(cp *messages.CompletedCheckpoint) error {
+// NextAttempt either precedes it (and fences it) or waits for it. ctx is
+// looked at once the lock is held and again just before the metadata's
+// rename, the commit point: a call that gave up there wrote nothing that
+// counts. A file system call in progress is not interrupted.
+func (s *Store) Complete(ctx context.Context, cp *messages.CompletedCheckpoint) error {
 	job, err := checkCheckpoint(cp)
 	if err != nil {
 		return fmt.Errorf("complete checkpoint: %w", err)
@@ -130,6 +134,9 @@ func (s *Store) Complete(cp *messages.CompletedCheckpoint) error {
 		return fail(err)
 	}
 	defer unlock()
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
 
 	latest, err := latestAttempt(pl.dir)
 	if err != nil {
@@ -185,6 +192,9 @@ func (s *Store) Complete(cp *messages.CompletedCheckpoint) error {
 	}
 	cdir := completedDir(pl.dir)
 	if err := mkdirSync(cdir); err != nil {
+		return fail(err)
+	}
+	if err := ctx.Err(); err != nil {
 		return fail(err)
 	}
 	if err := writeAtomic(cdir, completedName(cp.Id), frameHeader(b), b); err != nil {

@@ -1,6 +1,7 @@
 package localfile
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -124,7 +125,7 @@ func (s *Store) NextAttempt(jobID string, p int, term uint64) (int, error) {
 // reserved in the ids file; a new block starts above the ids file, every
 // completed checkpoint and every state directory, so ids do not repeat even
 // when another Store (a restarted process) has handed out ids meanwhile.
-func (s *Store) NextCheckpointID(jobID string, p int) (int64, error) {
+func (s *Store) NextCheckpointID(ctx context.Context, jobID string, p int) (int64, error) {
 	fail := func(err error) (int64, error) {
 		return 0, fmt.Errorf("next checkpoint id of job %s pipeline %d: %w", jobID, p, err)
 	}
@@ -140,6 +141,9 @@ func (s *Store) NextCheckpointID(jobID string, p int) (int64, error) {
 		return fail(err)
 	}
 	defer unlock()
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
 	if pl.nextID > pl.lastID {
 		if err := s.reserveIDs(pl); err != nil {
 			return fail(err)

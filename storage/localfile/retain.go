@@ -1,6 +1,7 @@
 package localfile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -21,7 +22,7 @@ import (
 // gone; leftover state is removed by the next Retain. A blob that a kept
 // checkpoint references stays even if its checkpoint goes (a finished
 // subtask may answer later triggers with the handle of its final state).
-func (s *Store) Retain(jobID string, p int, n int, keep func(*messages.CompletedCheckpoint) bool) error {
+func (s *Store) Retain(ctx context.Context, jobID string, p int, n int, keep func(*messages.CompletedCheckpoint) bool) error {
 	fail := func(err error) error {
 		return fmt.Errorf("retain checkpoints of job %s pipeline %d: %w", jobID, p, err)
 	}
@@ -43,6 +44,9 @@ func (s *Store) Retain(jobID string, p int, n int, keep func(*messages.Completed
 		return fail(err)
 	}
 	defer unlock()
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
 
 	cdir := completedDir(pl.dir)
 	for _, dir := range []string{pl.dir, cdir} {

@@ -1,6 +1,7 @@
 package localfile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -61,14 +62,14 @@ func TestLayout(t *testing.T) {
 	must(t, s.SaveJob(&messages.JobSpec{JobId: "nightly"}))
 	a, err := s.NextAttempt("nightly", 1, 0)
 	must(t, err)
-	id, err := s.NextCheckpointID("nightly", 1)
+	id, err := s.NextCheckpointID(context.Background(), "nightly", 1)
 	must(t, err)
 	h, err := s.WriteState("nightly", 1, a, id, "task-2-0", []byte("x"))
 	must(t, err)
 	if h != "pipeline-1/state/1/0-task-2-0.pb" {
 		t.Fatalf("handle %s", h)
 	}
-	must(t, s.Complete(storagetest.Checkpoint("nightly", 1, id, a, h)))
+	must(t, s.Complete(context.Background(), storagetest.Checkpoint("nightly", 1, id, a, h)))
 	var files []string
 	must(t, filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
@@ -105,7 +106,7 @@ func completeN(t *testing.T, s *Store, job string, n int) map[int64]string {
 	for id := int64(1); id <= int64(n); id++ {
 		h, err := s.WriteState(job, 0, 0, id, "task-1-0", []byte{byte(id)})
 		must(t, err)
-		must(t, s.Complete(storagetest.Checkpoint(job, 0, id, 0, h)))
+		must(t, s.Complete(context.Background(), storagetest.Checkpoint(job, 0, id, 0, h)))
 		paths[id] = filepath.Join(s.Root(), job, "pipeline-0", "completed", completedName(id))
 	}
 	return paths
@@ -204,7 +205,7 @@ func TestLatestAllCorrupt(t *testing.T) {
 		}
 	}
 	// Nothing intact means nothing to retain against: the files stay.
-	must(t, s.Retain("j", 0, 1, nil))
+	must(t, s.Retain(context.Background(), "j", 0, 1, nil))
 	for _, p := range paths {
 		if _, err := os.Stat(p); err != nil {
 			t.Fatal(err)
@@ -218,7 +219,7 @@ func TestRetainCorrupt(t *testing.T) {
 	must(t, os.Truncate(paths[2], 40)) // older than the kept ones: goes
 	must(t, os.Truncate(paths[6], 40)) // newest: stays for inspection
 	must(t, os.WriteFile(filepath.Join(filepath.Dir(paths[1]), tmpPrefix+"crash-leftover"), nil, 0o600))
-	must(t, s.Retain("j", 0, 2, nil))
+	must(t, s.Retain(context.Background(), "j", 0, 2, nil))
 	ents, err := os.ReadDir(filepath.Dir(paths[1]))
 	must(t, err)
 	var files []string
@@ -262,7 +263,7 @@ func TestCorruptCounterIsAnError(t *testing.T) {
 		t.Fatalf("NextAttempt over a corrupt counter: %v", err)
 	}
 	// Fencing must not guess either.
-	if err := s.Complete(storagetest.Checkpoint("j", 0, 1, 0)); !errors.Is(err, storage.ErrCorrupt) {
+	if err := s.Complete(context.Background(), storagetest.Checkpoint("j", 0, 1, 0)); !errors.Is(err, storage.ErrCorrupt) {
 		t.Fatalf("Complete over a corrupt counter: %v", err)
 	}
 }
@@ -295,8 +296,8 @@ func TestNoEscapeFromRoot(t *testing.T) {
 		must(t, err)
 		h, err := s.WriteState(name, 0, a, int64(i), name, []byte("x"))
 		must(t, err)
-		must(t, s.Complete(storagetest.Checkpoint(name, 0, int64(i), a, h)))
-		must(t, s.Retain(name, 0, 1, nil))
+		must(t, s.Complete(context.Background(), storagetest.Checkpoint(name, 0, int64(i), a, h)))
+		must(t, s.Retain(context.Background(), name, 0, 1, nil))
 		// The job id must not resolve as a path relative to the root.
 		for _, h := range []string{"../secret.pb", "../../secret.pb", "pipeline-0/state/0/../../../../secret.pb", "pipeline-0/state/../../../secret.pb", secret, "pipeline-0/state/0/0-" + name + ".pb"} {
 			if b, err := s.ReadState(name, h); err == nil && string(b) == "secret" {

@@ -8,6 +8,7 @@ package storagetest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -53,6 +54,7 @@ func Run(t *testing.T, f Factory, opts ...Option) {
 		{"CompleteNeedsItsStates", testCompleteNeedsItsStates},
 		{"LastCompleted", testLastCompleted},
 		{"CompleteAgainReplaces", testCompleteAgainReplaces},
+		{"GivesUpWithItsContext", testGivesUpWithItsContext},
 		{"FencedByNextAttempt", testFencedByNextAttempt},
 		{"FencedByTerm", testFencedByTerm},
 		{"FencedByNewerCheckpoint", testFencedByNewerCheckpoint},
@@ -160,7 +162,7 @@ func testCompleteLatestList(t *testing.T, open func() storage.Storage) {
 			must(t, err)
 			c := Checkpoint(job, p, id, 0, h)
 			c.Pending = []*messages.PendingCommit{{CheckpointId: id, Vertex: 2, Info: []byte("txn")}}
-			must(t, s.Complete(c))
+			must(t, s.Complete(context.Background(), c))
 		}
 	}
 	s = open()
@@ -206,12 +208,12 @@ func testLastCompleted(t *testing.T, open func() storage.Storage) {
 	for id := int64(1); id <= 4; id++ {
 		h, err := s.WriteState(job, 0, 0, id, "task-1-0", []byte{byte(id)})
 		must(t, err)
-		must(t, s.Complete(Checkpoint(job, 0, id, 0, h)))
+		must(t, s.Complete(context.Background(), Checkpoint(job, 0, id, 0, h)))
 		if got := last(0); got != id {
 			t.Fatalf("after completing %d LastCompleted = %d", id, got)
 		}
 	}
-	must(t, s.Retain(job, 0, 1, func(*messages.CompletedCheckpoint) bool { return false }))
+	must(t, s.Retain(context.Background(), job, 0, 1, func(*messages.CompletedCheckpoint) bool { return false }))
 	s = open()
 	if got := last(0); got != 4 {
 		t.Fatalf("after Retain and a restart LastCompleted = %d, want 4", got)
@@ -226,10 +228,10 @@ func testCompleteNeedsItsStates(t *testing.T, open func() storage.Storage) {
 	const job = "job-3"
 	h, err := s.WriteState(job, 0, 0, 1, "task-1-0", []byte("x"))
 	must(t, err)
-	if err := s.Complete(Checkpoint("other-job", 0, 1, 0, h)); err == nil {
+	if err := s.Complete(context.Background(), Checkpoint("other-job", 0, 1, 0, h)); err == nil {
 		t.Fatal("Complete accepted a handle of another job's state")
 	}
-	if err := s.Complete(Checkpoint(job, 1, 1, 0, h)); err == nil {
+	if err := s.Complete(context.Background(), Checkpoint(job, 1, 1, 0, h)); err == nil {
 		t.Fatal("Complete accepted a handle of another pipeline's state")
 	}
 	cp, _, err := s.Latest(job, 1)
@@ -252,15 +254,15 @@ func testFencedByNextAttempt(t *testing.T, open func() storage.Storage) {
 	// Attempt 2 is running; a leftover of attempt 1 can write nothing that counts.
 	_, err := s.WriteState(job, 0, 1, 5, "task-1-0", []byte("old"))
 	wantErr(t, err, storage.ErrFenced)
-	wantErr(t, s.Complete(Checkpoint(job, 0, 5, 1)), storage.ErrFenced)
+	wantErr(t, s.Complete(context.Background(), Checkpoint(job, 0, 5, 1)), storage.ErrFenced)
 	h, err := s.WriteState(job, 0, 2, 6, "task-1-0", []byte("new"))
 	must(t, err)
-	must(t, s.Complete(Checkpoint(job, 0, 6, 2, h)))
+	must(t, s.Complete(context.Background(), Checkpoint(job, 0, 6, 2, h)))
 	// Another pipeline's attempts are its own.
-	must(t, s.Complete(Checkpoint(job, 1, 1, 0)))
+	must(t, s.Complete(context.Background(), Checkpoint(job, 1, 1, 0)))
 	// A restarted process sees the same fence.
 	s = open()
-	wantErr(t, s.Complete(Checkpoint(job, 0, 7, 1)), storage.ErrFenced)
+	wantErr(t, s.Complete(context.Background(), Checkpoint(job, 0, 7, 1)), storage.ErrFenced)
 	cp, _, err := s.Latest(job, 0)
 	must(t, err)
 	if cp.GetId() != 6 {
@@ -291,7 +293,7 @@ func testFencedByTerm(t *testing.T, open func() storage.Storage) {
 	// What it still runs (attempt 1) writes nothing that counts.
 	_, err = s.WriteState(job, 0, 1, 3, "task-0-0", []byte("old"))
 	wantErr(t, err, storage.ErrFenced)
-	wantErr(t, s.Complete(Checkpoint(job, 0, 3, 1)), storage.ErrFenced)
+	wantErr(t, s.Complete(context.Background(), Checkpoint(job, 0, 3, 1)), storage.ErrFenced)
 	// Terms are per pipeline, and survive a restart.
 	s = open()
 	a, err := s.NextAttempt(job, 1, 1)
@@ -310,9 +312,9 @@ func testFencedByNewerCheckpoint(t *testing.T, open func() storage.Storage) {
 	const job = "job-5"
 	// Attempt 3 is recorded only by its checkpoint (its attempt counter is
 	// not where this store looks, or was lost).
-	must(t, s.Complete(Checkpoint(job, 0, 10, 3)))
-	wantErr(t, s.Complete(Checkpoint(job, 0, 11, 2)), storage.ErrFenced)
-	must(t, s.Complete(Checkpoint(job, 0, 11, 3)))
+	must(t, s.Complete(context.Background(), Checkpoint(job, 0, 10, 3)))
+	wantErr(t, s.Complete(context.Background(), Checkpoint(job, 0, 11, 2)), storage.ErrFenced)
+	must(t, s.Complete(context.Background(), Checkpoint(job, 0, 11, 3)))
 	a, err := s.NextAttempt(job, 0, 0)
 	must(t, err)
 	if a <= 3 {
@@ -349,7 +351,7 @@ func testIDsNeverRepeat(t *testing.T, open func() storage.Storage) {
 		for range workers {
 			wg.Go(func() {
 				for range n {
-					id, err := s.NextCheckpointID(job, 0)
+					id, err := s.NextCheckpointID(context.Background(), job, 0)
 					if err != nil {
 						errs <- err
 						return
@@ -381,7 +383,7 @@ func testIDsNeverRepeat(t *testing.T, open func() storage.Storage) {
 			last = max(last, id)
 		}
 		if restart%2 == 1 { // complete the newest, as a coordinator would
-			must(t, s.Complete(Checkpoint(job, 0, last, restart)))
+			must(t, s.Complete(context.Background(), Checkpoint(job, 0, last, restart)))
 		}
 	}
 }
@@ -389,20 +391,20 @@ func testIDsNeverRepeat(t *testing.T, open func() storage.Storage) {
 func testIDsAboveCompleted(t *testing.T, open func() storage.Storage) {
 	s := open()
 	const job = "job-8"
-	id, err := s.NextCheckpointID(job, 0)
+	id, err := s.NextCheckpointID(context.Background(), job, 0)
 	must(t, err)
 	if id < 1 {
 		t.Fatalf("first id %d", id)
 	}
 	// A checkpoint completed with an id this store did not hand out (say, by
 	// another coordinator process) pushes the ids up, now and after a restart.
-	must(t, s.Complete(Checkpoint(job, 0, 500, 0)))
-	id, err = s.NextCheckpointID(job, 0)
+	must(t, s.Complete(context.Background(), Checkpoint(job, 0, 500, 0)))
+	id, err = s.NextCheckpointID(context.Background(), job, 0)
 	must(t, err)
 	if id <= 500 {
 		t.Fatalf("id %d after checkpoint 500 completed", id)
 	}
-	id, err = open().NextCheckpointID(job, 0)
+	id, err = open().NextCheckpointID(context.Background(), job, 0)
 	must(t, err)
 	if id <= 500 {
 		t.Fatalf("id %d after a restart", id)
@@ -411,7 +413,7 @@ func testIDsAboveCompleted(t *testing.T, open func() storage.Storage) {
 	// completed).
 	_, err = s.WriteState(job, 1, 0, 900, "task-1-0", nil)
 	must(t, err)
-	id, err = open().NextCheckpointID(job, 1)
+	id, err = open().NextCheckpointID(context.Background(), job, 1)
 	must(t, err)
 	if id <= 900 {
 		t.Fatalf("id %d after state of checkpoint 900 was written", id)
@@ -441,11 +443,11 @@ func testRetain(t *testing.T, open func() storage.Storage) {
 		if id == 3 {
 			c.Pending = []*messages.PendingCommit{{CheckpointId: 3, Info: []byte("txn-3")}}
 		}
-		must(t, s.Complete(c))
+		must(t, s.Complete(context.Background(), c))
 	}
-	wantErr(t, s.Retain(job, 0, 0, nil), storage.ErrInvalid)
+	wantErr(t, s.Retain(context.Background(), job, 0, 0, nil), storage.ErrInvalid)
 	holdsCommit := func(c *messages.CompletedCheckpoint) bool { return len(c.Pending) > 0 }
-	must(t, s.Retain(job, 0, 3, holdsCommit))
+	must(t, s.Retain(context.Background(), job, 0, 3, holdsCommit))
 
 	l, err := s.List(job)
 	must(t, err)
@@ -462,7 +464,7 @@ func testRetain(t *testing.T, open func() storage.Storage) {
 		}
 	}
 	// Once 3's commit is done it goes, and with it the never-completed 5.
-	must(t, s.Retain(job, 0, 3, func(*messages.CompletedCheckpoint) bool { return false }))
+	must(t, s.Retain(context.Background(), job, 0, 3, func(*messages.CompletedCheckpoint) bool { return false }))
 	l, err = s.List(job)
 	must(t, err)
 	if got, want := ids(l), []string{"p0/8", "p0/9", "p0/10"}; !slices.Equal(got, want) {
@@ -477,7 +479,7 @@ func testRetain(t *testing.T, open func() storage.Storage) {
 		must(t, err)
 	}
 	// Retaining what is not there is fine, and stores nothing.
-	must(t, s.Retain("job-without-checkpoints", 0, 1, nil))
+	must(t, s.Retain(context.Background(), "job-without-checkpoints", 0, 1, nil))
 	jobs, err := s.Jobs()
 	must(t, err)
 	if !slices.Equal(jobs, []string{job}) {
@@ -546,7 +548,7 @@ func testConcurrentPipelines(t *testing.T, open func() storage.Storage) {
 				return
 			}
 			for range rounds {
-				id, err := s.NextCheckpointID(job, p)
+				id, err := s.NextCheckpointID(context.Background(), job, p)
 				if err != nil {
 					errs <- err
 					return
@@ -567,11 +569,11 @@ func testConcurrentPipelines(t *testing.T, open func() storage.Storage) {
 					})
 				}
 				sub.Wait()
-				if err := s.Complete(Checkpoint(job, p, id, attempt, handles...)); err != nil {
+				if err := s.Complete(context.Background(), Checkpoint(job, p, id, attempt, handles...)); err != nil {
 					errs <- err
 					return
 				}
-				if err := s.Retain(job, p, 2, nil); err != nil {
+				if err := s.Retain(context.Background(), job, p, 2, nil); err != nil {
 					errs <- err
 					return
 				}
@@ -631,7 +633,7 @@ func testTwoStores(t *testing.T, open func() storage.Storage, cfg config) {
 						errs <- err
 						return
 					}
-					id, err := s.NextCheckpointID(job, 0)
+					id, err := s.NextCheckpointID(context.Background(), job, 0)
 					if err != nil {
 						errs <- err
 						return
@@ -671,21 +673,21 @@ func testFenceAcrossStores(t *testing.T, open func() storage.Storage) {
 	old, next := open(), open()
 	a0, err := old.NextAttempt(job, 0, 0)
 	must(t, err)
-	id, err := old.NextCheckpointID(job, 0)
+	id, err := old.NextCheckpointID(context.Background(), job, 0)
 	must(t, err)
 	h, err := old.WriteState(job, 0, a0, id, "t", []byte("x"))
 	must(t, err)
 	a1, err := next.NextAttempt(job, 0, 0)
 	must(t, err)
-	wantErr(t, old.Complete(Checkpoint(job, 0, id, a0, h)), storage.ErrFenced)
+	wantErr(t, old.Complete(context.Background(), Checkpoint(job, 0, id, a0, h)), storage.ErrFenced)
 	_, err = old.WriteState(job, 0, a0, id, "t", []byte("x"))
 	wantErr(t, err, storage.ErrFenced)
-	id1, err := next.NextCheckpointID(job, 0)
+	id1, err := next.NextCheckpointID(context.Background(), job, 0)
 	must(t, err)
 	if id1 <= id {
 		t.Fatalf("new attempt's id %d not above %d", id1, id)
 	}
-	must(t, next.Complete(Checkpoint(job, 0, id1, a1)))
+	must(t, next.Complete(context.Background(), Checkpoint(job, 0, id1, a1)))
 }
 
 func testJobs(t *testing.T, open func() storage.Storage) {
@@ -732,7 +734,7 @@ func testAnyJobID(t *testing.T, open func() storage.Storage) {
 		must(t, s.SaveJob(&messages.JobSpec{JobId: job, Name: job}))
 		h, err := s.WriteState(job, 0, 0, 1, job, []byte(job))
 		must(t, err)
-		must(t, s.Complete(Checkpoint(job, 0, int64(i+1), 0, h)))
+		must(t, s.Complete(context.Background(), Checkpoint(job, 0, int64(i+1), 0, h)))
 	}
 	s = open()
 	for i, job := range weird {
@@ -773,8 +775,8 @@ func testInvalidArguments(t *testing.T, open func() storage.Storage) {
 	wantErr(t, err, storage.ErrInvalid)
 	_, err = s.NextAttempt("", 0, 0)
 	wantErr(t, err, storage.ErrInvalid)
-	wantErr(t, s.Complete(nil), storage.ErrInvalid)
-	wantErr(t, s.Complete(Checkpoint("j", 0, -1, 0)), storage.ErrInvalid)
+	wantErr(t, s.Complete(context.Background(), nil), storage.ErrInvalid)
+	wantErr(t, s.Complete(context.Background(), Checkpoint("j", 0, -1, 0)), storage.ErrInvalid)
 	wantErr(t, s.SaveJob(&messages.JobSpec{}), storage.ErrInvalid)
 	for _, h := range []string{"", "x", "../../etc/passwd", "/etc/passwd"} {
 		_, err = s.ReadState("j", h)
@@ -793,13 +795,13 @@ func testCompleteAgainReplaces(t *testing.T, open func() storage.Storage) {
 		h, err := s.WriteState(job, 0, 0, id, "task-1-0", []byte{byte(id)})
 		must(t, err)
 		c := Checkpoint(job, 0, id, 0, h)
-		must(t, s.Complete(c))
+		must(t, s.Complete(context.Background(), c))
 		cps = append(cps, c)
 	}
 	again := proto.Clone(cps[0]).(*messages.CompletedCheckpoint)
 	again.Commits = []*messages.CommitTiming{{Vertex: 2, CommitUs: 1234}}
 	again.CommittedUnixMs = 99
-	must(t, s.Complete(again))
+	must(t, s.Complete(context.Background(), again))
 	l, err := open().List(job)
 	must(t, err)
 	if len(l) != 2 || !proto.Equal(l[0], again) || !proto.Equal(l[1], cps[1]) {
@@ -809,5 +811,39 @@ func testCompleteAgainReplaces(t *testing.T, open func() storage.Storage) {
 	must(t, err)
 	if latest.GetId() != 2 {
 		t.Fatalf("Latest = %v, want checkpoint 2", latest)
+	}
+}
+
+// A coordinator call whose context is done (its checkpoint's deadline
+// passed while it waited) fails with the context's error and stores
+// nothing: no checkpoint that counts, nothing retained away, no id used.
+func testGivesUpWithItsContext(t *testing.T, open func() storage.Storage) {
+	s := open()
+	const job = "job-ctx"
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	first, err := s.NextCheckpointID(context.Background(), job, 0)
+	must(t, err)
+	h, err := s.WriteState(job, 0, 0, first, "task-1-0", []byte{1})
+	must(t, err)
+	must(t, s.Complete(context.Background(), Checkpoint(job, 0, first, 0, h)))
+	if _, err := s.NextCheckpointID(done, job, 0); !errors.Is(err, context.Canceled) {
+		t.Fatalf("NextCheckpointID with a done context = %v, want context.Canceled", err)
+	}
+	h2, err := s.WriteState(job, 0, 0, first+1, "task-1-0", []byte{2})
+	must(t, err)
+	if err := s.Complete(done, Checkpoint(job, 0, first+1, 0, h2)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Complete with a done context = %v, want context.Canceled", err)
+	}
+	if err := s.Retain(done, job, 0, 1, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Retain with a done context = %v, want context.Canceled", err)
+	}
+	latest, _, err := open().Latest(job, 0)
+	must(t, err)
+	if latest.GetId() != first {
+		t.Fatalf("Latest after a Complete that gave up = %v, want checkpoint %d", latest, first)
+	}
+	if last, err := s.LastCompleted(job, 0); err != nil || last != first {
+		t.Fatalf("LastCompleted = %d, %v; want %d", last, err, first)
 	}
 }
