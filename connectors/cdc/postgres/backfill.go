@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -242,8 +241,8 @@ func (d *dialect) backfillFrom(ctx context.Context, from pglogrepl.LSN) (string,
 				return "", fmt.Errorf("moving temporary replication slot %q to %s: %w", d.bf.name, from, err)
 			}
 			// The job's slot has every change: give this one up.
-			if _, derr := d.pc.Exec(ctx, "SELECT pg_drop_replication_slot($1)", d.bf.name); derr != nil && !errors.Is(derr, context.Canceled) {
-				d.dropSession()
+			if _, derr := d.pc.Exec(ctx, "SELECT pg_drop_replication_slot($1)", d.bf.name); derr != nil {
+				d.dropSession() // which drops it too
 			}
 			d.bf = backfillSlot{retryAt: time.Now().Add(backfillRetry)}
 			return d.r.Slot, nil

@@ -17,24 +17,8 @@ import (
 // committed before the chunk was read (which its rows hold) is not read
 // from the log again; the temporary slot ends with the session.
 func TestBackfillFromChunk(t *testing.T) {
-	pg := servers.Postgres(t)
-	exec(t, pg, "DROP TABLE IF EXISTS bfc", "CREATE TABLE bfc (id int PRIMARY KEY, v text)", "ALTER TABLE bfc REPLICA IDENTITY FULL",
-		"INSERT INTO bfc VALUES (1, 'a'), (2, 'b'), (3, 'c')",
-		"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name LIKE 'bfc_slot%'")
-	d, tables := newTestDialect(t, body(pg, "bfc_slot", "postgres.public.bfc", "exactly_once = true"))
+	d, tables, job, conn := backfillRig(t, "bfc", "(1, 'a'), (2, 'b'), (3, 'c')")
 	ctx := testCtx(t)
-	if err := d.Prepare(ctx, true); err != nil {
-		t.Fatal(err)
-	}
-	job, err := d.confirmed(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.Connect(ctx, pg.DSN("postgres"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
 	for round, v := range []string{"x", "y"} {
 		// Committed before the chunk is read: in its rows, not its backfill.
 		if _, err := conn.Exec(ctx, "UPDATE bfc SET v = $1 WHERE id = 1", v); err != nil {
@@ -90,24 +74,8 @@ func TestBackfillFromChunk(t *testing.T) {
 // the chunk take the last position so found, and with none the job
 // slot's confirmed position. The backfill stays exact either way.
 func TestBackfillLowWaitsForRunningTransactions(t *testing.T) {
-	pg := servers.Postgres(t)
-	exec(t, pg, "DROP TABLE IF EXISTS bfw", "CREATE TABLE bfw (id int PRIMARY KEY, v text)", "ALTER TABLE bfw REPLICA IDENTITY FULL",
-		"INSERT INTO bfw VALUES (1, 'a'), (2, 'b')",
-		"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name LIKE 'bfw_slot%'")
-	d, tables := newTestDialect(t, body(pg, "bfw_slot", "postgres.public.bfw", "exactly_once = true"))
+	d, tables, job, conn := backfillRig(t, "bfw", "(1, 'a'), (2, 'b')")
 	ctx := testCtx(t)
-	if err := d.Prepare(ctx, true); err != nil {
-		t.Fatal(err)
-	}
-	job, err := d.confirmed(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.Connect(ctx, pg.DSN("postgres"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
 	open := func() pgx.Tx {
 		tx, err := conn.Begin(ctx)
 		if err != nil {
@@ -156,4 +124,30 @@ func TestBackfillLowWaitsForRunningTransactions(t *testing.T) {
 	if low != settled || took < backfillWait {
 		t.Fatalf("low watermark %s after %v, want the last found %s after waiting %v", low, took, settled, backfillWait)
 	}
+}
+
+// backfillRig makes table (id int key, v text) holding rows, an
+// exactly-once dialect on it with its slot prepared afresh, the slot's
+// confirmed position, and a connection for the test's own writes.
+func backfillRig(t *testing.T, table, rows string) (*dialect, []*cdc.Table, cdc.Offset, *pgx.Conn) {
+	t.Helper()
+	pg := servers.Postgres(t)
+	exec(t, pg, "DROP TABLE IF EXISTS "+table, "CREATE TABLE "+table+" (id int PRIMARY KEY, v text)", "ALTER TABLE "+table+" REPLICA IDENTITY FULL",
+		"INSERT INTO "+table+" VALUES "+rows,
+		"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name LIKE '"+table+"_slot%'")
+	d, tables := newTestDialect(t, body(pg, table+"_slot", "postgres.public."+table, "exactly_once = true"))
+	ctx := testCtx(t)
+	if err := d.Prepare(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	job, err := d.confirmed(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, pg.DSN("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return d, tables, job, conn
 }
