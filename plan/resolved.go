@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stactor/stactor/config"
+	"github.com/stactor/stactor/connectors"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/row"
 )
@@ -107,8 +108,11 @@ func Tables(r *messages.ResolvedJob) (map[string][]*row.Schema, error) {
 // CheckCompatible tells whether a plan resolved afresh (a restore with a
 // changed job file) can continue from state written under old: every
 // source's table that old had must still be there, with every column it
-// had, of the same type. New tables and new columns are allowed. The error
-// names the source, table and column.
+// had, of the same type. New tables and new columns are allowed. A source
+// that emits its tables' schema changes (connectors.SchemaChangeSource)
+// need only keep its tables: its checkpoint holds their schemas as its
+// stream left them, which it continues from whatever they are now. The
+// error names the source, table and column.
 func CheckCompatible(old *messages.ResolvedJob, fresh *Plan) error {
 	before, err := Tables(old)
 	if err != nil {
@@ -127,10 +131,17 @@ func CheckCompatible(old *messages.ResolvedJob, fresh *Plan) error {
 		for _, t := range v.OutTables {
 			now[t.TableID] = t
 		}
+		evolves := false
+		if sc, ok := v.Source.(connectors.SchemaChangeSource); ok {
+			evolves, _ = sc.EmitsSchemaChanges()
+		}
 		for _, t := range prev {
 			cur := now[t.TableID]
 			if cur == nil {
 				problems = append(problems, fmt.Sprintf("%s: table %s is gone", v.Name, t.TableID))
+				continue
+			}
+			if evolves {
 				continue
 			}
 			for _, f := range t.Fields {

@@ -73,7 +73,7 @@ transform { PlanTestTransform {} }
 sink { PlanTestSink {} }`, ""},
 		{"sink options", `source { SchemaChangeTestSource { changes = true } }
 sink { SchemaChangeTestSink { exactly = true } }`,
-			`job.conf:1:45: source SchemaChangeTestSource: option "changes": true makes the source emit its tables' ALTER TABLE … ADD COLUMN, which sink SchemaChangeTestSink (line 2) cannot follow: exactly = true; set changes = false or change sink SchemaChangeTestSink`},
+			`job.conf:1:45: source SchemaChangeTestSource: option "changes": true makes the source emit its tables' ALTER TABLE, which sink SchemaChangeTestSink (line 2) cannot follow: exactly = true; set changes = false or change sink SchemaChangeTestSink`},
 		{"sink without support", `source { SchemaChangeTestSource { changes = true } }
 transform { SchemaChangeTestEvolver {} }
 sink {
