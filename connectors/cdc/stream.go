@@ -18,6 +18,9 @@ type streamPos struct {
 	Skip   int64
 	end    bool
 	tables *tableSet // the tables as the stream describes them there
+	// gate, on the position before a schema change, is what the fetch
+	// goroutine waits on before it emits the change (ddlGate).
+	gate chan struct{}
 }
 
 // tableSet is the stream's view of the captured tables: the plan's, with
@@ -51,6 +54,9 @@ func (r *reader) pollStream(out connectors.Collector) error {
 		r.fetch = connectors.StartFetcher(r.ctx, 8, r.streamFunc(*s, f, ts))
 	}
 	pos, got, err := r.fetch.Poll(out, pollWait, 8)
+	if got && pos.gate != nil {
+		r.gate = &ddlGate{open: pos.gate}
+	}
 	if got {
 		s.Pos, s.Skip = pos.Pos, pos.Skip
 		if pos.tables != nil && pos.tables != r.tables {
@@ -199,6 +205,19 @@ func (r *reader) streamFunc(s streamSplit, f *streamFilter, ts *tableSet) connec
 				next, c, err := r.schemaChange(ts, f, ev)
 				if err != nil {
 					return err
+				}
+				if next != nil && r.src.dbz == nil && r.rctx.Boundedness() == connectors.Unbounded {
+					gate := make(chan struct{})
+					p := pos
+					p.gate = gate
+					if !send(nil, p) {
+						return ctx.Err()
+					}
+					select {
+					case <-gate:
+					case <-ctx.Done():
+						return ctx.Err()
+					}
 				}
 				if ev.End {
 					pos = streamPos{Pos: ev.Tx}

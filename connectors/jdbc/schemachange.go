@@ -35,11 +35,16 @@ import (
 // Rows of an older schema of the table may still come (another channel,
 // a replay): each batch is written by the columns of its own schema.
 //
-// Not with is_exactly_once: the DDL would have to wait for the prepared
-// transactions of the sink's other writers (and MySQL refuses DDL inside
-// an XA transaction) while their checkpoint waits for this writer; it
-// is an error naming the table. Not with a custom query either, which
-// names its own columns.
+// With is_exactly_once the DDL runs outside the checkpoint's transaction
+// (MySQL refuses DDL inside an XA transaction, and PostgreSQL's would be
+// prepared with the rows), so there must be none open with rows: a
+// source that emits schema changes makes each a checkpoint boundary
+// (connectors/cdc, ddlGate), and the writer meets the change with every
+// earlier row prepared. The DDL waits for those prepared transactions'
+// commits, which the committer runs without this writer. Rows of the old
+// schema still in an open transaction are an error naming the table
+// (a failover, which restores to before the change). Not with a custom
+// query, which names its own columns.
 
 var (
 	_ connectors.SchemaChangeWriter = (*writer)(nil)
@@ -51,11 +56,8 @@ var (
 func (s *sink) SchemaChanges() error { return s.r.schemaChanges() }
 
 func (r *sinkResolved) schemaChanges() error {
-	switch {
-	case r.Query != "":
+	if r.Query != "" {
 		return fmt.Errorf("a custom query names its own columns; generate the statements (generate_sink_sql, database, table) instead")
-	case r.ExactlyOnce:
-		return fmt.Errorf("is_exactly_once = true (DDL cannot run while the checkpoint's transactions are open); use the upsert sink (enable_upsert, primary keys) without is_exactly_once")
 	}
 	return nil
 }
@@ -69,6 +71,9 @@ func (w *writer) ApplySchemaChange(c *row.SchemaChange) error {
 	}
 	if err := w.r.schemaChanges(); err != nil || base.t == nil {
 		return fmt.Errorf("Jdbc: cannot follow the schema change of %s (%s): %v", id, c, err)
+	}
+	if w.r.ExactlyOnce && (w.inTx || w.rows > 0) {
+		return fmt.Errorf("Jdbc: the schema change of %s (%s) came with rows of the old schema in the checkpoint's open transaction; with is_exactly_once a schema change must follow a checkpoint (the CDC sources make it one)", id, c)
 	}
 	if err := w.flush(); err != nil {
 		return err
