@@ -161,7 +161,7 @@ func (r *reader[T]) change(c *SchemaChange) error {
 		return err
 	}
 	c.Version = v
-	nc, err := r.count(4) // op, name, default, first: a byte each at least
+	nc, err := r.count(5) // op, name, default, first, after, type: a byte each at least
 	if err != nil {
 		return err
 	}
@@ -200,7 +200,11 @@ func (r *reader[T]) change(c *SchemaChange) error {
 		if err != nil {
 			return err
 		}
-		cc.Default, cc.First, cc.After = string(def), first == 1, string(after)
+		mt, err := r.str()
+		if err != nil {
+			return err
+		}
+		cc.Default, cc.First, cc.After, cc.MySQLType = string(def), first == 1, string(after), string(mt)
 		c.Columns = append(c.Columns, cc)
 	}
 	return nil

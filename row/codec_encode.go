@@ -116,6 +116,7 @@ func appendChange(dst []byte, c *SchemaChange) []byte {
 		}
 		dst = append(dst, first)
 		dst = appendStr(dst, cc.After)
+		dst = appendStr(dst, cc.MySQLType)
 	}
 	return dst
 }

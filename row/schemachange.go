@@ -72,6 +72,11 @@ type ColumnChange struct {
 	// it last, CHANGE leaves it where it is.
 	First bool
 	After string
+	// MySQLType is the column's type as MySQL writes it ("varchar(64)",
+	// "int unsigned") when the source is MySQL or MariaDB (ADD, CHANGE),
+	// so that a sink of the same kind makes the very column (as
+	// SeaTunnel's converters keep a column's source type); "" otherwise.
+	MySQLType string
 }
 
 // String renders the clause as MySQL would write it.

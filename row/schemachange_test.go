@@ -19,7 +19,7 @@ func TestSchemaChangeRoundTrip(t *testing.T) {
 		"announcement": {After: s},
 		"versioned":    {After: s, Version: 7},
 		"clauses": {After: s, Version: 3, Columns: []ColumnChange{
-			{Op: AddColumn, Field: Field{Name: "c", Type: tStr, Nullable: true, Comment: "it's"}, Default: "'yy'", After: "id"},
+			{Op: AddColumn, Field: Field{Name: "c", Type: tStr, Nullable: true, Comment: "it's"}, Default: "'yy'", After: "id", MySQLType: "varchar(64)"},
 			{Op: DropColumn, Name: "gone"},
 			{Op: ChangeColumn, Name: "old", Field: Field{Name: "id", Type: tBig}, First: true},
 			{Op: RenameColumn, Name: "x", Field: Field{Name: "y", Type: tInt}},
@@ -68,7 +68,7 @@ func TestSchemaChangeRoundTrip(t *testing.T) {
 		}
 	}
 	bad := AppendBatch(nil, NewSchemaChange(&SchemaChange{After: s, Version: 1, Columns: []ColumnChange{{Op: DropColumn, Name: "c"}}}))
-	bad[len(bad)-1-1-1-1-1-1] = 9 // the op: before name (2), default (1), first (1), after (1)
+	bad[len(bad)-1-1-1-1-1-1-1] = 9 // the op: before name (2), default (1), first (1), after (1), type (1)
 	if _, _, err := NewDecoder().Decode(bad); err == nil || !strings.Contains(err.Error(), "column operation 9") {
 		t.Errorf("bad op: %v", err)
 	}
@@ -77,7 +77,7 @@ func TestSchemaChangeRoundTrip(t *testing.T) {
 func fmtCols(cols []ColumnChange) []string {
 	var out []string
 	for _, c := range cols {
-		out = append(out, c.String()+"|"+c.Name+"|"+c.Default+"|"+c.Field.Comment)
+		out = append(out, c.String()+"|"+c.Name+"|"+c.Default+"|"+c.Field.Comment+"|"+c.MySQLType)
 	}
 	return out
 }

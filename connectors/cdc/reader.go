@@ -240,26 +240,40 @@ func (r *reader) NotifyCheckpointComplete(checkpointID int64) error {
 	if ok {
 		r.d.Commit(off)
 	}
-	if g := r.gate; g != nil && g.first > 0 && checkpointID > g.first {
+	switch g := r.gate; {
+	case g == nil || g.first == 0 || checkpointID < g.first:
+	case checkpointID == g.first:
+		r.requestCheckpoint() // the second
+	default:
 		close(g.open)
 		r.gate = nil
 	}
 	return nil
 }
 
+// requestCheckpoint asks for a checkpoint now, where the engine takes
+// such requests.
+func (r *reader) requestCheckpoint() {
+	if c, ok := r.rctx.(connectors.CheckpointRequester); ok {
+		c.RequestCheckpoint("a schema change of a captured table")
+	}
+}
+
 // A schema change is a checkpoint boundary, as SeaTunnel's
 // markSchemaChangeBeforeCheckpoint makes it: in a streaming job the
 // fetch goroutine, at a schema change it is about to emit, hands the
 // reader the position before it with a gate (streamPos.gate) and waits;
-// the reader opens the gate once two checkpoints taken since have
+// the reader asks for a checkpoint at once (connectors.CheckpointRequester)
+// and another when it completed, and opens the gate once the two have
 // completed — the first holds every row before the change that the
 // reader emitted, the second the ones the first recorded as channel
 // state, which the sink processed after the first's barrier — so a sink
 // applies the change with no rows of the old schema in an open
 // transaction (the Jdbc sink with is_exactly_once: MySQL refuses DDL in
 // an XA transaction, and a prepared one holds the table until its
-// commit). The wait takes about two checkpoint intervals; a failover
-// meanwhile restores to before the change, which the stream reads again.
+// commit). The wait takes two checkpoints' time (each at least
+// checkpoint.min-pause after the last); a failover meanwhile restores to
+// before the change, which the stream reads again.
 type ddlGate struct {
 	open  chan struct{}
 	first int64 // the first checkpoint taken since the gate came; 0: none yet

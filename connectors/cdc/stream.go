@@ -56,6 +56,7 @@ func (r *reader) pollStream(out connectors.Collector) error {
 	pos, got, err := r.fetch.Poll(out, pollWait, 8)
 	if got && pos.gate != nil {
 		r.gate = &ddlGate{open: pos.gate}
+		r.requestCheckpoint()
 	}
 	if got {
 		s.Pos, s.Skip = pos.Pos, pos.Skip

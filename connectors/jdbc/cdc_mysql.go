@@ -98,6 +98,7 @@ func (t *Table) AlterMySQL(cols []row.ColumnChange, defs []MySQLColumn) (*Table,
 				return nil, nil, err
 			}
 			cc.Field = row.Field{Name: d.Name, Type: col.Type, Nullable: d.Nullable, Comment: d.Comment}
+			cc.MySQLType = d.Type
 		}
 		// Names as the table has them (MySQL's are case-insensitive).
 		if cc.Name != "" {

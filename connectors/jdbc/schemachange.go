@@ -24,7 +24,8 @@ import (
 //	RENAME COLUMN   RENAME COLUMN old TO c                RENAME COLUMN old TO c
 //
 // Types are the ones the sink creates tables with (mysqlDDL,
-// postgresDDL). A clause whose effect the target shows already is
+// postgresDDL), but a MySQL target takes a MySQL source's own column type
+// (row.ColumnChange.MySQLType), so the target's column is the source's. A clause whose effect the target shows already is
 // skipped — an ADD of a column it has, a DROP or rename of one it lacks
 // — because after a restore the same change comes again: the DDL ran,
 // but the checkpoint that followed it did not complete. An announcement
@@ -207,9 +208,12 @@ func (w *writer) columnDef(c row.ColumnChange, key bool) (string, error) {
 	pg := w.d.name == dialectPostgres
 	var typ string
 	var err error
-	if pg {
+	switch {
+	case pg:
 		typ, err = postgresDDL(c.Field.Type)
-	} else {
+	case c.MySQLType != "":
+		typ = c.MySQLType // MySQL's own column from a MySQL source
+	default:
 		typ, err = mysqlDDL(c.Field.Type, key)
 	}
 	if err != nil {
@@ -220,7 +224,7 @@ func (w *writer) columnDef(c row.ColumnChange, key bool) (string, error) {
 		def += " NOT NULL"
 	}
 	if d := c.Default; d != "" {
-		if !pg && strings.EqualFold(d, "CURRENT_TIMESTAMP") && c.Field.Type.ID == row.TypeTimestamp {
+		if !pg && c.MySQLType == "" && strings.EqualFold(d, "CURRENT_TIMESTAMP") && c.Field.Type.ID == row.TypeTimestamp {
 			d = "CURRENT_TIMESTAMP(6)" // the precision of datetime(6)
 		}
 		def += " DEFAULT " + d
