@@ -108,11 +108,8 @@ func Tables(r *messages.ResolvedJob) (map[string][]*row.Schema, error) {
 // CheckCompatible tells whether a plan resolved afresh (a restore with a
 // changed job file) can continue from state written under old: every
 // source's table that old had must still be there, with every column it
-// had, of the same type. New tables and new columns are allowed. A source
-// that emits its tables' schema changes (connectors.SchemaChangeSource)
-// need only keep its tables: its checkpoint holds their schemas as its
-// stream left them, which it continues from whatever they are now. The
-// error names the source, table and column.
+// had, of the same type. New tables and new columns are allowed. The error
+// names the source, table and column.
 func CheckCompatible(old *messages.ResolvedJob, fresh *Plan) error {
 	before, err := Tables(old)
 	if err != nil {
@@ -131,17 +128,10 @@ func CheckCompatible(old *messages.ResolvedJob, fresh *Plan) error {
 		for _, t := range v.OutTables {
 			now[t.TableID] = t
 		}
-		evolves := false
-		if sc, ok := v.Source.(connectors.SchemaChangeSource); ok {
-			evolves, _ = sc.EmitsSchemaChanges()
-		}
 		for _, t := range prev {
 			cur := now[t.TableID]
 			if cur == nil {
 				problems = append(problems, fmt.Sprintf("%s: table %s is gone", v.Name, t.TableID))
-				continue
-			}
-			if evolves {
 				continue
 			}
 			for _, f := range t.Fields {
@@ -159,4 +149,38 @@ func CheckCompatible(old *messages.ResolvedJob, fresh *Plan) error {
 		return fmt.Errorf("the job's tables changed incompatibly since it was resolved: %s", strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// Evolved are the tables (as "source: table") of old's sources that emit
+// their tables' schema changes (connectors.SchemaChangeSource) whose
+// columns a plan resolved afresh sees otherwise: the tables were altered
+// since the job was resolved. Such a source's checkpoint continues its
+// stream from the plan it was resolved with, whose schemas the stream
+// changes as it reads the DDL; the fresh plan's would describe rows the
+// stream has not reached yet (actors/jobmaster continues the old plan).
+func Evolved(old *messages.ResolvedJob, fresh *Plan) ([]string, error) {
+	before, err := Tables(old)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, v := range fresh.Vertices {
+		sc, ok := v.Source.(connectors.SchemaChangeSource)
+		if v.Kind != SourceVertex || !ok {
+			continue
+		}
+		if emits, _ := sc.EmitsSchemaChanges(); !emits {
+			continue
+		}
+		now := map[string]*row.Schema{}
+		for _, t := range v.OutTables {
+			now[t.TableID] = t
+		}
+		for _, t := range before[v.Name] {
+			if cur := now[t.TableID]; cur != nil && !row.SameColumns(cur, t) {
+				out = append(out, v.Name+": "+t.TableID)
+			}
+		}
+	}
+	return out, nil
 }
