@@ -193,12 +193,39 @@ func (w *writer) alter(t tablePath, keys []string, c row.ColumnChange) error {
 		}
 		stmts = append(stmts, "COMMENT ON COLUMN "+w.d.table(t)+"."+w.d.quote(col)+" IS "+comment)
 	}
-	for _, q := range stmts {
+	for i, q := range stmts {
 		if err := w.exec(q); err != nil {
+			// Another writer of the sink may have run the clause first
+			// (a change reaches every writer behind a redistributing
+			// edge): the target shows its effect, and the rest is left
+			// to that writer too.
+			if i == 0 && w.ran(t, c, name, col) {
+				return nil
+			}
 			return fmt.Errorf("%s: %w", q, err)
 		}
 	}
 	return nil
+}
+
+// ran tells whether the target shows clause c's effect on its columns:
+// an added column there, a dropped one gone, a renamed one under its new
+// name only.
+func (w *writer) ran(t tablePath, c row.ColumnChange, name, col string) bool {
+	hasOld, err1 := w.hasColumn(t, name)
+	hasNew, err2 := w.hasColumn(t, col)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	switch c.Op {
+	case row.AddColumn:
+		return hasNew
+	case row.DropColumn:
+		return !hasOld
+	case row.ChangeColumn, row.RenameColumn:
+		return name != col && !hasOld && hasNew
+	}
+	return false
 }
 
 // columnDef is the column definition an ADD or a MySQL CHANGE / MODIFY
