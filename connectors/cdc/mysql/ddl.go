@@ -20,7 +20,8 @@ import (
 //	MODIFY [COLUMN] [IF EXISTS] c def [FIRST | AFTER p]
 //	RENAME COLUMN old TO c
 //
-// with def a type, NULL / NOT NULL, DEFAULT, COMMENT, CHARACTER SET and
+// (MariaDB's IF [NOT] EXISTS too: a clause that finds nothing to do is
+// left out), with def a type, NULL / NOT NULL, DEFAULT, COMMENT, CHARACTER SET and
 // the attributes that do not change rows (COLLATE, AUTO_INCREMENT, ON
 // UPDATE, keys, VISIBLE, …) — and skips those that change no column
 // (indexes, keys, constraints, table options, partitions). Several
@@ -36,6 +37,9 @@ type alterClause struct {
 	change  row.ColumnChange
 	def     jdbc.MySQLColumn
 	charset string // CHARACTER SET given, "" for the table's
+	// maybe is MariaDB's IF [NOT] EXISTS: the clause does nothing when
+	// the table lacks the column (DROP, CHANGE, MODIFY) or has it (ADD).
+	maybe bool
 }
 
 // ddlToken is a token of a statement: a word (keyword or identifier, its
@@ -294,9 +298,10 @@ func (p *ddlParser) clause() ([]alterClause, error) {
 			return nil, nil
 		}
 		p.accept("COLUMN")
-		p.accept("IF") // MariaDB's IF NOT EXISTS
-		p.accept("NOT")
-		p.accept("EXISTS")
+		maybe := p.is("IF") && strings.EqualFold(p.peek(1).text, "NOT")
+		if maybe { // MariaDB's IF NOT EXISTS
+			p.p += 3
+		}
 		if p.punct("(") {
 			var out []alterClause
 			for {
@@ -304,6 +309,7 @@ func (p *ddlParser) clause() ([]alterClause, error) {
 				if err != nil {
 					return nil, err
 				}
+				c.maybe = maybe
 				out = append(out, c)
 				if p.punct(")") {
 					return out, nil
@@ -314,6 +320,7 @@ func (p *ddlParser) clause() ([]alterClause, error) {
 			}
 		}
 		c, err := p.columnClause(row.AddColumn, "")
+		c.maybe = maybe
 		return []alterClause{c}, err
 	case p.accept("DROP"):
 		if p.isKeyWord() || p.is("CHECK") {
@@ -321,30 +328,30 @@ func (p *ddlParser) clause() ([]alterClause, error) {
 			return nil, nil
 		}
 		p.accept("COLUMN")
-		if p.accept("IF") && !p.accept("EXISTS") {
-			return nil, fmt.Errorf("IF EXISTS expected at %q", p.rest())
-		}
+		maybe := p.ifExists()
 		name, err := p.ident("a column name")
 		if err != nil {
 			return nil, err
 		}
 		p.accept("RESTRICT")
 		p.accept("CASCADE")
-		return []alterClause{{change: row.ColumnChange{Op: row.DropColumn, Name: name}}}, nil
+		return []alterClause{{change: row.ColumnChange{Op: row.DropColumn, Name: name}, maybe: maybe}}, nil
 	case p.accept("CHANGE"):
 		p.accept("COLUMN")
-		p.ifExists()
+		maybe := p.ifExists()
 		old, err := p.ident("a column name")
 		if err != nil {
 			return nil, err
 		}
 		c, err := p.columnClause(row.ChangeColumn, old)
+		c.maybe = maybe
 		return []alterClause{c}, err
 	case p.accept("MODIFY"):
 		p.accept("COLUMN")
-		p.ifExists()
+		maybe := p.ifExists()
 		if n := p.peek(0); n.kind == 'w' {
 			c, err := p.columnClause(row.ChangeColumn, n.text)
+			c.maybe = maybe
 			return []alterClause{c}, err
 		}
 		return nil, fmt.Errorf("a column name expected at %q", p.rest())
@@ -385,10 +392,13 @@ func (p *ddlParser) isKeyWord() bool {
 	return false
 }
 
-func (p *ddlParser) ifExists() {
+// ifExists takes MariaDB's IF EXISTS, telling whether it was there.
+func (p *ddlParser) ifExists() bool {
 	if p.is("IF") && strings.EqualFold(p.peek(1).text, "EXISTS") {
 		p.p += 2
+		return true
 	}
+	return false
 }
 
 // columnClause reads "c def [FIRST | AFTER p]" of an ADD, CHANGE or

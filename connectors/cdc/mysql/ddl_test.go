@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/stactor/stactor/row"
 )
 
 // clauseText renders parsed clauses for comparison: op, old name, new
@@ -88,6 +90,14 @@ func TestParseAlter(t *testing.T) {
 		if !isAlter || table != c.table || !strings.HasPrefix(got, c.want) || c.want == "" && got != "" {
 			t.Errorf("%s:\n got %s %q (alter %v)\nwant %s %q", c.q, table, got, isAlter, c.table, c.want)
 		}
+	}
+	// MariaDB's IF [NOT] EXISTS: a clause that finds nothing to do is
+	// left out.
+	s := row.MustSchema("shop.t", row.Field{Name: "a", Type: row.Int}, row.Field{Name: "b", Type: row.Int})
+	_, cs, _, err := parseAlter("ALTER TABLE t DROP COLUMN IF EXISTS x, ADD COLUMN IF NOT EXISTS a int, ADD COLUMN IF NOT EXISTS c int, "+
+		"MODIFY IF EXISTS y int, CHANGE COLUMN IF EXISTS b b2 bigint, DROP IF EXISTS c", "shop")
+	if got := clauseText(applicable(s, cs)); err != nil || got != "ADD COLUMN c int; CHANGE COLUMN b b2 bigint; DROP COLUMN c" {
+		t.Errorf("IF [NOT] EXISTS: %q (%v)", got, err)
 	}
 	for _, q := range []string{"CREATE TABLE t (a int)", "ALTER DATABASE d CHARACTER SET latin1", "BEGIN"} {
 		if _, _, isAlter, err := parseAlter(q, "shop"); isAlter || err != nil {

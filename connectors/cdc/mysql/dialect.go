@@ -301,10 +301,11 @@ func (d *dialect) alter(id, q string, clauses []alterClause) (*table, *cdc.Table
 	if !ok {
 		return nil, nil, nil, fmt.Errorf("table %s is not captured", id)
 	}
+	old := d.tables[i]
+	clauses = applicable(old.Schema, clauses)
 	if len(clauses) == 0 {
 		return nil, nil, nil, nil
 	}
-	old := d.tables[i]
 	var p tablePrivate
 	if err := json.Unmarshal(old.Private, &p); err != nil || p.Jdbc == nil {
 		return nil, nil, nil, fmt.Errorf("MySQL-CDC table %s: its description: %v", id, err)
@@ -340,6 +341,39 @@ func (d *dialect) alter(id, q string, clauses []alterClause) (*table, *cdc.Table
 	}
 	tb, err := d.useTable(i, ct)
 	return tb, ct, cols, err
+}
+
+// applicable are the clauses that change s, as the earlier ones left it:
+// without those whose IF [NOT] EXISTS found nothing to do.
+func applicable(s *row.Schema, clauses []alterClause) []alterClause {
+	names := map[string]bool{}
+	for _, f := range s.Fields {
+		names[strings.ToLower(f.Name)] = true
+	}
+	var out []alterClause
+	for _, c := range clauses {
+		old, now := strings.ToLower(c.change.Name), strings.ToLower(c.def.Name)
+		switch c.change.Op {
+		case row.AddColumn:
+			if c.maybe && names[now] {
+				continue
+			}
+			names[now] = true
+		case row.DropColumn:
+			if c.maybe && !names[old] {
+				continue
+			}
+			delete(names, old)
+		default:
+			if c.maybe && !names[old] {
+				continue
+			}
+			delete(names, old)
+			names[now] = true
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // alterCharsets are the character sets of the columns of old after the
