@@ -108,7 +108,10 @@
 // also one that resolved the job afresh, its tables as they are now —
 // decodes with the ones of its position and announces them again before
 // any row (operators restored from the plan learn them; ones that have
-// them ignore it).
+// them ignore it). In a streaming job a change is a checkpoint boundary:
+// the stream holds it until two checkpoints it asks for have completed
+// (reader.go, ddlGate), so sinks apply it with no rows of the old schema
+// open.
 //
 // # Output
 //
