@@ -245,3 +245,46 @@ func TestSchemaChangeBroadcast(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// Changes that drop, rename and retype columns pass a transform that
+// follows them with their clauses, in version order; a replay of a
+// version the operators passed changes nothing, and rows of each schema
+// are written by it.
+func TestSchemaChangeVersionsThroughChain(t *testing.T) {
+	resetProbe()
+	tk := fusedTask(t, schemaJob(`FilterRowKind { plugin_input = "fake", plugin_output = "f", include_kinds = ["INSERT"] }`, `SchemaProbe { plugin_input = "f" }`))
+	head := tk.ops.ops[tk.chain.Head.ID]
+	base := tk.chain.Head.OutTables[0]
+	change := func(s *row.Schema, v int64, cols ...row.ColumnChange) (*row.Schema, *row.Batch) {
+		t.Helper()
+		next, err := row.Apply(s, cols)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return next, row.NewSchemaChange(&row.SchemaChange{Version: v, After: next, Columns: cols})
+	}
+	v1, c1 := change(base, 1, row.ColumnChange{Op: row.AddColumn, Field: row.Field{Name: "extra", Type: row.BigInt, Nullable: true}, First: true})
+	v2, c2 := change(v1, 2, row.ColumnChange{Op: row.ChangeColumn, Name: "name", Field: row.Field{Name: "label", Type: row.String, Nullable: true}, Default: "'x'"})
+	v3, c3 := change(v2, 3, row.ColumnChange{Op: row.DropColumn, Name: "extra"}, row.ColumnChange{Op: row.RenameColumn, Name: "label", Field: row.Field{Name: "label2"}})
+	for _, b := range []*row.Batch{c1, rowsOf(v1), c2, rowsOf(v2), c1, c2, c3, rowsOf(v3), c2} {
+		if err := tk.ops.push(head, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	changes, written := probed()
+	var got []string
+	for _, c := range changes {
+		got = append(got, c.String())
+	}
+	want := []string{
+		"fake ADD COLUMN extra bigint FIRST (version 1)",
+		"fake CHANGE COLUMN name label string DEFAULT 'x' (version 2)",
+		"fake DROP COLUMN extra, RENAME COLUMN label TO label2 (version 3)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("changes applied:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(written) != 3 || !row.SameColumns(written[0], v1) || !row.SameColumns(written[1], v2) || !row.SameColumns(written[2], v3) {
+		t.Fatalf("written schemas: %v", written)
+	}
+}
