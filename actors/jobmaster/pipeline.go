@@ -55,7 +55,7 @@ func (j *JobMaster) startPipeline(ctx actor.Context, p *pipelineRun, restore boo
 		return
 	}
 	if err != nil {
-		j.endPipeline(ctx, p, state.PipelineFailed, fmt.Sprintf("checkpoint storage: %v", err))
+		j.startFailed(p, fmt.Sprintf("checkpoint storage: %v", err), err)
 		return
 	}
 	p.attempt = attempt
@@ -68,12 +68,12 @@ func (j *JobMaster) startPipeline(ctx actor.Context, p *pipelineRun, restore boo
 			j.log.Warn().Int("pipeline", p.p.ID).Msg(w)
 		}
 		if err != nil {
-			j.endPipeline(ctx, p, state.PipelineFailed, fmt.Sprintf("reading the latest checkpoint: %v", err))
+			j.startFailed(p, fmt.Sprintf("reading the latest checkpoint: %v", err), err)
 			return
 		}
 		last, err := j.store.LastCompleted(j.spec.JobId, p.p.ID)
 		if err != nil {
-			j.endPipeline(ctx, p, state.PipelineFailed, fmt.Sprintf("reading the last completed checkpoint: %v", err))
+			j.startFailed(p, fmt.Sprintf("reading the last completed checkpoint: %v", err), err)
 			return
 		}
 		refusal, warning, undoes := committedPast(j.spec.JobId, p.p.ID, cp, last, warnings, j.opts.AcceptDuplicates, sinksUndo(p.p))
@@ -111,6 +111,18 @@ func (j *JobMaster) startPipeline(ctx actor.Context, p *pipelineRun, restore boo
 		return
 	}
 	p.coordinator = pid
+}
+
+// startFailed fails a pipeline whose attempt could not start because the
+// checkpoint storage failed: like a failed attempt, it is tried again
+// after job.retry.interval.seconds while retries are left (checkEnd,
+// which the callers run next), so a store that is down for a moment — a
+// NATS server restarting — costs a retry, not the job. What the store
+// says is corrupt or invalid is permanent: retrying reads it again.
+func (j *JobMaster) startFailed(p *pipelineRun, cause string, err error) {
+	j.log.Warn().Str("cause", cause).Int("pipeline", p.p.ID).Msg("pipeline failed to start")
+	p.state, p.cause = state.PipelineFailing, cause
+	p.permanent = p.permanent || errors.Is(err, storage.ErrCorrupt) || errors.Is(err, storage.ErrInvalid)
 }
 
 // failPipeline cancels the pipeline's subtasks; when they are gone it is
