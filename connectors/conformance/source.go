@@ -34,7 +34,8 @@ type Source struct {
 	// BatchSize the collector suggests (7 when 0: several polls a split).
 	Rows, Parallelism, BatchSize int
 	// PollBound is the longest a PollNext may take (250 ms when 0: the
-	// engine's ~100 ms with room for a loaded machine).
+	// engine's ~100 ms with room for a loaded machine; three times that
+	// under the race detector).
 	PollBound time.Duration
 	// Expected, optional, maps the rows written to the rows the source
 	// is known to read back when its format cannot keep every value (text
@@ -79,7 +80,7 @@ func (c *Source) defaults() {
 		c.BatchSize = 7
 	}
 	if c.PollBound == 0 {
-		c.PollBound = 250 * time.Millisecond
+		c.PollBound = raceSlowdown * 250 * time.Millisecond
 	}
 }
 
