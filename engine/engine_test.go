@@ -869,3 +869,55 @@ sink { EngineTestSink { key = "`+key+`" } }`)
 		})
 	}
 }
+
+// hangingStore's NextAttempt does not answer until release is closed, as a
+// JetStream store whose server stopped answering.
+type hangingStore struct {
+	*localfile.Store
+	release chan struct{}
+}
+
+func (s *hangingStore) NextAttempt(jobID string, p int, term uint64) (int, error) {
+	<-s.release
+	return s.Store.NextAttempt(jobID, p, term)
+}
+
+// While the checkpoint storage does not answer a pipeline's start, the
+// JobMaster still answers status requests and a cancel ends the job.
+func TestJobMasterAnswersWhileTheStoreHangs(t *testing.T) {
+	store := &hangingStore{release: make(chan struct{})}
+	defer close(store.release)
+	e := start(t, 16, func(c *engine.Config) {
+		s, err := localfile.New(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		store.Store = s
+		c.Store = store
+	})
+	submit(t, e, "hang", `
+source { EngineTestSource { rows = 50 } }
+sink { EngineTestSink { key = "hang" } }`)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st, err := e.Status("hang")
+		if err != nil {
+			t.Fatalf("status while the store hangs: %v", err)
+		}
+		if len(st.Pipelines) > 0 && st.Pipelines[0].State == state.PipelineCreated {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the pipeline is %v, want CREATED while its start waits for the store", st.Pipelines)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	e.Cancel("hang")
+	st, err := e.Wait("hang", 5*time.Second)
+	if err != nil {
+		t.Fatalf("the job did not end after a cancel while the store hangs: %v", err)
+	}
+	if st.State != state.JobCanceled {
+		t.Fatalf("state %s (%s), want CANCELED", st.State, st.Error)
+	}
+}

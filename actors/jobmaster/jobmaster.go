@@ -159,6 +159,7 @@ type pipelineRun struct {
 	cause       string
 	permanent   bool
 	backoff     bool // failed, waiting job.retry.interval.seconds to restart
+	starting    int  // the starts asked (startPipeline); the latest is the one that counts
 	lastCkpt    int64
 	// the latest completed checkpoint and how many completed, for the
 	// metrics (PipelineMetrics)
@@ -227,6 +228,8 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 		j.resolve()
 	case *resolved:
 		j.onResolved(ctx, m)
+	case *startRead:
+		j.onStartRead(ctx, m)
 	case *actor.Stopping:
 		j.timers.Stop()
 		if j.cancelResolve != nil {
@@ -348,7 +351,6 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 		}
 		m.p.backoff = false
 		j.startPipeline(ctx, m.p, true)
-		j.checkEnd(ctx) // it may have failed to start
 	case *messages.CancelJob:
 		j.cancel(ctx)
 	case *messages.Savepoint:
