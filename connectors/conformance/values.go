@@ -30,7 +30,7 @@ func PrimitiveTypes() []*row.Type {
 	return []*row.Type{
 		row.String, row.Boolean, row.TinyInt, row.SmallInt, row.Int, row.BigInt,
 		row.Float, row.Double, row.DecimalOf(10, 2), row.DecimalOf(38, 18), row.Bytes,
-		row.Date, row.Time, row.Timestamp, row.Null,
+		row.Date, row.Time, row.Timestamp, row.TimestampTZ, row.Null,
 	}
 }
 
@@ -118,6 +118,11 @@ func Value(t *row.Type, i int) any {
 		return pick(time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 2, 29, 12, 34, 56, 789000000, time.UTC),
 			time.Date(1999, 12, 31, 23, 59, 59, 0, time.UTC), time.Date(2026, 1, 1+i%28, i%24, i%60, 0, 0, time.UTC),
 			time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 999000000, time.UTC))
+	case row.TypeTimestampTZ: // offsets with minutes, at both ends of the zones, and years 1 and 9999
+		zone := func(h, m int) *time.Location { return time.FixedZone("", h*3600+m*60) }
+		return pick(time.Date(2024, 1, 1, 10, 0, 0, 0, zone(8, 0)), time.Date(2024, 2, 29, 12, 34, 56, 789000000, time.UTC),
+			time.Date(1999, 12, 31, 23, 59, 59, 0, zone(5, 45)), time.Date(2026, 1, 1+i%28, i%24, i%60, 0, 0, zone(-12, 0)),
+			time.Date(1, 1, 1, 12, 0, 0, 0, zone(14, 0)), time.Date(9999, 12, 31, 11, 59, 59, 999000000, zone(-3, -30)))
 	case row.TypeArray:
 		n := i % 4
 		out := make([]any, n)
@@ -171,7 +176,7 @@ func Key(v any) string {
 	case decimal.Decimal:
 		return "dec:" + x.String()
 	case time.Time:
-		return x.UTC().Format(time.RFC3339Nano)
+		return x.Format(time.RFC3339Nano) // a timestamp_tz keeps its offset; other times are UTC
 	case time.Duration:
 		return "time:" + x.String()
 	case []any:
@@ -267,6 +272,14 @@ func CheckValue(t *row.Type, v any) error {
 		}
 		if x.Location() != time.UTC {
 			return fmt.Errorf("timestamp value %s is not UTC", Key(v))
+		}
+	case row.TypeTimestampTZ:
+		x, ok := v.(time.Time)
+		if !ok {
+			return bad()
+		}
+		if _, off := x.Zone(); off == 0 && x.Location() != time.UTC {
+			return fmt.Errorf("timestamp_tz value %s at offset 0 is not UTC", Key(v))
 		}
 	case row.TypeArray:
 		x, ok := v.([]any)
