@@ -34,6 +34,33 @@ func PrimitiveTypes() []*row.Type {
 	}
 }
 
+// TimestampTZAtUTC is an Expected for a connector that keeps a
+// timestamp_tz's instant but not its offset (PostgreSQL's timestamptz,
+// Parquet's UTC-adjusted timestamps): each timestamp_tz value at offset Z.
+func TimestampTZAtUTC(schema *row.Schema, rows [][]any) [][]any {
+	out := make([][]any, len(rows))
+	for i, r := range rows {
+		out[i] = slices.Clone(r)
+		for j, f := range schema.Fields {
+			if tz, ok := r[j].(time.Time); ok && f.Type.ID == row.TypeTimestampTZ {
+				out[i][j] = tz.UTC()
+			}
+		}
+	}
+	return out
+}
+
+// TimestampTZAsTimestamp is a ReadsAs for a source that reads a
+// timestamp_tz its sink wrote back as a timestamp (the instant's wall
+// clock in UTC, with TimestampTZAtUTC): a format or database without a
+// type that holds an offset.
+func TimestampTZAsTimestamp(t *row.Type) *row.Type {
+	if t.ID == row.TypeTimestampTZ {
+		return row.Timestamp
+	}
+	return t
+}
+
 // Without is types less those whose String is one of names ("bytes",
 // "map<string, int>"): for a connector that supports all but a few.
 func Without(types []*row.Type, names ...string) []*row.Type {

@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stactor/stactor/connectors/conformance"
 	"github.com/stactor/stactor/row"
@@ -98,7 +96,7 @@ func badCodec(format string) string {
 func expected(format string) func(*row.Schema, [][]any) [][]any {
 	switch format {
 	case formatParquet, formatORC:
-		return instants
+		return conformance.TimestampTZAtUTC
 	case formatText, formatCSV:
 	default:
 		return nil
@@ -168,34 +166,14 @@ func expected(format string) func(*row.Schema, [][]any) [][]any {
 	}
 }
 
-// instants: Parquet and ORC write a timestamp_tz as its instant (a
-// UTC-adjusted TIMESTAMP, a TIMESTAMP_INSTANT) and read it back as a
-// timestamp, the wall clock in UTC.
-func instants(schema *row.Schema, rows [][]any) [][]any {
-	out := make([][]any, len(rows))
-	for i, r := range rows {
-		out[i] = slices.Clone(r)
-		for j, f := range schema.Fields {
-			if tz, ok := r[j].(time.Time); ok && f.Type.ID == row.TypeTimestampTZ {
-				out[i][j] = tz.UTC()
-			}
-		}
-	}
-	return out
-}
-
-// readsAs: Parquet's and ORC's catalog tables give a timestamp_tz column,
-// written as a UTC-adjusted timestamp, as a timestamp.
+// Parquet and ORC write a timestamp_tz as its instant (a UTC-adjusted
+// TIMESTAMP, a TIMESTAMP_INSTANT) and read it back as a timestamp, the
+// wall clock in UTC.
 func readsAs(format string) func(*row.Type) *row.Type {
 	if format != formatParquet && format != formatORC {
 		return nil
 	}
-	return func(t *row.Type) *row.Type {
-		if t.ID == row.TypeTimestampTZ {
-			return row.Timestamp
-		}
-		return t
-	}
+	return conformance.TimestampTZAsTimestamp
 }
 
 // Every format is a source and a sink: the source's test data is written
