@@ -608,6 +608,11 @@ func FuzzDecode(f *testing.F) {
 	for j, fl := range everyType.Fields {
 		f.Add(AppendBatch(nil, NewBatch(MustSchema("one", fl), every.Kinds, []*Column{every.Cols[j]})))
 	}
+	tz := tzBatch(f) // timestamp_tz columns and nested values (version 3)
+	f.Add(AppendBatch(nil, tz))
+	for j, fl := range tzSchema.Fields {
+		f.Add(AppendBatch(nil, NewBatch(MustSchema("one", fl), nil, []*Column{tz.Cols[j]})))
+	}
 	f.Add([]byte{})
 	f.Add([]byte{1})
 	f.Fuzz(func(t *testing.T, data []byte) {
