@@ -82,14 +82,14 @@ func valueEqual(a, b any) bool {
 	case decimal.Decimal:
 		y, ok := b.(decimal.Decimal)
 		return ok && x.Equal(y) && x.Exponent() == y.Exponent()
-	case time.Time: // same instant and offset; a boxed timestamp is UTC
+	case time.Time: // same instant and offset; a boxed timestamp is UTC, a timestamp_tz never
 		y, ok := b.(time.Time)
 		if !ok {
 			return false
 		}
 		_, xo := x.Zone()
 		_, yo := y.Zone()
-		return x.Equal(y) && xo == yo && (xo != 0 || y.Location() == time.UTC)
+		return x.Equal(y) && xo == yo && (x.Location() == time.UTC) == (y.Location() == time.UTC)
 	case []byte:
 		y, ok := b.([]byte)
 		return ok && bytes.Equal(x, y)

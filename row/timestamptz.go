@@ -16,12 +16,18 @@ package row
 // LocalDateTime.MIN..MAX, as OffsetDateTime's own range is.
 //
 // The boxed form (Value) is a time.Time at the instant in a fixed zone of
-// the offset (time.UTC for offset 0 is the same value).
+// the offset; at offset 0 that zone is ZoneZ, never time.UTC, which boxed
+// timestamps and dates are in: a boxed value tells which of them it is
+// where no type is at hand (Text(nil, v), Convert to string, nested values
+// in the codec).
 
 import (
 	"fmt"
 	"time"
 )
+
+// ZoneZ is the zone of a boxed timestamp_tz at offset 0 (Z).
+var ZoneZ = time.FixedZone("Z", 0)
 
 // MaxOffsetSec is the largest UTC offset, in seconds, Java's ZoneOffset
 // allows (±18:00).
@@ -40,7 +46,7 @@ func TimestampTZOf(t time.Time) (sec int64, nano int32, off int32) {
 func TimestampTZTime(sec int64, nano int32, off int32) time.Time {
 	t := time.Unix(sec, int64(nano))
 	if off == 0 {
-		return t.UTC()
+		return t.In(ZoneZ)
 	}
 	return t.In(time.FixedZone("", int(off)))
 }

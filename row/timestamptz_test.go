@@ -98,8 +98,15 @@ func TestTimestampTZConvert(t *testing.T) {
 			t.Errorf("%s reads as %s", in, got)
 		}
 	}
-	if v, _ := Convert(TimestampTZ, "2024-01-01T10:00:00Z"); v.(time.Time).Location() != time.UTC {
-		t.Error("offset 0 is not boxed in UTC")
+	// At offset 0 it is boxed in ZoneZ, not in time.UTC (a timestamp's):
+	// untyped, it still prints as a timestamp_tz, and keeps its kind
+	// nested in the codec.
+	z, _ := Convert(TimestampTZ, "2024-01-01T10:00:00Z")
+	if z.(time.Time).Location() != ZoneZ || Text(nil, z) != "2024-01-01T10:00Z" {
+		t.Errorf("offset 0 boxed as %v, text %s", z.(time.Time).Location(), Text(nil, z))
+	}
+	if s, _ := Convert(String, z); s != "2024-01-01T10:00Z" {
+		t.Errorf("as string %v", s)
 	}
 	// The offset is the value's own, not the machine's zone.
 	local := time.Date(2024, 7, 1, 12, 0, 0, 0, time.FixedZone("CEST", 7200))

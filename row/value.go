@@ -260,7 +260,7 @@ func Convert(t *Type, v any) (any, error) {
 	case TypeTimestampTZ:
 		var ts time.Time
 		switch x := v.(type) {
-		case time.Time: // a boxed timestamp (UTC) is at offset 0
+		case time.Time: // a boxed timestamp (UTC) is that wall clock at offset 0
 			ts = x
 		case string:
 			p, err := ParseTimestampTZ(x)
