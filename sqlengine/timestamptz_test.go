@@ -47,6 +47,11 @@ func TestTimestampTZ(t *testing.T) {
 		{"select id from fake where other >= '2024-01-01T02:00:00Z'", []string{"1", "2", "3", "4"}},
 		{"select id from fake where other > '2024-01-01T02:00:00Z'", []string{"3", "4"}},
 		{"select id from fake where tz is null", []string{"4"}},
+		{"select id from fake where tz in ('2024-01-01T02:00:00Z', '0001-01-01T00:00:00.5-12:00')", []string{"2", "3"}},
+		{"select id from fake where tz in (other)", []string{"2"}},
+		{"select coalesce(tz, other), case when id = 1 then other else tz end from fake where id in (1, 4)", []string{
+			"2024-01-01T10:00+08:00 | 2024-01-01T02:00Z", "2024-01-01T07:45+05:45 | null"}},
+		{"select id from fake where tz not in ('2024-01-01T10:00:00+08:00')", []string{"2", "3"}},
 		{"select id from fake where cast(tz as timestamp) = ts", []string{"1", "2"}},
 	} {
 		got, _, err := run(t, tc.q, s, rows)
