@@ -34,7 +34,7 @@ func TestTimestampTZFormats(t *testing.T) {
 	in = append(in, []any{int64(9), nil, nil})
 	for _, tc := range []struct {
 		format, read, content string // content: what the file holds of row 0
-		asTimestamp                  bool
+		asTimestamp           bool
 	}{
 		{"text", "", "2024-01-01T10:00+05:45", false},
 		{"csv", "", "2024-01-01T10:00+05:45", false},
