@@ -167,7 +167,15 @@ func TestCodecTimestampTZ(t *testing.T) {
 	}
 	roundTrip(t, one)
 	roundTrip(t, mixed)
-	for _, part := range SplitBySize(b, 120) {
+	// Split by size, each part within the limit (a row alone may be over).
+	parts := SplitBySize(b, 300)
+	if len(parts) < 2 {
+		t.Fatalf("%d bytes in %d part", EncodedSize(b), len(parts))
+	}
+	for _, part := range parts {
+		if n := EncodedSize(part); n > 300 && part.Len() > 1 {
+			t.Errorf("a part of %d rows is %d bytes", part.Len(), n)
+		}
 		roundTrip(t, part)
 	}
 }
