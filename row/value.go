@@ -23,7 +23,7 @@ import (
 //	date                      time.Time (midnight, UTC)
 //	time                      time.Duration since midnight
 //	timestamp                 time.Time (UTC: a wall clock without zone)
-//	timestamp_tz              time.Time at the instant, in a fixed zone of its offset
+//	timestamp_tz              time.Time at the instant, in a fixed zone of its offset (ZoneZ at 0)
 //	array                     []any of boxed elements
 //	map                       *MapValue
 //	row                       []any of boxed fields
