@@ -306,6 +306,8 @@ func dropLast(c *row.Column) {
 		c.Ints = c.Ints[:n]
 	case row.StoreTimestamp:
 		c.Secs, c.Nanos = c.Secs[:n], c.Nanos[:n]
+	case row.StoreTimestampTZ:
+		c.Secs, c.Nanos, c.Offs = c.Secs[:n], c.Nanos[:n], c.Offs[:n]
 	case row.StoreFloat:
 		c.Floats = c.Floats[:n]
 	case row.StoreString:
