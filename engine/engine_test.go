@@ -883,10 +883,10 @@ func (s *hangingStore) NextAttempt(jobID string, p int, term uint64) (int, error
 }
 
 // While the checkpoint storage does not answer a pipeline's start, the
-// JobMaster still answers status requests and a cancel ends the job.
+// JobMaster still answers status requests and takes a cancel, which ends
+// the job once the store answers.
 func TestJobMasterAnswersWhileTheStoreHangs(t *testing.T) {
 	store := &hangingStore{release: make(chan struct{})}
-	defer close(store.release)
 	e := start(t, 16, func(c *engine.Config) {
 		s, err := localfile.New(t.TempDir())
 		if err != nil {
@@ -913,9 +913,23 @@ sink { EngineTestSink { key = "hang" } }`)
 		time.Sleep(10 * time.Millisecond)
 	}
 	e.Cancel("hang")
+	for {
+		st, err := e.Status("hang")
+		if err != nil {
+			t.Fatalf("status after the cancel while the store hangs: %v", err)
+		}
+		if st.State == state.JobCanceling {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the job is %s after a cancel, want CANCELING while the store hangs", st.State)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(store.release)
 	st, err := e.Wait("hang", 5*time.Second)
 	if err != nil {
-		t.Fatalf("the job did not end after a cancel while the store hangs: %v", err)
+		t.Fatalf("the job did not end after the store answered: %v", err)
 	}
 	if st.State != state.JobCanceled {
 		t.Fatalf("state %s (%s), want CANCELED", st.State, st.Error)

@@ -160,6 +160,9 @@ type pipelineRun struct {
 	permanent   bool
 	backoff     bool // failed, waiting job.retry.interval.seconds to restart
 	starting    int  // the starts asked (startPipeline); the latest is the one that counts
+	// startPending: the latest start's storage reads have not answered
+	// (onStartRead); the pipeline does not end before they do.
+	startPending bool
 	lastCkpt    int64
 	// the latest completed checkpoint and how many completed, for the
 	// metrics (PipelineMetrics)

@@ -54,6 +54,7 @@ func (j *JobMaster) startPipeline(ctx actor.Context, p *pipelineRun, restore boo
 	p.state = state.PipelineCreated
 	p.tasks, p.enums = map[[2]int32]*taskRun{}, map[int]*actor.PID{} // the last attempt's are gone
 	p.starting++
+	p.startPending = true
 	gen, store, jobID, term, sys, self := p.starting, j.store, j.spec.JobId, j.opts.Term, j.sys, j.self
 	go func() {
 		r := &startRead{p: p, gen: gen, restore: restore}
@@ -93,15 +94,22 @@ func (r *startRead) read(store storage.Storage, jobID string, term uint64) {
 	}
 }
 
-// onStartRead goes on with a start once the storage answered; an answer
-// for a start that was canceled meanwhile (or superseded) is dropped.
+// onStartRead goes on with a start once the storage answered. A pipeline
+// canceled meanwhile ends now (checkEnd waits for the answer: a restored
+// pipeline's counts are its checkpoint's, which only the answer has).
 func (j *JobMaster) onStartRead(ctx actor.Context, m *startRead) {
 	p := m.p
-	if j.ended || m.gen != p.starting || p.state != state.PipelineCreated || p.coordinator != nil {
+	if j.ended || m.gen != p.starting {
 		return
 	}
-	j.finishStart(ctx, p, m)
-	j.checkEnd(ctx) // it may have failed to start
+	p.startPending = false
+	switch {
+	case p.state == state.PipelineCreated && p.coordinator == nil:
+		j.finishStart(ctx, p, m)
+	case m.err == nil && m.cp != nil:
+		p.baseRead, p.baseWrite = m.cp.ReadRows, m.cp.WriteRows
+	}
+	j.checkEnd(ctx) // it may have failed to start, or been canceled
 }
 
 func (j *JobMaster) finishStart(ctx actor.Context, p *pipelineRun, m *startRead) {
@@ -221,7 +229,7 @@ func (j *JobMaster) checkEnd(ctx actor.Context) {
 		return
 	}
 	for _, p := range j.pipelines {
-		if !allGone(p) {
+		if !allGone(p) || p.startPending {
 			continue
 		}
 		switch p.state {
