@@ -163,7 +163,7 @@ type pipelineRun struct {
 	// startPending: the latest start's storage reads have not answered
 	// (onStartRead); the pipeline does not end before they do.
 	startPending bool
-	lastCkpt    int64
+	lastCkpt     int64
 	// the latest completed checkpoint and how many completed, for the
 	// metrics (PipelineMetrics)
 	lastCheckpoint    *messages.CompletedCheckpoint
