@@ -46,7 +46,7 @@ func BuildBenthos(root, dir string) (string, error) {
 // is an ordinary copy, not the file as the linker left it. Both tools are
 // built static, with CGO_ENABLED=0, as the Taskfile's build task builds
 // stactor and Benthos's CI builds Benthos: a dynamically linked build
-// maps libc and the loader too (about 1.2 MiB of resident memory).
+// maps libc and the loader too (1.2-1.5 MiB of resident memory).
 func goBuild(dir, out, pkg string) error {
 	linked := out + ".linked"
 	cmd := exec.Command("go", "build", "-o", linked, pkg)
