@@ -42,6 +42,9 @@ func TestParseSchemaFields(t *testing.T) {
     c_date = date
     c_time = time
     c_timestamp = timestamp
+    c_timestamp_tz = timestamp_tz
+    c_tz_upper = TIMESTAMP_TZ
+    c_tz_array = "array<timestamp_tz>"
     c_upper = BIGINT
     c_nested = "array<map<string, array<decimal(5, 2)>>>"
     c_row_string = "row<a int, b string>"
@@ -73,6 +76,9 @@ func TestParseSchemaFields(t *testing.T) {
 		{Name: "c_date", Type: row.Date},
 		{Name: "c_time", Type: row.Time},
 		{Name: "c_timestamp", Type: row.Timestamp},
+		{Name: "c_timestamp_tz", Type: row.TimestampTZ},
+		{Name: "c_tz_upper", Type: row.TimestampTZ},
+		{Name: "c_tz_array", Type: row.ArrayOf(row.TimestampTZ)},
 		{Name: "c_upper", Type: row.BigInt},
 		{Name: "c_nested", Type: row.ArrayOf(row.MapOf(row.String, row.ArrayOf(row.DecimalOf(5, 2))))},
 		{Name: "c_row_string", Type: row.RowOf(row.Field{Name: "a", Type: row.Int}, row.Field{Name: "b", Type: row.String})},
@@ -106,6 +112,7 @@ func TestParseSchemaColumns(t *testing.T) {
     { name = id, type = bigint, nullable = false, comment = "the key" }
     { name = amount, type = "decimal(10, 2)" }
     { name = tags, type = "array<string>", nullable = true }
+    { name = at, type = timestamp_tz }
   ]
   primaryKey { name = pk, columnNames = [id] }
   constraintKeys = [
@@ -127,6 +134,7 @@ func TestParseSchemaColumns(t *testing.T) {
 		{Name: "id", Type: row.BigInt, Nullable: false, Comment: "the key"},
 		{Name: "amount", Type: row.DecimalOf(10, 2), Nullable: true},
 		{Name: "tags", Type: row.ArrayOf(row.String), Nullable: true},
+		{Name: "at", Type: row.TimestampTZ, Nullable: true},
 	}
 	if s.TableID != "db.orders" || !reflect.DeepEqual(s.PrimaryKey, []string{"id"}) {
 		t.Errorf("table %q primary key %v; want db.orders [id]", s.TableID, s.PrimaryKey)

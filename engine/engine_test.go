@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/resources"
 	"github.com/stactor/stactor/state"
+	"github.com/stactor/stactor/storage"
 	"github.com/stactor/stactor/storage/localfile"
 )
 
@@ -797,5 +799,139 @@ sink { EngineTestSink { key = "fenced" } }`)
 	}
 	if _, committed := got.get("fenced"); len(committed) != 0 {
 		t.Fatalf("a replaced leader committed %d rows", len(committed))
+	}
+}
+
+// attemptFailStore fails NextAttempt with err the first fails times.
+type attemptFailStore struct {
+	*localfile.Store
+	mu    sync.Mutex
+	fails int
+	err   error
+	calls int
+}
+
+func (s *attemptFailStore) NextAttempt(jobID string, p int, term uint64) (int, error) {
+	s.mu.Lock()
+	s.calls++
+	failing := s.calls <= s.fails
+	s.mu.Unlock()
+	if failing {
+		return 0, fmt.Errorf("next attempt of job %s pipeline %d: %w", jobID, p, s.err)
+	}
+	return s.Store.NextAttempt(jobID, p, term)
+}
+
+// A checkpoint storage that fails while a pipeline starts (a NATS server
+// restarting) costs a retry, not the job; one that says its data is
+// corrupt fails the job at once, as retrying would read it again.
+func TestPipelineStartRetriesAStorageFailure(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		err   error
+		state string
+		calls int
+	}{
+		{"transient", errors.New("nats: timeout"), state.JobFinished, 3},
+		{"corrupt", fmt.Errorf("attempt: %w", storage.ErrCorrupt), state.JobFailed, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var store *attemptFailStore
+			e := start(t, 16, func(c *engine.Config) {
+				s, err := localfile.New(t.TempDir())
+				if err != nil {
+					t.Fatal(err)
+				}
+				store = &attemptFailStore{Store: s, fails: 2, err: tc.err}
+				c.Store = store
+			})
+			key := "start-" + tc.name
+			submit(t, e, key, `
+env { job.retry.times = 3, job.retry.interval.seconds = 0 }
+source { EngineTestSource { rows = 50 } }
+sink { EngineTestSink { key = "`+key+`" } }`)
+			st := wait(t, e, key)
+			if st.State != tc.state {
+				t.Fatalf("state %s (%s), want %s", st.State, st.Error, tc.state)
+			}
+			store.mu.Lock()
+			calls := store.calls
+			store.mu.Unlock()
+			if calls != tc.calls {
+				t.Fatalf("NextAttempt called %d times, want %d", calls, tc.calls)
+			}
+			if tc.state == state.JobFinished {
+				_, committed := got.get(key)
+				checkExactlyOnce(t, "committed", committed, 50)
+			} else if !strings.Contains(st.Error, "corrupt") {
+				t.Fatalf("the job's error %q does not say the storage is corrupt", st.Error)
+			}
+		})
+	}
+}
+
+// hangingStore's NextAttempt does not answer until release is closed, as a
+// JetStream store whose server stopped answering.
+type hangingStore struct {
+	*localfile.Store
+	release chan struct{}
+}
+
+func (s *hangingStore) NextAttempt(jobID string, p int, term uint64) (int, error) {
+	<-s.release
+	return s.Store.NextAttempt(jobID, p, term)
+}
+
+// While the checkpoint storage does not answer a pipeline's start, the
+// JobMaster still answers status requests and takes a cancel, which ends
+// the job once the store answers.
+func TestJobMasterAnswersWhileTheStoreHangs(t *testing.T) {
+	store := &hangingStore{release: make(chan struct{})}
+	e := start(t, 16, func(c *engine.Config) {
+		s, err := localfile.New(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		store.Store = s
+		c.Store = store
+	})
+	submit(t, e, "hang", `
+source { EngineTestSource { rows = 50 } }
+sink { EngineTestSink { key = "hang" } }`)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st, err := e.Status("hang")
+		if err != nil {
+			t.Fatalf("status while the store hangs: %v", err)
+		}
+		if len(st.Pipelines) > 0 && st.Pipelines[0].State == state.PipelineCreated {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the pipeline is %v, want CREATED while its start waits for the store", st.Pipelines)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	e.Cancel("hang")
+	for {
+		st, err := e.Status("hang")
+		if err != nil {
+			t.Fatalf("status after the cancel while the store hangs: %v", err)
+		}
+		if st.State == state.JobCanceling {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the job is %s after a cancel, want CANCELING while the store hangs", st.State)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(store.release)
+	st, err := e.Wait("hang", 5*time.Second)
+	if err != nil {
+		t.Fatalf("the job did not end after the store answered: %v", err)
+	}
+	if st.State != state.JobCanceled {
+		t.Fatalf("state %s (%s), want CANCELED", st.State, st.Error)
 	}
 }

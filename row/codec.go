@@ -9,7 +9,7 @@ import (
 // for batches crossing nodes (DESIGN §4, §5). An encoding is self-describing:
 // it carries its schema, so a restore or another node needs nothing else.
 //
-// Version 2 layout. uvarint and varint are encoding/binary's (varint is
+// Version 3 layout. uvarint and varint are encoding/binary's (varint is
 // zigzag); fixed-width numbers are little-endian; a bitmap holds row i in
 // bit i%8 of byte i/8, (rows+7)/8 bytes.
 //
@@ -27,6 +27,9 @@ import (
 //	  int       base:varint width:u8 (1..8), then rows × width bytes of v-base
 //	  timestamp the seconds as int, then flags:u8 (1: nanoseconds follow) and
 //	            [rows × 4 bytes of nanoseconds]
+//	  timestamp_tz  the instants as a timestamp, then flags:u8 (1: an offset
+//	            per row) and the UTC offsets in seconds: one varint for all
+//	            rows (flags 0) or rows × varint (null rows 0)
 //	  float     rows × 8 bytes, the IEEE bits (NaN payloads and -0 kept)
 //	  bool      bitmap
 //	  string,   rows × len:uvarint, then all the bytes: a decoder makes one
@@ -38,9 +41,10 @@ import (
 //	        magnitude, big-endian (big=1)
 //	value   tag:u8 and a payload by tag: null, false, true (none); int (varint);
 //	        float (8 bytes); decimal (dec); string, bytes (str); time (unix
-//	        seconds:varint, nanoseconds:uvarint; decoded in UTC); duration
-//	        (varint); list (count:uvarint, values: an array or a row); map
-//	        (count:uvarint, key and value × count)
+//	        seconds:varint, nanoseconds:uvarint; decoded in UTC); time with
+//	        an offset, a timestamp_tz (as time, then offset seconds:varint);
+//	        duration (varint); list (count:uvarint, values: an array or a
+//	        row); map (count:uvarint, key and value × count)
 //
 // Integers are packed frame-of-reference: the column's minimum, then each
 // value's distance from it in the fewest whole bytes that hold the largest
@@ -54,10 +58,13 @@ import (
 // and a value that does not match its declared type still round-trips
 // instead of failing AppendBatch, which has no error to return.
 //
+// Version 3 added timestamp_tz: its column and the time-with-offset value
+// tag. Version 2 is version 3 without them, so Decode reads it as is.
 // Version 1, which Decode still reads (checkpoints written before version
-// 2), is the same but for timestamp columns: they were an int column of
+// 2), is version 2 but for timestamp columns: they were an int column of
 // nanoseconds since 1970-01-01, the row model's timestamps then.
-const codecVersion = 2
+// testdata/batches.v1.bin and batches.v2.bin pin both.
+const codecVersion = 3
 
 // minCodecVersion is the oldest version Decode reads.
 const minCodecVersion = 1
@@ -69,6 +76,7 @@ const (
 	colNulls          = 1 << 0 // column flag: a null bitmap follows
 	fieldNull         = 1 << 0 // field flag: nullable
 	tsNanos           = 1 << 0 // timestamp column flag: nanoseconds follow
+	tsOffsets         = 1 << 0 // timestamp_tz offsets flag: an offset per row follows
 )
 
 // Tags of nested values.
@@ -85,6 +93,7 @@ const (
 	tagDuration
 	tagList
 	tagMap
+	tagTimeTZ // version 3
 )
 
 // maxDepth bounds the nesting of decoded values, so hostile input cannot

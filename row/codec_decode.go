@@ -306,6 +306,10 @@ func (r *reader[T]) column(t *Type, n int) (*Column, error) {
 		c.Ints, err = r.ints(c.Ints, n, c.Nulls)
 	case StoreTimestamp:
 		c.Secs, c.Nanos, err = r.timestamps(n, c.Nulls)
+	case StoreTimestampTZ:
+		if c.Secs, c.Nanos, err = r.timestamps(n, c.Nulls); err == nil {
+			c.Offs, err = r.offsets(n, c.Nulls)
+		}
 	case StoreFloat:
 		var raw T
 		if raw, err = r.take(8 * n); err == nil {

@@ -174,6 +174,9 @@ func appendColumn(dst []byte, t *Type, c *Column, n int) []byte {
 		dst = appendInts(dst, c.Ints[:n], nulls)
 	case StoreTimestamp:
 		dst = appendTimestamps(dst, c, n, nulls)
+	case StoreTimestampTZ:
+		dst = appendTimestamps(dst, c, n, nulls)
+		dst = appendOffsets(dst, c.Offs[:n], nulls)
 	case StoreFloat:
 		start := len(dst)
 		dst = slices.Grow(dst, 8*n)

@@ -56,13 +56,19 @@ func SplitBySize(b *Batch, maxBytes int) []*Batch {
 			_, w := intFrame(c.Ints[:n], nullsOf(c, n))
 			fixed += binary.MaxVarintLen64 + 1 // a part's base may be longer
 			perRow += w                        // a part's range is within b's
-		case StoreTimestamp:
+		case StoreTimestamp, StoreTimestampTZ:
 			nulls := nullsOf(c, n)
 			_, w := intFrame(c.Secs[:n], nulls)
 			fixed += binary.MaxVarintLen64 + 2
 			perRow += w
 			if nanosNonZero(c.Nanos[:n], nulls) {
 				perRow += 4
+			}
+			if st == StoreTimestampTZ {
+				fixed += 1 + binary.MaxVarintLen32
+				if _, same := sameOffset(c.Offs[:n], nulls); !same {
+					perRow += binary.MaxVarintLen32
+				}
 			}
 		case StoreFloat:
 			perRow += 8
@@ -139,6 +145,8 @@ func columnSize(t *Type, c *Column, n int) int {
 		size += varintLen(base) + 1 + n*w
 	case StoreTimestamp:
 		size += timestampsSize(c, n, nulls)
+	case StoreTimestampTZ:
+		size += timestampsSize(c, n, nulls) + offsetsSize(c.Offs[:n], nulls)
 	case StoreFloat:
 		size += 8 * n
 	case StoreBool:

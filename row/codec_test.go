@@ -82,9 +82,14 @@ func valueEqual(a, b any) bool {
 	case decimal.Decimal:
 		y, ok := b.(decimal.Decimal)
 		return ok && x.Equal(y) && x.Exponent() == y.Exponent()
-	case time.Time:
+	case time.Time: // same instant and offset; a boxed timestamp is UTC, a timestamp_tz never
 		y, ok := b.(time.Time)
-		return ok && x.Equal(y) && y.Location() == time.UTC
+		if !ok {
+			return false
+		}
+		_, xo := x.Zone()
+		_, yo := y.Zone()
+		return x.Equal(y) && xo == yo && (x.Location() == time.UTC) == (y.Location() == time.UTC)
 	case []byte:
 		y, ok := b.([]byte)
 		return ok && bytes.Equal(x, y)
@@ -408,7 +413,7 @@ func TestTypeStringRoundTrip(t *testing.T) {
 		fields = append(fields, Field{Name: n, Type: Int})
 	}
 	types := []*Type{
-		Null, String, Boolean, TinyInt, SmallInt, Int, BigInt, Float, Double, Bytes, Date, Time, Timestamp,
+		Null, String, Boolean, TinyInt, SmallInt, Int, BigInt, Float, Double, Bytes, Date, Time, Timestamp, TimestampTZ, ArrayOf(TimestampTZ),
 		DecimalOf(1, 0), DecimalOf(38, 18), DecimalOf(38, 38),
 		ArrayOf(ArrayOf(MapOf(String, Bytes))), MapOf(DecimalOf(5, 2), RowOf()),
 		RowOf(fields...), ArrayOf(RowOf(Field{Name: "in ner", Type: RowOf(fields...)}, Field{Name: "m", Type: MapOf(String, RowOf(fields[:3]...))})),
@@ -602,6 +607,11 @@ func FuzzDecode(f *testing.F) {
 	every := everyTypeRows(f)
 	for j, fl := range everyType.Fields {
 		f.Add(AppendBatch(nil, NewBatch(MustSchema("one", fl), every.Kinds, []*Column{every.Cols[j]})))
+	}
+	tz := tzBatch(f) // timestamp_tz columns and nested values (version 3)
+	f.Add(AppendBatch(nil, tz))
+	for j, fl := range tzSchema.Fields {
+		f.Add(AppendBatch(nil, NewBatch(MustSchema("one", fl), nil, []*Column{tz.Cols[j]})))
 	}
 	f.Add([]byte{})
 	f.Add([]byte{1})

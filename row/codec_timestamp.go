@@ -112,3 +112,99 @@ func (r *reader[T]) nanos(n int, nulls []bool) ([]int32, error) {
 	}
 	return out, nil
 }
+
+// sameOffset is the offset all rows of a timestamp_tz column that are not
+// null have (0 when all are null), and whether they all have it: a column
+// written at one zone, the common case, then costs one varint.
+func sameOffset(offs []int32, nulls []bool) (int32, bool) {
+	var first int32
+	seen := false
+	for i, o := range offs {
+		if nulls != nil && nulls[i] {
+			continue
+		}
+		if !seen {
+			first, seen = o, true
+		} else if o != first {
+			return 0, false
+		}
+	}
+	return first, true
+}
+
+// appendOffsets writes a timestamp_tz column's offsets after its instants
+// (codec.go).
+func appendOffsets(dst []byte, offs []int32, nulls []bool) []byte {
+	if o, same := sameOffset(offs, nulls); same {
+		return binary.AppendVarint(append(dst, 0), int64(o))
+	}
+	dst = append(dst, tsOffsets)
+	for i, o := range offs {
+		if nulls != nil && nulls[i] {
+			o = 0
+		}
+		dst = binary.AppendVarint(dst, int64(o))
+	}
+	return dst
+}
+
+// offsetsSize is the length appendOffsets writes.
+func offsetsSize(offs []int32, nulls []bool) int {
+	if o, same := sameOffset(offs, nulls); same {
+		return 1 + varintLen(int64(o))
+	}
+	size := 1
+	for i, o := range offs {
+		if nulls != nil && nulls[i] {
+			o = 0
+		}
+		size += varintLen(int64(o))
+	}
+	return size
+}
+
+// offsets reads what appendOffsets wrote, each checked to be within ±18:00.
+func (r *reader[T]) offsets(n int, nulls []bool) ([]int32, error) {
+	flags, err := r.byte()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int32, n)
+	read := func() (int32, error) {
+		o, err := r.varint()
+		if err != nil {
+			return 0, err
+		}
+		if o < -MaxOffsetSec || o > MaxOffsetSec {
+			return 0, corrupt("zone offset of %d seconds", o)
+		}
+		return int32(o), nil
+	}
+	switch flags {
+	case 0:
+		o, err := read()
+		if err != nil {
+			return nil, err
+		}
+		for i := range out {
+			if nulls == nil || !nulls[i] {
+				out[i] = o
+			}
+		}
+	case tsOffsets:
+		if n > r.left() { // a varint takes a byte at least
+			return nil, ErrTruncated
+		}
+		for i := range out {
+			if out[i], err = read(); err != nil {
+				return nil, err
+			}
+			if nulls != nil && nulls[i] {
+				out[i] = 0
+			}
+		}
+	default:
+		return nil, corrupt("timestamp_tz offset flags %#x", flags)
+	}
+	return out, nil
+}

@@ -71,6 +71,12 @@ func appendValue(dst []byte, t *Type, v any, depth int) []byte {
 		dst = binary.AppendUvarint(append(dst, tagBytes), uint64(len(x)))
 		return append(dst, x...)
 	case time.Time:
+		if x.Location() != time.UTC { // a timestamp_tz; boxed timestamps are UTC
+			sec, nano, off := TimestampTZOf(x)
+			dst = binary.AppendVarint(append(dst, tagTimeTZ), sec)
+			dst = binary.AppendUvarint(dst, uint64(nano))
+			return binary.AppendVarint(dst, int64(off))
+		}
 		dst = binary.AppendVarint(append(dst, tagTime), x.Unix())
 		return binary.AppendUvarint(dst, uint64(x.Nanosecond()))
 	case time.Duration:
@@ -121,7 +127,12 @@ func valueSizeAt(t *Type, v any, depth int) int {
 	case []byte:
 		return 1 + uvarintLen(uint64(len(x))) + len(x)
 	case time.Time:
-		return 1 + varintLen(x.Unix()) + uvarintLen(uint64(x.Nanosecond()))
+		size := 1 + varintLen(x.Unix()) + uvarintLen(uint64(x.Nanosecond()))
+		if x.Location() != time.UTC {
+			_, off := x.Zone()
+			size += varintLen(int64(off))
+		}
+		return size
 	case time.Duration:
 		return 1 + varintLen(int64(x))
 	case []any:
@@ -201,7 +212,7 @@ func (r *reader[T]) value(depth int) (any, error) {
 	case tagBytes:
 		s, err := r.str()
 		return []byte(s), err
-	case tagTime:
+	case tagTime, tagTimeTZ:
 		sec, err := r.varint()
 		if err != nil {
 			return nil, err
@@ -213,7 +224,17 @@ func (r *reader[T]) value(depth int) (any, error) {
 		if ns >= 1e9 {
 			return nil, corrupt("%d nanoseconds", ns)
 		}
-		return time.Unix(sec, int64(ns)).UTC(), nil
+		if tag == tagTime {
+			return time.Unix(sec, int64(ns)).UTC(), nil
+		}
+		off, err := r.varint()
+		if err != nil {
+			return nil, err
+		}
+		if off < -MaxOffsetSec || off > MaxOffsetSec {
+			return nil, corrupt("zone offset of %d seconds", off)
+		}
+		return TimestampTZTime(sec, int32(ns), int32(off)), nil
 	case tagDuration:
 		v, err := r.varint()
 		return time.Duration(v), err

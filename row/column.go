@@ -16,7 +16,11 @@ import (
 // since 1970-01-01, time as nanoseconds since midnight. StoreTimestamp
 // holds a timestamp (wall clock, no zone, as SeaTunnel's LocalDateTime) in
 // two vectors: Secs, seconds since 1970-01-01T00:00, and Nanos, the
-// nanoseconds within that second (see timestamp.go for why). StoreAny holds
+// nanoseconds within that second (see timestamp.go for why).
+// StoreTimestampTZ holds a timestamp_tz (SeaTunnel's OffsetDateTime) in
+// three: Secs, the instant in seconds since 1970-01-01T00:00Z, Nanos as
+// for a timestamp, and Offs, the UTC offset in seconds (see timestamptz.go).
+// StoreAny holds
 // arrays and rows as []any and maps as *MapValue, their elements boxed as
 // Value describes.
 type Column struct {
@@ -29,8 +33,9 @@ type Column struct {
 	Bins   [][]byte
 	Decs   []decimal.Decimal
 	Anys   []any
-	Secs   []int64 // timestamp seconds
+	Secs   []int64 // timestamp seconds (timestamp_tz: of the instant)
 	Nanos  []int32 // timestamp nanoseconds, 0..999,999,999
+	Offs   []int32 // timestamp_tz UTC offsets, seconds
 }
 
 // NewColumn is an empty column of type t with room for capacity values.
@@ -56,6 +61,10 @@ func NewColumn(t *Type, capacity int) *Column {
 	case StoreTimestamp:
 		c.Secs = make([]int64, 0, capacity)
 		c.Nanos = make([]int32, 0, capacity)
+	case StoreTimestampTZ:
+		c.Secs = make([]int64, 0, capacity)
+		c.Nanos = make([]int32, 0, capacity)
+		c.Offs = make([]int32, 0, capacity)
 	}
 	return c
 }
@@ -77,7 +86,7 @@ func (c *Column) Len() int {
 		return len(c.Decs)
 	case StoreAny:
 		return len(c.Anys)
-	case StoreTimestamp:
+	case StoreTimestamp, StoreTimestampTZ:
 		return len(c.Secs)
 	}
 	return len(c.Nulls)
@@ -158,6 +167,23 @@ func (c *Column) AppendTimestamp(sec int64, nano int32) {
 // Timestamp is timestamp i's seconds and nanoseconds (see AppendTimestamp).
 func (c *Column) Timestamp(i int) (sec int64, nano int32) { return c.Secs[i], c.Nanos[i] }
 
+// AppendTimestampTZ appends to a timestamp_tz column: the instant, sec
+// seconds since 1970-01-01T00:00Z and nano nanoseconds, and its UTC offset
+// off in seconds.
+func (c *Column) AppendTimestampTZ(sec int64, nano, off int32) {
+	c.Secs = append(c.Secs, sec)
+	c.Nanos = append(c.Nanos, nano)
+	c.Offs = append(c.Offs, off)
+	if c.Nulls != nil {
+		c.Nulls = append(c.Nulls, false)
+	}
+}
+
+// TimestampTZ is timestamp_tz i's instant and offset (see AppendTimestampTZ).
+func (c *Column) TimestampTZ(i int) (sec int64, nano, off int32) {
+	return c.Secs[i], c.Nanos[i], c.Offs[i]
+}
+
 // AppendNull appends a null.
 func (c *Column) AppendNull() {
 	n := c.Len()
@@ -182,6 +208,10 @@ func (c *Column) AppendNull() {
 	case StoreTimestamp:
 		c.Secs = append(c.Secs, 0)
 		c.Nanos = append(c.Nanos, 0)
+	case StoreTimestampTZ:
+		c.Secs = append(c.Secs, 0)
+		c.Nanos = append(c.Nanos, 0)
+		c.Offs = append(c.Offs, 0)
 	}
 	c.Nulls = append(c.Nulls, true)
 }
@@ -218,6 +248,8 @@ func (c *Column) AppendValue(v any) error {
 		c.AppendAny(cv)
 	case StoreTimestamp:
 		c.AppendTimestamp(TimestampOf(cv.(time.Time)))
+	case StoreTimestampTZ:
+		c.AppendTimestampTZ(TimestampTZOf(cv.(time.Time)))
 	case StoreNone:
 		c.AppendNull()
 	}
@@ -246,6 +278,8 @@ func (c *Column) Value(i int) any {
 		return c.Anys[i]
 	case StoreTimestamp:
 		return TimestampTime(c.Secs[i], c.Nanos[i])
+	case StoreTimestampTZ:
+		return TimestampTZTime(c.Secs[i], c.Nanos[i], c.Offs[i])
 	}
 	return nil
 }
@@ -274,6 +308,10 @@ func (c *Column) Slice(from, to int) *Column {
 	case StoreTimestamp:
 		s.Secs = c.Secs[from:to:to]
 		s.Nanos = c.Nanos[from:to:to]
+	case StoreTimestampTZ:
+		s.Secs = c.Secs[from:to:to]
+		s.Nanos = c.Nanos[from:to:to]
+		s.Offs = c.Offs[from:to:to]
 	}
 	return s
 }
@@ -305,6 +343,10 @@ func (c *Column) Take(idx []int) *Column {
 	case StoreTimestamp:
 		s.Secs = takeSlice(c.Secs, idx)
 		s.Nanos = takeSlice(c.Nanos, idx)
+	case StoreTimestampTZ:
+		s.Secs = takeSlice(c.Secs, idx)
+		s.Nanos = takeSlice(c.Nanos, idx)
+		s.Offs = takeSlice(c.Offs, idx)
 	}
 	return s
 }
@@ -326,6 +368,8 @@ func (c *Column) ByteSize() int {
 		n += 8 * c.Len()
 	case StoreTimestamp:
 		n += 12 * len(c.Secs)
+	case StoreTimestampTZ:
+		n += 16 * len(c.Secs)
 	case StoreBool:
 		n += len(c.Bools)
 	case StoreString:

@@ -47,7 +47,7 @@ type recycling struct {
 
 var pool struct {
 	sync.Mutex // guards cols and batches
-	cols       [StoreTimestamp + 1][]*Column
+	cols       [StoreTimestampTZ + 1][]*Column
 	batches    []*Batch
 }
 
@@ -203,6 +203,10 @@ func (c *Column) TakeRecycled(idx []int) *Column {
 	case StoreTimestamp:
 		s.Secs = takeInto(s.Secs, c.Secs, idx)
 		s.Nanos = takeInto(s.Nanos, c.Nanos, idx)
+	case StoreTimestampTZ:
+		s.Secs = takeInto(s.Secs, c.Secs, idx)
+		s.Nanos = takeInto(s.Nanos, c.Nanos, idx)
+		s.Offs = takeInto(s.Offs, c.Offs, idx)
 	case StoreNone:
 		if c.Nulls == nil {
 			s.Nulls = s.Nulls[:0]
@@ -244,6 +248,8 @@ func (c *Column) capacity() int {
 		return cap(c.Anys)
 	case StoreTimestamp:
 		return min(cap(c.Secs), cap(c.Nanos))
+	case StoreTimestampTZ:
+		return min(cap(c.Secs), cap(c.Nanos), cap(c.Offs))
 	}
 	return cap(c.Nulls)
 }
@@ -273,6 +279,8 @@ func putColumn(c *Column) {
 		c.Anys = emptied(c.Anys)
 	case StoreTimestamp:
 		c.Secs, c.Nanos = c.Secs[:0], c.Nanos[:0]
+	case StoreTimestampTZ:
+		c.Secs, c.Nanos, c.Offs = c.Secs[:0], c.Nanos[:0], c.Offs[:0]
 	}
 	if s != StoreNone {
 		c.Nulls = nil // rare; not worth keeping
@@ -326,6 +334,9 @@ func poison(c *Column) {
 	}
 	for i := range c.Secs {
 		c.Secs[i], c.Nanos[i] = -0x5eed_dead, -1
+	}
+	for i := range c.Offs {
+		c.Offs[i] = -0x5eed
 	}
 	for i := range c.Nulls {
 		c.Nulls[i] = !c.Nulls[i]

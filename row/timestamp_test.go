@@ -83,15 +83,16 @@ func TestTimestampCodecSizes(t *testing.T) {
 	}
 }
 
-// testdata/batches.v1.bin is what the version 1 codec (timestamps as int64
-// nanoseconds) wrote for everyTypeRows and a timestamp batch: checkpoints
-// taken before version 2 must restore.
-func TestDecodeVersion1(t *testing.T) {
-	raw, err := os.ReadFile("testdata/batches.v1.bin")
+// decodeTestdata reads a testdata file of an older codec version: what it
+// wrote for everyTypeRows and a batch of timestamps (want, as text), which
+// a checkpoint taken with it holds and which must restore.
+func decodeTestdata(t *testing.T, path string, version byte, want []string) *Batch {
+	t.Helper()
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if raw[0] != 1 {
+	if raw[0] != version {
 		t.Fatalf("version %d", raw[0])
 	}
 	d := NewDecoder()
@@ -106,7 +107,6 @@ func TestDecodeVersion1(t *testing.T) {
 	if err != nil || len(rest) != 0 {
 		t.Fatalf("%v, %d bytes left", err, len(rest))
 	}
-	want := []string{"1677-09-21T00:12:43.145224192", "null", "2262-04-11T23:47:16.854775807", "1969-12-31T23:59:59.999999999", "2024-01-31T12:30"}
 	for i, w := range want {
 		if s := Text(Timestamp, ts.Value(i, 0)); s != w {
 			t.Errorf("row %d: %s, want %s", i, s, w)
@@ -115,7 +115,7 @@ func TestDecodeVersion1(t *testing.T) {
 	if ts.Col(0).Nanos[1] != 0 || ts.Col(0).Secs[1] != 0 {
 		t.Error("a null timestamp is not zero")
 	}
-	// Re-encoded, it is version 2 and the same rows.
+	// Re-encoded, it is the current version and the same rows.
 	again := roundTrip(t, ts)
 	if again.Value(3, 0).(time.Time).Nanosecond() != 999999999 {
 		t.Error("nanoseconds lost")
@@ -123,6 +123,19 @@ func TestDecodeVersion1(t *testing.T) {
 	if AppendBatch(nil, ts)[0] != codecVersion {
 		t.Error("not written at the current version")
 	}
+	return ts
+}
+
+// testdata/batches.v1.bin is what the version 1 codec (timestamps as int64
+// nanoseconds) wrote.
+func TestDecodeVersion1(t *testing.T) {
+	decodeTestdata(t, "testdata/batches.v1.bin", 1, []string{"1677-09-21T00:12:43.145224192", "null", "2262-04-11T23:47:16.854775807", "1969-12-31T23:59:59.999999999", "2024-01-31T12:30"})
+}
+
+// testdata/batches.v2.bin is what the version 2 codec (before timestamp_tz)
+// wrote, with timestamps of years 1 and 9999 too.
+func TestDecodeVersion2(t *testing.T) {
+	decodeTestdata(t, "testdata/batches.v2.bin", 2, []string{"1677-09-21T00:12:43.145224192", "null", "2262-04-11T23:47:16.854775807", "1969-12-31T23:59:59.999999999", "2024-01-31T12:30", "9999-12-31T23:59:59.999999999", "0001-01-01T00:00"})
 }
 
 func TestCivilCalendar(t *testing.T) {

@@ -28,6 +28,7 @@ const (
 	TypeArray
 	TypeMap
 	TypeRow
+	TypeTimestampTZ
 )
 
 var typeNames = [...]string{
@@ -36,7 +37,7 @@ var typeNames = [...]string{
 	TypeBigInt: "bigint", TypeFloat: "float", TypeDouble: "double",
 	TypeDecimal: "decimal", TypeBytes: "bytes", TypeDate: "date",
 	TypeTime: "time", TypeTimestamp: "timestamp", TypeArray: "array",
-	TypeMap: "map", TypeRow: "row",
+	TypeMap: "map", TypeRow: "row", TypeTimestampTZ: "timestamp_tz",
 }
 
 func (id TypeID) String() string {
@@ -50,17 +51,18 @@ func (id TypeID) String() string {
 type Storage uint8
 
 // The column storages: each Column uses exactly one of its vectors (two
-// for a timestamp).
+// for a timestamp, three for a timestamp_tz).
 const (
-	StoreNone      Storage = iota // null type: only the null flags
-	StoreInt                      // tinyint..bigint, date (days), time (ns of day)
-	StoreFloat                    // float, double
-	StoreString                   // string
-	StoreBool                     // boolean
-	StoreBytes                    // bytes
-	StoreDecimal                  // decimal
-	StoreAny                      // array ([]any), map (*MapValue), row ([]any)
-	StoreTimestamp                // timestamp: Secs and Nanos (see timestamp.go)
+	StoreNone        Storage = iota // null type: only the null flags
+	StoreInt                        // tinyint..bigint, date (days), time (ns of day)
+	StoreFloat                      // float, double
+	StoreString                     // string
+	StoreBool                       // boolean
+	StoreBytes                      // bytes
+	StoreDecimal                    // decimal
+	StoreAny                        // array ([]any), map (*MapValue), row ([]any)
+	StoreTimestamp                  // timestamp: Secs and Nanos (see timestamp.go)
+	StoreTimestampTZ                // timestamp_tz: Secs, Nanos and Offs (see timestamptz.go)
 )
 
 // Type is a SeaTunnel data type. Types are values shared freely; never
@@ -89,6 +91,9 @@ var (
 	Date      = &Type{ID: TypeDate}
 	Time      = &Type{ID: TypeTime}
 	Timestamp = &Type{ID: TypeTimestamp}
+	// TimestampTZ is SeaTunnel's TIMESTAMP WITH TIME ZONE (timestamp_tz,
+	// Java's OffsetDateTime): an instant and its UTC offset.
+	TimestampTZ = &Type{ID: TypeTimestampTZ}
 )
 
 // DecimalOf is decimal(p,s).
@@ -112,6 +117,8 @@ func (t *Type) Storage() Storage {
 		return StoreInt
 	case TypeTimestamp:
 		return StoreTimestamp
+	case TypeTimestampTZ:
+		return StoreTimestampTZ
 	case TypeFloat, TypeDouble:
 		return StoreFloat
 	case TypeString:
@@ -230,6 +237,7 @@ var typeAliases = map[string]*Type{
 	"double": Double,
 	"bytes":  Bytes, "binary": Bytes, "varbinary": Bytes,
 	"date": Date, "time": Time, "timestamp": Timestamp, "datetime": Timestamp,
+	"timestamp_tz": TimestampTZ,
 }
 
 // ParseType reads a type as written in a SeaTunnel schema: a primitive name,

@@ -23,6 +23,7 @@ import (
 //	date                      time.Time (midnight, UTC)
 //	time                      time.Duration since midnight
 //	timestamp                 time.Time (UTC: a wall clock without zone)
+//	timestamp_tz              time.Time at the instant, in a fixed zone of its offset (ZoneZ at 0)
 //	array                     []any of boxed elements
 //	map                       *MapValue
 //	row                       []any of boxed fields
@@ -256,6 +257,27 @@ func Convert(t *Type, v any) (any, error) {
 			return time.UnixMilli(x).UTC(), nil
 		}
 		return bad("")
+	case TypeTimestampTZ:
+		var ts time.Time
+		switch x := v.(type) {
+		case time.Time: // a boxed timestamp (UTC) is that wall clock at offset 0
+			ts = x
+		case string:
+			p, err := ParseTimestampTZ(x)
+			if err != nil {
+				return bad(err.Error())
+			}
+			ts = p
+		case int64: // epoch milliseconds, at offset 0
+			ts = time.UnixMilli(x)
+		default:
+			return bad("")
+		}
+		sec, nano, off := TimestampTZOf(ts)
+		if err := CheckTimestampTZ(sec, off); err != nil {
+			return bad(err.Error())
+		}
+		return TimestampTZTime(sec, nano, off), nil
 	case TypeArray:
 		xs, ok := v.([]any)
 		if !ok {
@@ -397,6 +419,9 @@ func inferType(v any) *Type {
 	case time.Duration:
 		return Time
 	case time.Time:
+		if v.(time.Time).Location() != time.UTC { // boxed timestamps are UTC
+			return TimestampTZ
+		}
 		return Timestamp
 	}
 	return String
@@ -411,13 +436,21 @@ var timestampLayouts = []string{
 	"20060102150405", "2006-01-02",
 }
 
+// parseLayouts is s, trimmed, read by the first of layouts that reads it.
+func parseLayouts(layouts []string, s string) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	for _, l := range layouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
 // ParseDate reads a date such as 2024-01-31.
 func ParseDate(s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	for _, l := range dateLayouts {
-		if t, err := time.Parse(l, s); err == nil {
-			return t, nil
-		}
+	if t, ok := parseLayouts(dateLayouts, s); ok {
+		return t, nil
 	}
 	return time.Time{}, fmt.Errorf("not a date (want yyyy-MM-dd)")
 }
@@ -438,18 +471,16 @@ func ParseTime(s string) (time.Duration, error) {
 // 2024-01-31 12:30:00.123; a zone, if given, is dropped after converting
 // to UTC.
 func ParseTimestamp(s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	for _, l := range timestampLayouts {
-		if t, err := time.Parse(l, s); err == nil {
-			return t.UTC(), nil
-		}
+	if t, ok := parseLayouts(timestampLayouts, s); ok {
+		return t.UTC(), nil
 	}
 	return time.Time{}, fmt.Errorf("not a timestamp (want yyyy-MM-ddTHH:mm:ss)")
 }
 
 // Text renders a boxed value of type t the way SeaTunnel (Java) prints it:
 // doubles as 1.5 or 1.0E10, dates as 2024-01-31, times as 12:30 or
-// 12:30:15, timestamps as 2024-01-31T12:30:15, arrays as [a, b], maps as
+// 12:30:15, timestamps as 2024-01-31T12:30:15, timestamp_tz as
+// 2024-01-31T12:30:15+08:00 (OffsetDateTime.toString), arrays as [a, b], maps as
 // {k=v}, rows as the fields joined by ", " in brackets, bytes as text, null
 // as "null".
 func Text(t *Type, v any) string {
@@ -488,9 +519,13 @@ func appendText(b *strings.Builder, t *Type, v any) {
 		b.WriteString(JavaTime(x))
 	case time.Time:
 		var buf [48]byte
-		if t != nil && t.ID == TypeDate {
+		switch {
+		case t != nil && t.ID == TypeDate:
 			b.Write(AppendDate(buf[:0], DateOf(x)))
-		} else {
+		case t != nil && t.ID == TypeTimestampTZ || t == nil && x.Location() != time.UTC:
+			sec, nano, off := TimestampTZOf(x)
+			b.Write(AppendJavaTimestampTZ(buf[:0], sec, nano, off))
+		default:
 			sec, nano := TimestampOf(x)
 			b.Write(AppendJavaTimestamp(buf[:0], sec, nano))
 		}

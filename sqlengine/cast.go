@@ -119,6 +119,8 @@ func castConverter(from, to *row.Type, explicit bool) (converter, error) {
 			return func(in, out *val) error { out.i = in.i; return nil }, nil
 		case row.TypeTimestamp:
 			return func(in, out *val) error { out.i = floorDiv(in.i, secsPerDay); return nil }, nil
+		case row.TypeTimestampTZ: // the date of its wall clock
+			return func(in, out *val) error { out.i = floorDiv(in.i+int64(in.off), secsPerDay); return nil }, nil
 		case row.TypeTinyInt, row.TypeSmallInt, row.TypeInt, row.TypeBigInt:
 			// yyyyMMdd, as SeaTunnel reads an int.
 			return func(in, out *val) error {
@@ -148,9 +150,9 @@ func castConverter(from, to *row.Type, explicit bool) (converter, error) {
 		switch from.ID {
 		case row.TypeTime:
 			return func(in, out *val) error { out.i = in.i; return nil }, nil
-		case row.TypeTimestamp:
+		case row.TypeTimestamp, row.TypeTimestampTZ: // a timestamp_tz's wall clock
 			return func(in, out *val) error {
-				out.i = floorMod(in.i, secsPerDay)*int64(time.Second) + int64(in.nano)
+				out.i = floorMod(in.i+int64(in.off), secsPerDay)*int64(time.Second) + int64(in.nano)
 				return nil
 			}, nil
 		case row.TypeDate:
@@ -179,6 +181,8 @@ func castConverter(from, to *row.Type, explicit bool) (converter, error) {
 		switch from.ID {
 		case row.TypeTimestamp:
 			return func(in, out *val) error { out.i, out.nano = in.i, in.nano; return nil }, nil
+		case row.TypeTimestampTZ: // OffsetDateTime.toLocalDateTime: the wall clock
+			return func(in, out *val) error { out.i, out.nano = in.i+int64(in.off), in.nano; return nil }, nil
 		case row.TypeDate:
 			return func(in, out *val) error { out.i, out.nano = in.i*secsPerDay, 0; return nil }, nil
 		case row.TypeTime:
@@ -204,10 +208,36 @@ func castConverter(from, to *row.Type, explicit bool) (converter, error) {
 				return nil
 			}, nil
 		}
+	case row.TypeTimestampTZ:
+		return toTimestampTZConverter(from)
 	default:
 		if from.Equal(to) {
 			return func(in, out *val) error { *out = *in; return nil }, nil
 		}
+	}
+	return nil, errNoCast
+}
+
+// toTimestampTZConverter is CAST(x AS TIMESTAMP_TZ): text with an offset
+// (OffsetDateTime.parse's), and a timestamp or date as that wall clock at
+// offset 0 (UTC), as row.Convert does.
+func toTimestampTZConverter(from *row.Type) (converter, error) {
+	switch from.ID {
+	case row.TypeTimestampTZ:
+		return func(in, out *val) error { *out = *in; return nil }, nil
+	case row.TypeTimestamp:
+		return func(in, out *val) error { out.i, out.nano, out.off = in.i, in.nano, 0; return nil }, nil
+	case row.TypeDate:
+		return func(in, out *val) error { out.i, out.nano, out.off = in.i*secsPerDay, 0, 0; return nil }, nil
+	case row.TypeString:
+		return func(in, out *val) error {
+			t, err := row.ParseTimestampTZ(in.s)
+			if err != nil {
+				return fmt.Errorf("cannot cast %q to TIMESTAMP_TZ: %v", in.s, err)
+			}
+			out.i, out.nano, out.off = row.TimestampTZOf(t)
+			return nil
+		}, nil
 	}
 	return nil, errNoCast
 }
@@ -468,6 +498,8 @@ func castCanFail(from, to *row.Type) bool {
 	case to.ID == row.TypeTimestamp:
 		return false
 	case isTemporal(from) && isTemporal(to):
+		return false
+	case from.ID == row.TypeTimestampTZ && isTemporal(to), to.ID == row.TypeTimestampTZ && isTemporal(from):
 		return false
 	}
 	return true

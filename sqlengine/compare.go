@@ -10,7 +10,10 @@ import (
 // Comparisons. Numbers compare by value whatever their types (SeaTunnel
 // compares their double values; stactor compares integers exactly),
 // strings by code points, dates, times and timestamps chronologically (a
-// date against a timestamp as its midnight). A NULL operand makes =, <,
+// date against a timestamp as its midnight), timestamp_tz values as
+// OffsetDateTime.compareTo: by instant, then by wall clock (so = needs the
+// same instant at the same offset, as OffsetDateTime.equals; a
+// timestamp_tz is not compared with a timestamp: CAST one to the other). A NULL operand makes =, <,
 // <=, > and >= NULL, which a WHERE treats as false, as SeaTunnel does.
 //
 // <> and != follow SeaTunnel rather than the SQL standard: SeaTunnel's
@@ -29,6 +32,7 @@ const (
 	dBool                   // Bools
 	dBytes                  // Bins
 	dTs                     // timestamps (Secs, Nanos)
+	dTsTZ                   // timestamp_tz (Secs, Nanos, Offs)
 )
 
 // cmpType is the type two values are compared as, if they can be.
@@ -48,7 +52,7 @@ func cmpType(a, b *row.Type) (*row.Type, bool) {
 		return row.BigInt, true
 	case a.ID == row.TypeDate && b.ID == row.TypeTimestamp, a.ID == row.TypeTimestamp && b.ID == row.TypeDate:
 		return row.Timestamp, true
-	case a.ID == b.ID && (a.ID == row.TypeString || a.ID == row.TypeBoolean || a.ID == row.TypeBytes || isTemporal(a)):
+	case a.ID == b.ID && (a.ID == row.TypeString || a.ID == row.TypeBoolean || a.ID == row.TypeBytes || isTemporal(a) || a.ID == row.TypeTimestampTZ):
 		return a, true
 	}
 	return nil, false
@@ -68,6 +72,8 @@ func domainOf(t *row.Type) cmpDomain {
 		return dBytes
 	case row.StoreTimestamp:
 		return dTs
+	case row.StoreTimestampTZ:
+		return dTsTZ
 	}
 	return dInt
 }
@@ -77,7 +83,7 @@ func domainOf(t *row.Type) cmpDomain {
 // are.
 func (c *compiler) literalAs(e evaluator, t *row.Type) (evaluator, error) {
 	k, ok := asConst(e)
-	if !ok || !isTemporal(t) || typeOf(e).ID != row.TypeString || k.v.null {
+	if !ok || !isTemporal(t) && t.ID != row.TypeTimestampTZ || typeOf(e).ID != row.TypeString || k.v.null {
 		return e, nil
 	}
 	conv, err := castConverter(row.String, t, true)
@@ -268,6 +274,14 @@ func (e *cmpEval) eval(c *evalCtx) (*row.Column, error) {
 				o[i] = op.holds(tsCmp(a.Secs[i], a.Nanos[i], b.Secs[i], b.Nanos[i]))
 			}
 		}
+	case dTsTZ:
+		for i := range o {
+			if rConst {
+				o[i] = op.holds(tzCmp(a.Secs[i], a.Nanos[i], a.Offs[i], k.v.i, k.v.nano, k.v.off))
+			} else {
+				o[i] = op.holds(tzCmp(a.Secs[i], a.Nanos[i], a.Offs[i], b.Secs[i], b.Nanos[i], b.Offs[i]))
+			}
+		}
 	}
 	if a.Nulls == nil && (b == nil || b.Nulls == nil) {
 		return out, nil
@@ -300,6 +314,15 @@ func tsCmp(s0 int64, n0 int32, s1 int64, n1 int32) int {
 		return c
 	}
 	return cmp.Compare(n0, n1)
+}
+
+// tzCmp orders two stored timestamp_tz values as OffsetDateTime.compareTo:
+// by instant, then by wall clock, which for one instant is by offset.
+func tzCmp(s0 int64, n0, o0 int32, s1 int64, n1, o1 int32) int {
+	if c := tsCmp(s0, n0, s1, n1); c != 0 {
+		return c
+	}
+	return cmp.Compare(o0, o1)
 }
 
 func boolCmp(a, b bool) int {

@@ -90,6 +90,10 @@ func (p *program) gather(j int, src *row.Column, sel []int) *row.Column {
 	case row.StoreTimestamp:
 		g.Secs = gatherInto(g.Secs, src.Secs, sel)
 		g.Nanos = gatherInto(g.Nanos, src.Nanos, sel)
+	case row.StoreTimestampTZ:
+		g.Secs = gatherInto(g.Secs, src.Secs, sel)
+		g.Nanos = gatherInto(g.Nanos, src.Nanos, sel)
+		g.Offs = gatherInto(g.Offs, src.Offs, sel)
 	case row.StoreFloat:
 		g.Floats = gatherInto(g.Floats, src.Floats, sel)
 	case row.StoreString:
@@ -237,6 +241,10 @@ func (e *constEval) eval(c *evalCtx) (*row.Column, error) {
 		case row.StoreTimestamp:
 			for i := range col.Secs {
 				col.Secs[i], col.Nanos[i] = e.v.i, e.v.nano
+			}
+		case row.StoreTimestampTZ:
+			for i := range col.Secs {
+				col.Secs[i], col.Nanos[i], col.Offs[i] = e.v.i, e.v.nano, e.v.off
 			}
 		case row.StoreFloat:
 			for i := range col.Floats {

@@ -171,7 +171,12 @@ func (c *compiler) checkArgs(call *callNode, args []evaluator, classes ...argCla
 	for k, a := range args {
 		cl := classes[min(k, len(classes)-1)]
 		if t := typeOf(a); !cl.accepts(t) {
-			return errAt(call.args[k].pos(), "function %s: argument %d must be %s, got %s", strings.ToUpper(call.name), k+1, cl, t)
+			err := errAt(call.args[k].pos(), "function %s: argument %d must be %s, got %s", strings.ToUpper(call.name), k+1, cl, t)
+			if t.ID == row.TypeTimestampTZ && cl.accepts(row.Timestamp) {
+				// SeaTunnel's date functions take no OffsetDateTime either.
+				err.Hint = "CAST(x AS TIMESTAMP) is its wall clock"
+			}
+			return err
 		}
 		if cl == aInt && !isIntType(typeOf(a)) {
 			conv, err := c.toIntArg(a)

@@ -170,6 +170,8 @@ func valEqual(d cmpDomain, a, b *val) bool {
 		return bytes.Equal(a.bin, b.bin)
 	case dTs:
 		return a.i == b.i && a.nano == b.nano
+	case dTsTZ: // OffsetDateTime.equals: the instant and the offset
+		return a.i == b.i && a.nano == b.nano && a.off == b.off
 	}
 	return false
 }

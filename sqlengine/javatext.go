@@ -36,6 +36,8 @@ func appendJava(buf []byte, t *row.Type, v *val) []byte {
 		return append(buf, row.JavaTime(time.Duration(v.i))...)
 	case row.TypeTimestamp:
 		return row.AppendJavaTimestamp(buf, v.i, v.nano)
+	case row.TypeTimestampTZ:
+		return row.AppendJavaTimestampTZ(buf, v.i, v.nano, v.off)
 	case row.TypeNull:
 		return append(buf, "null"...)
 	}

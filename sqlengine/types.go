@@ -113,7 +113,7 @@ func maxType(a, b *row.Type) (*row.Type, bool) {
 }
 
 // castTypes are the type names CAST accepts: SeaTunnel's, plus BOOLEAN,
-// TINYINT and SMALLINT.
+// TINYINT, SMALLINT and TIMESTAMP_TZ (SeaTunnel's name of the type).
 var castTypes = map[string]*row.Type{
 	"STRING": row.String, "VARCHAR": row.String, "CHAR": row.String, "TEXT": row.String,
 	"INT": row.Int, "INTEGER": row.Int,
@@ -121,13 +121,13 @@ var castTypes = map[string]*row.Type{
 	"BYTE": row.TinyInt, "TINYINT": row.TinyInt, "SMALLINT": row.SmallInt, "SHORT": row.SmallInt,
 	"BYTES": row.Bytes, "BINARY": row.Bytes, "VARBINARY": row.Bytes,
 	"DOUBLE": row.Double, "FLOAT": row.Float, "REAL": row.Float,
-	"TIMESTAMP": row.Timestamp, "DATETIME": row.Timestamp,
+	"TIMESTAMP": row.Timestamp, "DATETIME": row.Timestamp, "TIMESTAMP_TZ": row.TimestampTZ,
 	"DATE": row.Date, "TIME": row.Time,
 	"BOOLEAN": row.Boolean, "BOOL": row.Boolean,
 }
 
 func castTypeNames() string {
-	return "STRING, VARCHAR, INT, INTEGER, BIGINT, LONG, BYTE, TINYINT, SMALLINT, BYTES, BINARY, DOUBLE, FLOAT, DECIMAL(p, s), TIMESTAMP, DATETIME, DATE, TIME, BOOLEAN"
+	return "STRING, VARCHAR, INT, INTEGER, BIGINT, LONG, BYTE, TINYINT, SMALLINT, BYTES, BINARY, DOUBLE, FLOAT, DECIMAL(p, s), TIMESTAMP, DATETIME, TIMESTAMP_TZ, DATE, TIME, BOOLEAN"
 }
 
 // castTarget resolves a CAST type name.

@@ -61,6 +61,10 @@ func newVec(t *row.Type, n int) *row.Column {
 	case row.StoreTimestamp:
 		c.Secs = make([]int64, n)
 		c.Nanos = make([]int32, n)
+	case row.StoreTimestampTZ:
+		c.Secs = make([]int64, n)
+		c.Nanos = make([]int32, n)
+		c.Offs = make([]int32, n)
 	}
 	return c
 }
@@ -123,6 +127,10 @@ func sizeVec(c *row.Column, n int) {
 	case row.StoreTimestamp:
 		c.Secs = grow(c.Secs, n)
 		c.Nanos = grow(c.Nanos, n)
+	case row.StoreTimestampTZ:
+		c.Secs = grow(c.Secs, n)
+		c.Nanos = grow(c.Nanos, n)
+		c.Offs = grow(c.Offs, n)
 	}
 }
 
@@ -166,6 +174,8 @@ func zeroAt(c *row.Column, i int) {
 		c.Anys[i] = nil
 	case row.StoreTimestamp:
 		c.Secs[i], c.Nanos[i] = 0, 0
+	case row.StoreTimestampTZ:
+		c.Secs[i], c.Nanos[i], c.Offs[i] = 0, 0, 0
 	}
 }
 
@@ -198,11 +208,12 @@ func (s *slot) orNulls(out *row.Column, n int, cols ...*row.Column) {
 // val is one value of any type, unboxed: the argument and result of the
 // row-at-a-time functions. Which field holds the value follows the type's
 // storage (dates and times in i, as row.Column stores them; timestamps in i,
-// the seconds, and nano).
+// the seconds, and nano; a timestamp_tz's instant so and its offset in off).
 type val struct {
 	null bool
 	i    int64
 	nano int32
+	off  int32
 	f    float64
 	s    string
 	b    bool
@@ -236,6 +247,8 @@ func readVal(c *row.Column, i int, v *val) {
 		v.a = c.Anys[i]
 	case row.StoreTimestamp:
 		v.i, v.nano = c.Secs[i], c.Nanos[i]
+	case row.StoreTimestampTZ:
+		v.i, v.nano, v.off = c.Secs[i], c.Nanos[i], c.Offs[i]
 	}
 }
 
@@ -267,6 +280,8 @@ func writeVal(s *slot, c *row.Column, n, i int, v *val) {
 		c.Anys[i] = v.a
 	case row.StoreTimestamp:
 		c.Secs[i], c.Nanos[i] = v.i, v.nano
+	case row.StoreTimestampTZ:
+		c.Secs[i], c.Nanos[i], c.Offs[i] = v.i, v.nano, v.off
 	}
 }
 
@@ -284,6 +299,8 @@ func boxVal(t *row.Type, v *val) any {
 		return time.Duration(v.i)
 	case row.TypeTimestamp:
 		return row.TimestampTime(v.i, v.nano)
+	case row.TypeTimestampTZ:
+		return row.TimestampTZTime(v.i, v.nano, v.off)
 	}
 	switch t.Storage() {
 	case row.StoreInt:
@@ -332,6 +349,11 @@ func unboxVal(t *row.Type, x any, v *val) bool {
 	case row.TypeTimestamp:
 		if d, ok := x.(time.Time); ok {
 			v.i, v.nano = row.TimestampOf(d)
+			return true
+		}
+	case row.TypeTimestampTZ:
+		if d, ok := x.(time.Time); ok {
+			v.i, v.nano, v.off = row.TimestampTZOf(d)
 			return true
 		}
 	case row.TypeFloat, row.TypeDouble:
@@ -390,6 +412,8 @@ func copyAt(dst *row.Column, to int, src *row.Column, from int) {
 		dst.Anys[to] = src.Anys[from]
 	case row.StoreTimestamp:
 		dst.Secs[to], dst.Nanos[to] = src.Secs[from], src.Nanos[from]
+	case row.StoreTimestampTZ:
+		dst.Secs[to], dst.Nanos[to], dst.Offs[to] = src.Secs[from], src.Nanos[from], src.Offs[from]
 	}
 }
 
@@ -433,6 +457,10 @@ func cloneCol(c *row.Column, n int) *row.Column {
 	case row.StoreTimestamp:
 		out.Secs = append(out.Secs[:0], c.Secs[:n]...)
 		out.Nanos = append(out.Nanos[:0], c.Nanos[:n]...)
+	case row.StoreTimestampTZ:
+		out.Secs = append(out.Secs[:0], c.Secs[:n]...)
+		out.Nanos = append(out.Nanos[:0], c.Nanos[:n]...)
+		out.Offs = append(out.Offs[:0], c.Offs[:n]...)
 	case row.StoreNone:
 		if c.Nulls == nil {
 			out.Nulls = out.Nulls[:0]

@@ -159,7 +159,11 @@ type pipelineRun struct {
 	cause       string
 	permanent   bool
 	backoff     bool // failed, waiting job.retry.interval.seconds to restart
-	lastCkpt    int64
+	starting    int  // the starts asked (startPipeline); the latest is the one that counts
+	// startPending: the latest start's storage reads have not answered
+	// (onStartRead); the pipeline does not end before they do.
+	startPending bool
+	lastCkpt     int64
 	// the latest completed checkpoint and how many completed, for the
 	// metrics (PipelineMetrics)
 	lastCheckpoint    *messages.CompletedCheckpoint
@@ -227,6 +231,8 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 		j.resolve()
 	case *resolved:
 		j.onResolved(ctx, m)
+	case *startRead:
+		j.onStartRead(ctx, m)
 	case *actor.Stopping:
 		j.timers.Stop()
 		if j.cancelResolve != nil {
@@ -348,7 +354,6 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 		}
 		m.p.backoff = false
 		j.startPipeline(ctx, m.p, true)
-		j.checkEnd(ctx) // it may have failed to start
 	case *messages.CancelJob:
 		j.cancel(ctx)
 	case *messages.Savepoint:

@@ -44,39 +44,97 @@ func (j *JobMaster) task(loc *messages.TaskLocation) *taskRun {
 
 // startPipeline begins an attempt: a new attempt number, persisted first
 // (DESIGN §6 fencing), then the coordinator, which commits a restore's
-// leftovers before it says Ready.
+// leftovers before it says Ready. The storage calls (the attempt, and on a
+// restore the latest and the last completed checkpoint) run on a goroutine
+// of their own, so a store that does not answer (JetStream gives up after
+// its request timeout) leaves this actor free for status requests and a
+// cancel; startRead brings their answers back (onStartRead). Meanwhile
+// the pipeline is CREATED, with no subtasks.
 func (j *JobMaster) startPipeline(ctx actor.Context, p *pipelineRun, restore bool) {
-	attempt, err := j.store.NextAttempt(j.spec.JobId, p.p.ID, j.opts.Term)
-	if errors.Is(err, storage.ErrFenced) {
+	p.state = state.PipelineCreated
+	p.tasks, p.enums = map[[2]int32]*taskRun{}, map[int]*actor.PID{} // the last attempt's are gone
+	p.starting++
+	p.startPending = true
+	gen, store, jobID, term, sys, self := p.starting, j.store, j.spec.JobId, j.opts.Term, j.sys, j.self
+	go func() {
+		r := &startRead{p: p, gen: gen, restore: restore}
+		r.read(store, jobID, term)
+		sys.Root.Send(self, r)
+	}()
+}
+
+// startRead is what the storage said for a pipeline's start.
+type startRead struct {
+	p        *pipelineRun
+	gen      int // the pipeline's starting count when it was asked
+	restore  bool
+	attempt  int
+	cp       *messages.CompletedCheckpoint // the latest readable checkpoint
+	warnings []string
+	last     int64 // the last completed checkpoint's id
+	err      error
+	what     string // the call that failed
+}
+
+func (r *startRead) read(store storage.Storage, jobID string, term uint64) {
+	id := r.p.p.ID
+	if r.attempt, r.err = store.NextAttempt(jobID, id, term); r.err != nil {
+		r.what = "checkpoint storage"
+		return
+	}
+	if !r.restore {
+		return
+	}
+	if r.cp, r.warnings, r.err = store.Latest(jobID, id); r.err != nil {
+		r.what = "reading the latest checkpoint"
+		return
+	}
+	if r.last, r.err = store.LastCompleted(jobID, id); r.err != nil {
+		r.what = "reading the last completed checkpoint"
+	}
+}
+
+// onStartRead goes on with a start once the storage answered. A pipeline
+// canceled meanwhile ends now (checkEnd waits for the answer: a restored
+// pipeline's counts are its checkpoint's, which only the answer has).
+func (j *JobMaster) onStartRead(ctx actor.Context, m *startRead) {
+	p := m.p
+	if j.ended || m.gen != p.starting {
+		return
+	}
+	p.startPending = false
+	switch {
+	case p.state == state.PipelineCreated && p.coordinator == nil:
+		j.finishStart(ctx, p, m)
+	case m.err == nil && m.cp != nil:
+		p.baseRead, p.baseWrite = m.cp.ReadRows, m.cp.WriteRows
+	}
+	j.checkEnd(ctx) // it may have failed to start, or been canceled
+}
+
+func (j *JobMaster) finishStart(ctx actor.Context, p *pipelineRun, m *startRead) {
+	if errors.Is(m.err, storage.ErrFenced) {
 		// A newer leader runs the job: this master was replaced and must
 		// start nothing (DESIGN §6).
 		j.log.Warn().Int("pipeline", p.p.ID).Uint64("term", j.opts.Term).Msg("a newer leader runs this pipeline; not restarting it")
-		j.endPipeline(ctx, p, state.PipelineFailed, fmt.Sprintf("not restarting pipeline %d: %v", p.p.ID, err))
+		j.endPipeline(ctx, p, state.PipelineFailed, fmt.Sprintf("not restarting pipeline %d: %v", p.p.ID, m.err))
 		return
 	}
-	if err != nil {
-		j.endPipeline(ctx, p, state.PipelineFailed, fmt.Sprintf("checkpoint storage: %v", err))
+	for _, w := range m.warnings {
+		j.log.Warn().Int("pipeline", p.p.ID).Msg(w)
+	}
+	if m.err != nil {
+		j.startFailed(p, fmt.Sprintf("%s: %v", m.what, m.err), m.err)
 		return
 	}
+	attempt := m.attempt
 	p.attempt = attempt
 	p.restore = nil
 	p.baseRead, p.baseWrite = 0, 0
 	var undo *checkpoint.Undo
-	if restore {
-		cp, warnings, err := j.store.Latest(j.spec.JobId, p.p.ID)
-		for _, w := range warnings {
-			j.log.Warn().Int("pipeline", p.p.ID).Msg(w)
-		}
-		if err != nil {
-			j.endPipeline(ctx, p, state.PipelineFailed, fmt.Sprintf("reading the latest checkpoint: %v", err))
-			return
-		}
-		last, err := j.store.LastCompleted(j.spec.JobId, p.p.ID)
-		if err != nil {
-			j.endPipeline(ctx, p, state.PipelineFailed, fmt.Sprintf("reading the last completed checkpoint: %v", err))
-			return
-		}
-		refusal, warning, undoes := committedPast(j.spec.JobId, p.p.ID, cp, last, warnings, j.opts.AcceptDuplicates, sinksUndo(p.p))
+	if m.restore {
+		cp, last := m.cp, m.last
+		refusal, warning, undoes := committedPast(j.spec.JobId, p.p.ID, cp, last, m.warnings, j.opts.AcceptDuplicates, sinksUndo(p.p))
 		if refusal != "" {
 			j.endPipeline(ctx, p, state.PipelineFailed, refusal)
 			return
@@ -99,9 +157,6 @@ func (j *JobMaster) startPipeline(ctx actor.Context, p *pipelineRun, restore boo
 			j.log.Info().Int("pipeline", p.p.ID).Int("attempt", attempt).Msg("restarting pipeline from the start: no checkpoint completed")
 		}
 	}
-	p.state = state.PipelineCreated
-	p.tasks = map[[2]int32]*taskRun{}
-	p.enums = map[int]*actor.PID{}
 	p.cause = ""
 	job := checkpoint.Job{Spec: j.spec, Term: j.opts.Term, Workers: workersOf(j.sys, j.resources), Undo: undo}
 	pid, err := ctx.SpawnNamed(actor.PropsFromProducer(checkpoint.New(j.checkpointConfig(), job, p.p, attempt, j.store, p.restore, j.log)),
@@ -111,6 +166,18 @@ func (j *JobMaster) startPipeline(ctx actor.Context, p *pipelineRun, restore boo
 		return
 	}
 	p.coordinator = pid
+}
+
+// startFailed fails a pipeline whose attempt could not start because the
+// checkpoint storage failed: like a failed attempt, it is tried again
+// after job.retry.interval.seconds while retries are left (checkEnd,
+// which onStartRead runs next), so a store that is down for a moment — a
+// NATS server restarting — costs a retry, not the job. What the store
+// says is corrupt or invalid is permanent: retrying reads it again.
+func (j *JobMaster) startFailed(p *pipelineRun, cause string, err error) {
+	j.log.Warn().Str("cause", cause).Int("pipeline", p.p.ID).Msg("pipeline failed to start")
+	p.state, p.cause = state.PipelineFailing, cause
+	p.permanent = p.permanent || errors.Is(err, storage.ErrCorrupt) || errors.Is(err, storage.ErrInvalid)
 }
 
 // failPipeline cancels the pipeline's subtasks; when they are gone it is
@@ -162,7 +229,7 @@ func (j *JobMaster) checkEnd(ctx actor.Context) {
 		return
 	}
 	for _, p := range j.pipelines {
-		if !allGone(p) {
+		if !allGone(p) || p.startPending {
 			continue
 		}
 		switch p.state {

@@ -10,7 +10,9 @@
 // seconds and its lock's ModifyIndex is the fencing term (Campaign, Leader,
 // CurrentLeader). The leader keeps the job registry and the job history in
 // KV under stactor/<cluster>/jobs/, written with check-and-set so a leader
-// that was replaced cannot overwrite what its successor wrote (JobRegistry).
+// that was replaced cannot overwrite what its successor wrote, and each
+// job's resolved plan, which can outgrow a KV value, in parts under
+// stactor/<cluster>/plans/ (JobRegistry).
 //
 // Every function takes a *api.Client for the node's local agent and a
 // context that bounds the call (and, for Register and Campaign, the life of

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stactor/stactor/cluster/consul"
 	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/state"
@@ -22,23 +23,11 @@ import (
 // each DeployTask, under gRPC's 4 MiB message limit.
 const maxJobFile = 1 << 20
 
-// validJobID is what a job id given to the API may hold, in the manner
-// of `^[A-Za-z0-9_-]{1,128}$`: it becomes part of NATS subjects and Consul
-// keys, where '.', '*', '>', '/' and spaces mean something else. A loop
-// rather than that regexp, which compiles its {1,128} into over 100 KB of
-// program at every process's start, also of processes without the API.
-func validJobID(id string) bool {
-	if id == "" || len(id) > 128 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
+// validJobID is what a job id given to the API may hold: what Consul
+// takes as a metadata key (`^[A-Za-z0-9_-]{1,128}$`). It becomes part of
+// NATS subjects and Consul keys, where '.', '*', '>', '/' and spaces mean
+// something else.
+func validJobID(id string) bool { return consul.ValidMetaKey(id) }
 
 // submitted is /submit-job's answer.
 type submitted struct {

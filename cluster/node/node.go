@@ -382,8 +382,13 @@ func (n *Node) resume(ctx context.Context, m *engine.Master, reg *registry) {
 		}
 		reg.index[r.ID] = r.Index
 		reg.mu.Unlock()
+		raw, err := reg.jobs.Plan(ctx, r)
+		if err != nil {
+			n.log.Warn().Err(err).Str("job", r.ID).Msg("reading the job's resolved plan; it cannot be resumed")
+			continue
+		}
 		resolved := &messages.ResolvedJob{}
-		if err := proto.Unmarshal(r.Resolved, resolved); err != nil || len(r.Resolved) == 0 {
+		if err := proto.Unmarshal(raw, resolved); err != nil || len(raw) == 0 {
 			n.log.Warn().Str("job", r.ID).Msg("the registry has no resolved plan for the job; it cannot be resumed")
 			continue
 		}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
@@ -22,7 +21,11 @@ import (
 // its subtasks' taps and its JobMaster's metrics snapshots, on the NATS
 // server of --nats URL, or on one the run serves itself on loopback. The
 // run writes that server's URL to STACTOR_HOME/run/JOB.nats while it
-// runs, where tap and top look first.
+// runs, where tap and top look first. The run's own server starts only
+// when the first of them connects (natsserver.Lazy): until then the run's
+// client is refused and keeps trying, its subscriptions wait to be sent
+// and its metrics snapshots are dropped, as while any NATS connection is
+// down, without being buffered.
 
 // tapOptions are the tap.* engine settings.
 func (s *settings) tapOptions() (tap.Options, error) {
@@ -45,7 +48,7 @@ func (s *settings) prefix() string { return "stactor." + s.v.GetString("cluster"
 // localMonitor is a local run's NATS connection for taps and metrics,
 // and the embedded server when it serves one.
 type localMonitor struct {
-	srv  *server.Server
+	srv  *natsserver.Lazy
 	nc   *nats.Conn
 	url  string
 	file string // STACTOR_HOME/run/JOB.nats
@@ -59,12 +62,15 @@ func startLocalMonitor(s *settings, url, jobID string) (*localMonitor, error) {
 	}
 	m := &localMonitor{url: url}
 	opts := []nats.Option{nats.Name("stactor-run-" + jobID), nats.MaxReconnects(-1)}
+	connected := make(chan struct{}) // the embedded server's first connection
 	if url == "" {
-		srv, err := natsserver.Start("127.0.0.1")
+		srv, err := natsserver.Listen("127.0.0.1")
 		if err != nil {
 			return nil, err
 		}
-		m.srv, m.url = srv, srv.ClientURL()
+		m.srv, m.url = srv, srv.URL()
+		opts = append(opts, nats.InProcessServer(srv), nats.RetryOnFailedConnect(true), nats.ReconnectBufSize(-1),
+			nats.ConnectHandler(func(*nats.Conn) { close(connected) }))
 	} else {
 		auth, err := s.natsAuth().Options()
 		if err != nil {
@@ -78,6 +84,19 @@ func startLocalMonitor(s *settings, url, jobID string) (*localMonitor, error) {
 		return nil, &exitError{2, fmt.Errorf("--nats %s: connecting for taps and metrics: %w", m.url, err)}
 	}
 	m.nc = nc
+	if m.srv != nil {
+		m.srv.OnStart(func() {
+			// Connected (and subscribed) before the first client's bytes
+			// reach the server, unless that takes over a second: a tap
+			// repeats its interest every second anyway.
+			if nc.ForceReconnect() == nil {
+				select {
+				case <-connected:
+				case <-time.After(time.Second):
+				}
+			}
+		})
+	}
 	dir := filepath.Join(s.v.GetString("home"), "run")
 	if err := os.MkdirAll(dir, 0o755); err == nil {
 		m.file = filepath.Join(dir, jobID+".nats")
@@ -107,11 +126,13 @@ func (m *localMonitor) close() {
 		_ = os.Remove(m.file)
 	}
 	if m.nc != nil {
-		_ = m.nc.FlushTimeout(time.Second) // the final snapshot
+		if m.nc.IsConnected() {
+			_ = m.nc.FlushTimeout(time.Second) // the final snapshot
+		}
 		m.nc.Close()
 	}
 	if m.srv != nil {
-		m.srv.Shutdown()
+		m.srv.Close()
 	}
 }
 

@@ -165,6 +165,11 @@ func equal(t *row.Type, a, b any) bool {
 		return math.Float64bits(x) == math.Float64bits(y)
 	case row.TypeDate, row.TypeTimestamp:
 		return a.(time.Time).Equal(b.(time.Time))
+	case row.TypeTimestampTZ: // OffsetDateTime.equals: the instant and the offset
+		x, y := a.(time.Time), b.(time.Time)
+		_, xo := x.Zone()
+		_, yo := y.Zone()
+		return x.Equal(y) && xo == yo
 	}
 	return a == b
 }

@@ -590,3 +590,45 @@ func TestTablesOption(t *testing.T) {
 		}
 	}
 }
+
+// TestTimestampTZRules: field_type timestamp_tz fits only a timestamp_tz
+// column, and equals_to is OffsetDateTime.equals of the Java text form:
+// the same instant at another offset is not equal.
+func TestTimestampTZRules(t *testing.T) {
+	schema := row.MustSchema("fake",
+		row.Field{Name: "tz", Type: row.TimestampTZ, Nullable: true},
+		row.Field{Name: "ts", Type: row.Timestamp, Nullable: true},
+	)
+	s := mustSink(t, `rules { field_rules = [
+  { field_name = tz, field_type = timestamp_tz, field_value = [{ rule_type = NOT_NULL, equals_to = "2024-01-01T10:00+08:00" }] }
+] }`, schema)
+	w, _ := s.CreateWriter(context.Background(), connectors.TaskInfo{}, nil)
+	for _, good := range []string{"2024-01-01T10:00:00+08:00", "2024-01-01 10:00:00.000+08:00"} {
+		if err := w.Write(batch(t, schema, []any{good, "2024-01-01T10:00:00"})); err != nil {
+			t.Errorf("%s: %v", good, err)
+		}
+	}
+	for _, bad := range []any{"2024-01-01T02:00:00Z", "2024-01-01T10:00:00+05:45", "2024-01-01T10:00:01+08:00", nil} {
+		err := w.Write(batch(t, schema, []any{bad, "2024-01-01T10:00:00"}))
+		if err == nil || !strings.Contains(err.Error(), `"tz"`) {
+			t.Errorf("%v: want a failure, got %v", bad, err)
+		}
+	}
+	if err := w.Write(batch(t, schema, []any{"2024-01-01T02:00Z", nil})); err == nil || !strings.Contains(err.Error(), "value 2024-01-01T02:00Z") {
+		t.Errorf("the failure does not print the Java text form: %v", err)
+	}
+	// A timestamp column is not a timestamp_tz, nor the other way round.
+	if _, err := newSink(t, `rules { field_rules = [{ field_name = ts, field_type = timestamp_tz }] }`, row.MustSchema("fake", row.Field{Name: "ts", Type: row.Timestamp})); err == nil || !strings.Contains(err.Error(), "not timestamp_tz") {
+		t.Errorf("timestamp as timestamp_tz: %v", err)
+	}
+	if _, err := newSink(t, `rules { field_rules = [{ field_name = tz, field_type = timestamp }] }`, row.MustSchema("fake", row.Field{Name: "tz", Type: row.TimestampTZ})); err == nil || !strings.Contains(err.Error(), "not timestamp") {
+		t.Errorf("timestamp_tz as timestamp: %v", err)
+	}
+	// equals_to without an offset is not an OffsetDateTime: the rule fails
+	// the job with the reason on the first value it compares.
+	s = mustSink(t, `rules { field_rules = [{ field_name = tz, field_value = [{ equals_to = "2024-01-01T10:00:00" }] }] }`, schema)
+	w, _ = s.CreateWriter(context.Background(), connectors.TaskInfo{}, nil)
+	if err := w.Write(batch(t, schema, []any{"2024-01-01T10:00:00+08:00", nil})); err == nil || !strings.Contains(err.Error(), "not a timestamp with an offset") {
+		t.Errorf("equals_to without an offset: %v", err)
+	}
+}

@@ -220,6 +220,9 @@ func debeziumValue(t *row.Type, v any) any {
 		return v.(time.Duration).Microseconds()
 	case row.TypeTimestamp:
 		return v.(time.Time).UnixMicro()
+	case row.TypeTimestampTZ: // ZonedTimestamp: ISO_OFFSET_DATE_TIME text
+		sec, nano, off := row.TimestampTZOf(v.(time.Time))
+		return string(row.AppendTimestampTZ(nil, sec, nano, off, 'T', true))
 	case row.TypeArray:
 		xs, ok := v.([]any)
 		if !ok {
@@ -354,6 +357,8 @@ func connectSchema(t *row.Type) map[string]any {
 		return map[string]any{"type": "int64", "name": "io.debezium.time.MicroTime", "version": 1}
 	case row.TypeTimestamp:
 		return map[string]any{"type": "int64", "name": "io.debezium.time.MicroTimestamp", "version": 1}
+	case row.TypeTimestampTZ:
+		return map[string]any{"type": "string", "name": "io.debezium.time.ZonedTimestamp", "version": 1}
 	case row.TypeArray:
 		items := connectSchema(t.Elem)
 		items["optional"] = true

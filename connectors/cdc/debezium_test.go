@@ -94,3 +94,18 @@ func TestDebeziumEnvelope(t *testing.T) {
 		t.Fatalf("key with schema: %v %v", out.Value(0, 1), err)
 	}
 }
+
+// A timestamp_tz is Debezium's ZonedTimestamp: ISO_OFFSET_DATE_TIME text
+// in a string field.
+func TestDebeziumTimestampTZ(t *testing.T) {
+	v, err := row.Convert(row.TimestampTZ, "2024-01-01T10:00:00.25+05:45")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := debeziumValue(row.TimestampTZ, v); got != "2024-01-01T10:00:00.25+05:45" {
+		t.Errorf("value %v", got)
+	}
+	if got := connectSchema(row.TimestampTZ); got["type"] != "string" || got["name"] != "io.debezium.time.ZonedTimestamp" {
+		t.Errorf("schema %v", got)
+	}
+}

@@ -61,8 +61,8 @@ func TestBrokenConnectorsAreReported(t *testing.T) {
 	}{
 		{"LosesARowOnRestore", memFaults{loseOnRestore: true}, true, "/SnapshotEveryPoll", "missing"},
 		{"RepeatsARowOnRestore", memFaults{repeatOnRestore: true}, true, "/SnapshotHalfway", "extra"},
-		{"BlockingPoll", memFaults{blockingPoll: 400 * time.Millisecond}, true, "/IdlePoll", "PollNext without splits took"},
-		{"SlowPollWithRows", memFaults{slowFetch: 300 * time.Millisecond}, true, "/AllTypes", "PollNext must return within 250ms"},
+		{"BlockingPoll", memFaults{blockingPoll: raceSlowdown * 400 * time.Millisecond}, true, "/IdlePoll", "PollNext without splits took"},
+		{"SlowPollWithRows", memFaults{slowFetch: raceSlowdown * 300 * time.Millisecond}, true, "/AllTypes", "PollNext must return within " + (raceSlowdown * 250 * time.Millisecond).String()},
 		{"PanicOnBadSplit", memFaults{panicOnBadSplit: true}, true, "/OpenClose/BadSplitThenClose", "a split it did not encode must be an error, got panic"},
 		{"AssignsTwice", memFaults{assignTwice: true}, true, "/Assignment", "assigned twice"},
 		{"ForgetsReRegistration", memFaults{forgetReRegister: true}, true, "/Assignment", "was not told again"},

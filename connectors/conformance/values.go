@@ -30,8 +30,35 @@ func PrimitiveTypes() []*row.Type {
 	return []*row.Type{
 		row.String, row.Boolean, row.TinyInt, row.SmallInt, row.Int, row.BigInt,
 		row.Float, row.Double, row.DecimalOf(10, 2), row.DecimalOf(38, 18), row.Bytes,
-		row.Date, row.Time, row.Timestamp, row.Null,
+		row.Date, row.Time, row.Timestamp, row.TimestampTZ, row.Null,
 	}
+}
+
+// TimestampTZAtUTC is an Expected for a connector that keeps a
+// timestamp_tz's instant but not its offset (PostgreSQL's timestamptz,
+// Parquet's UTC-adjusted timestamps): each timestamp_tz value at offset Z.
+func TimestampTZAtUTC(schema *row.Schema, rows [][]any) [][]any {
+	out := make([][]any, len(rows))
+	for i, r := range rows {
+		out[i] = slices.Clone(r)
+		for j, f := range schema.Fields {
+			if tz, ok := r[j].(time.Time); ok && f.Type.ID == row.TypeTimestampTZ {
+				out[i][j] = tz.In(row.ZoneZ)
+			}
+		}
+	}
+	return out
+}
+
+// TimestampTZAsTimestamp is a ReadsAs for a source that reads a
+// timestamp_tz its sink wrote back as a timestamp (the instant's wall
+// clock in UTC, with TimestampTZAtUTC): a format or database without a
+// type that holds an offset.
+func TimestampTZAsTimestamp(t *row.Type) *row.Type {
+	if t.ID == row.TypeTimestampTZ {
+		return row.Timestamp
+	}
+	return t
 }
 
 // Without is types less those whose String is one of names ("bytes",
@@ -118,6 +145,11 @@ func Value(t *row.Type, i int) any {
 		return pick(time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 2, 29, 12, 34, 56, 789000000, time.UTC),
 			time.Date(1999, 12, 31, 23, 59, 59, 0, time.UTC), time.Date(2026, 1, 1+i%28, i%24, i%60, 0, 0, time.UTC),
 			time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 999000000, time.UTC))
+	case row.TypeTimestampTZ: // offsets with minutes, at both ends of the zones, and years 1 and 9999
+		zone := func(h, m int) *time.Location { return time.FixedZone("", h*3600+m*60) }
+		return pick(time.Date(2024, 1, 1, 10, 0, 0, 0, zone(8, 0)), time.Date(2024, 2, 29, 12, 34, 56, 789000000, time.UTC),
+			time.Date(1999, 12, 31, 23, 59, 59, 0, zone(5, 45)), time.Date(2026, 1, 1+i%28, i%24, i%60, 0, 0, zone(-12, 0)),
+			time.Date(1, 1, 1, 12, 0, 0, 0, zone(14, 0)), time.Date(9999, 12, 31, 11, 59, 59, 999000000, zone(-3, -30)))
 	case row.TypeArray:
 		n := i % 4
 		out := make([]any, n)
@@ -171,7 +203,7 @@ func Key(v any) string {
 	case decimal.Decimal:
 		return "dec:" + x.String()
 	case time.Time:
-		return x.UTC().Format(time.RFC3339Nano)
+		return x.Format(time.RFC3339Nano) // a timestamp_tz keeps its offset; other times are UTC
 	case time.Duration:
 		return "time:" + x.String()
 	case []any:
@@ -267,6 +299,10 @@ func CheckValue(t *row.Type, v any) error {
 		}
 		if x.Location() != time.UTC {
 			return fmt.Errorf("timestamp value %s is not UTC", Key(v))
+		}
+	case row.TypeTimestampTZ:
+		if _, ok := v.(time.Time); !ok {
+			return bad()
 		}
 	case row.TypeArray:
 		x, ok := v.([]any)

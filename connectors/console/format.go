@@ -41,6 +41,8 @@ func appendField(buf []byte, t *row.Type, c *row.Column, i int) []byte {
 		return row.AppendDate(buf, c.Ints[i])
 	case row.TypeTimestamp:
 		return row.AppendJavaTimestamp(buf, c.Secs[i], c.Nanos[i])
+	case row.TypeTimestampTZ: // OffsetDateTime.toString: 2024-01-01T10:00+08:00
+		return row.AppendJavaTimestampTZ(buf, c.Secs[i], c.Nanos[i], c.Offs[i])
 	}
 	return appendValue(buf, t, c.Value(i))
 }
@@ -122,6 +124,9 @@ func appendJava(buf []byte, t *row.Type, v any) []byte {
 		return appendBytes(buf, x)
 	case time.Duration, time.Time:
 		id := row.TypeTimestamp
+		if tm, ok := v.(time.Time); ok && tm.Location() != time.UTC {
+			id = row.TypeTimestampTZ // boxed timestamps are UTC
+		}
 		if t != nil {
 			id = t.ID
 		}

@@ -220,3 +220,36 @@ func TestBadDelay(t *testing.T) {
 		t.Fatalf("want a positioned error, got %v", err)
 	}
 }
+
+// TestTimestampTZLine: a timestamp_tz prints as OffsetDateTime.toString,
+// alone, in an array, in a row and (as an ISO string) in a map's JSON.
+func TestTimestampTZLine(t *testing.T) {
+	var out lockedBuffer
+	defer setOutput(&out)()
+	s := row.MustSchema("fake",
+		row.Field{Name: "tz", Type: row.TimestampTZ, Nullable: true},
+		row.Field{Name: "arr", Type: row.ArrayOf(row.TimestampTZ)},
+		row.Field{Name: "m", Type: row.MapOf(row.String, row.TimestampTZ)},
+		row.Field{Name: "r", Type: row.RowOf(row.Field{Name: "x", Type: row.TimestampTZ})},
+	)
+	b := row.NewBuilder(s, 2)
+	for _, r := range [][]any{
+		{"2024-01-01T10:00:00+08:00", []any{"0001-01-01T00:00:00.5-12:00"}, row.OrderedMap{{Key: "k", Value: "9999-12-31T23:59:59.999999999+05:45"}}, []any{"2024-06-01T00:00:00Z"}},
+		{nil, []any{}, row.OrderedMap{}, []any{nil}},
+	} {
+		if err := b.AppendRow(row.Insert, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, _ := newSink(t, "").CreateWriter(context.Background(), connectors.TaskInfo{}, nil)
+	if err := w.Write(b.Build()); err != nil {
+		t.Fatal(err)
+	}
+	want := "subtaskIndex=0  rowIndex=1:  SeaTunnelRow#tableId=fake SeaTunnelRow#kind=INSERT : " +
+		`2024-01-01T10:00+08:00, [0001-01-01T00:00:00.500-12:00], {"k":"9999-12-31T23:59:59.999999999+05:45"}, [2024-06-01T00:00Z]` + "\n" +
+		"subtaskIndex=0  rowIndex=2:  SeaTunnelRow#tableId=fake SeaTunnelRow#kind=INSERT : " +
+		`, [], {}, [null]` + "\n"
+	if got := out.String(); got != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -182,7 +182,7 @@ func (g *generator) fillColumn(c *row.Column, t *row.Type, salt uint64, rh []uin
 		for range rh {
 			c.AppendNull()
 		}
-	case row.TypeDate, row.TypeTime, row.TypeTimestamp:
+	case row.TypeDate, row.TypeTime, row.TypeTimestamp, row.TypeTimestampTZ:
 		for _, h := range rh {
 			r := rng{s: h ^ salt}
 			days, secs, err := g.dateTime(&r, year)
@@ -194,6 +194,9 @@ func (g *generator) fillColumn(c *row.Column, t *row.Type, salt uint64, rh []uin
 				c.AppendInt(days)
 			case row.TypeTime:
 				c.AppendInt(secs * int64(time.Second))
+			case row.TypeTimestampTZ:
+				off := randomOffset(&r)
+				c.AppendTimestampTZ(days*86400+secs-int64(off), 0, off)
 			default:
 				c.AppendTimestamp(days*86400+secs, 0)
 			}
@@ -259,6 +262,13 @@ func (g *generator) dateTime(r *rng, year int) (days, secs int64, err error) {
 		return 0, 0, fmt.Errorf("invalid date %04d-%02d-%02d from the date templates", y, mo, d)
 	}
 	return row.DaysFromCivil(y, int(mo), int(d)), h*3600 + mi*60 + s, nil
+}
+
+// randomOffset is a timestamp_tz's UTC offset: a whole hour from -12:00 to
+// +14:00, the offsets zones use. The wall clock is dateTime's, as for a
+// timestamp, so date templates set the clock a value is written in.
+func randomOffset(r *rng) int32 {
+	return int32(int64(below(r.next(), 27))-12) * 3600
 }
 
 func daysIn(y, m int64) int {
@@ -333,13 +343,16 @@ func (g *generator) boxed(t *row.Type, r *rng, year int) (any, error) {
 		return r.next()&1 == 1, nil
 	case row.TypeDecimal:
 		return randomDecimal(t, r), nil
-	case row.TypeDate, row.TypeTime, row.TypeTimestamp:
+	case row.TypeDate, row.TypeTime, row.TypeTimestamp, row.TypeTimestampTZ:
 		days, secs, err := g.dateTime(r, year)
 		switch t.ID {
 		case row.TypeDate:
 			return time.Unix(days*86400, 0).UTC(), err
 		case row.TypeTime:
 			return time.Duration(secs) * time.Second, err
+		case row.TypeTimestampTZ:
+			off := randomOffset(r)
+			return row.TimestampTZTime(days*86400+secs-int64(off), 0, off), err
 		}
 		return time.Unix(days*86400+secs, 0).UTC(), err
 	case row.TypeArray:

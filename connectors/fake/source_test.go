@@ -141,6 +141,21 @@ func TestAddSplitsBack(t *testing.T) {
 	}
 }
 
+// readAll runs src's enumerator for one reader and reads all it assigns,
+// in batches of batch rows.
+func readAll(t *testing.T, src *source, batch int) *collector {
+	ctx := newEnumCtx(1, 0)
+	en, _ := src.CreateEnumerator(ctx, nil)
+	en.Run()
+	rc := &readerCtx{bounded: connectors.Bounded}
+	rd := testReader(src, rc)
+	rd.AddSplits(ctx.assigned[0])
+	rd.HandleNoMoreSplits()
+	out := &collector{size: batch}
+	drain(t, rd, rc, out, 100)
+	return out
+}
+
 func readSplit(t *testing.T, src *source, s *split, batch int) [][]any {
 	rc := &readerCtx{bounded: connectors.Bounded}
 	rd := testReader(src, rc)
@@ -301,16 +316,7 @@ rows = [
   { kind = UPDATE_AFTER, fields = [null, null, null, null, null, null, null, null, null, null,
       null, null, null, null, null, null, null, null] }
 ]`
-	src := newSource(t, body, connectors.Batch)
-	ctx := newEnumCtx(1, 0)
-	en, _ := src.CreateEnumerator(ctx, nil)
-	en.Run()
-	rc := &readerCtx{bounded: connectors.Bounded}
-	rd := testReader(src, rc)
-	rd.AddSplits(ctx.assigned[0])
-	rd.HandleNoMoreSplits()
-	out := &collector{size: 1}
-	drain(t, rd, rc, out, 100)
+	out := readAll(t, newSource(t, body, connectors.Batch), 1)
 	// two splits, each emitting both fixed rows, one row per batch
 	if out.count() != 4 || len(out.batches) != 4 {
 		t.Fatalf("%d rows in %d batches, want 4 in 4", out.count(), len(out.batches))
@@ -568,5 +574,48 @@ func TestTableNamedByPluginOutput(t *testing.T) {
 		if ts := src.Tables(); len(ts) != 1 || ts[0].TableID != c.want {
 			t.Errorf("%s: tables %v, want %s", c.body, ts, c.want)
 		}
+	}
+}
+
+// TestTimestampTZ: a timestamp_tz field is generated as a timestamp is (the
+// wall clock from the date templates and the split's year) at a whole-hour
+// offset from -12:00 to +14:00, nested ones too; fixed rows read
+// OffsetDateTime's text, an offset required.
+func TestTimestampTZ(t *testing.T) {
+	body := `
+date.year.template = [2001]
+time.hour.template = [5]
+schema { fields { tz = timestamp_tz, arr = "array<timestamp_tz>" } }`
+	src := newSource(t, body, connectors.Batch)
+	rows := readSplit(t, src, &split{table: DefaultTable, rows: 300, year: 1999}, 64)
+	offsets := map[int]bool{}
+	for _, r := range rows {
+		for _, v := range append([]any{r[0]}, r[1].([]any)...) {
+			tz := v.(time.Time)
+			_, off := tz.Zone()
+			if tz.Year() != 2001 || tz.Hour() != 5 || off%3600 != 0 || off < -12*3600 || off > 14*3600 {
+				t.Fatalf("timestamp_tz %v", tz)
+			}
+			offsets[off] = true
+		}
+	}
+	if len(offsets) < 20 {
+		t.Errorf("only %d offsets in 1800 values", len(offsets))
+	}
+	fixed := newSource(t, `
+schema { fields { tz = timestamp_tz } }
+rows = [{ kind = INSERT, fields = ["2024-01-01T10:00:00+05:45"] }, { kind = INSERT, fields = [1704067200000] }]`, connectors.Batch)
+	got := readAll(t, fixed, 8).rows()
+	if len(got) != 2 || row.Text(row.TimestampTZ, got[0][0]) != "2024-01-01T10:00+05:45" || row.Text(row.TimestampTZ, got[1][0]) != "2024-01-01T00:00Z" {
+		t.Fatalf("fixed rows %v", got)
+	}
+	cfg, err := plugin(t, `
+schema { fields { tz = timestamp_tz } }
+rows = [{ kind = INSERT, fields = ["2024-01-01T10:00:00"] }]`)
+	if err == nil {
+		_, err = Factory.Create(cfg, nil, connectors.JobContext{Mode: connectors.Batch, Parallelism: 1})
+	}
+	if err == nil || !strings.Contains(err.Error(), "not a timestamp with an offset") {
+		t.Errorf("a row without an offset: %v", err)
 	}
 }

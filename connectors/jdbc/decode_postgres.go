@@ -153,7 +153,11 @@ func pgDecoder(read string) (decodeFunc, error) {
 			if us == math.MaxInt64 || us == math.MinInt64 {
 				return errors.New("infinite timestamp has no stactor value")
 			}
-			return appendTimestamp(c, time.Unix(pgEpochDays*86400+us/1e6, (us%1e6)*1e3).UTC())
+			t := time.Unix(pgEpochDays*86400+us/1e6, (us%1e6)*1e3).UTC()
+			if read == "timestamptz" {
+				return appendTimestampTZ(c, t)
+			}
+			return appendTimestamp(c, t)
 		}, nil
 	}
 	return nil, fmt.Errorf("no decoder for %q", read)

@@ -62,6 +62,13 @@ func argOf(dialect string, t *row.Type) (argFunc, error) {
 		return func(c *row.Column, i int) any {
 			return loadTimestamp(c, i).Format("2006-01-02 15:04:05.999999")
 		}, nil
+	case row.TypeTimestampTZ: // the instant; MySQL has no zone type, a datetime holds it in UTC
+		if dialect == dialectPostgres {
+			return func(c *row.Column, i int) any { return loadInstant(c, i) }, nil
+		}
+		return func(c *row.Column, i int) any {
+			return loadInstant(c, i).Format("2006-01-02 15:04:05.999999")
+		}, nil
 	case row.TypeArray:
 		if dialect == dialectPostgres {
 			return func(c *row.Column, i int) any { return pgArrayArg(t.Elem, c.Anys[i]) }, nil

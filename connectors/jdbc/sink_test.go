@@ -2,6 +2,7 @@ package jdbc
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -487,5 +488,58 @@ func TestSinkTargetNames(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A write that times out waiting for a row lock held by a prepared XA
+// transaction says so, naming the transaction (what holds a lock past
+// every session is a prepared transaction nobody commits or rolls back).
+func TestLockWaitNamesPreparedTransactions(t *testing.T) {
+	for _, tg := range targets(t) {
+		if tg.dialect != dialectMySQL {
+			continue
+		}
+		t.Run(tg.name, func(t *testing.T) {
+			tbl := "people_lockwait"
+			tg.exec(t, "DROP TABLE IF EXISTS "+tbl)
+			body := fmt.Sprintf("database = %q\ntable = %q\nis_exactly_once = true\nxa_data_source_class_name = %q\n", tg.db, tg.tablePathOf(tbl), tg.xa)
+			r := savedSink(t, tg, body, testSchema)
+			task := testTask
+			task.JobID = fmt.Sprintf("lockwait-%d", time.Now().UnixNano())
+			w, err := newWriter(testCtx(t), r, task)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.Write(batchOf(t, testSchema, make([]row.Kind, 1), person(7, "held")))
+			raw, err := w.PrepareCommit(1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.Close()
+			info, _ := decodeCommitInfo(raw)
+			c := &committer{r: r}
+			defer c.Abort(ctxBG(), connectors.CommitContext{JobID: task.JobID, Pipeline: 1, Attempt: 1, CheckpointID: 1}, [][]byte{raw})
+
+			conn, err := myDB(t, tg.db).Conn(testCtx(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if _, err := conn.ExecContext(testCtx(t), "SET SESSION innodb_lock_wait_timeout = 1"); err != nil {
+				t.Fatal(err)
+			}
+			_, werr := conn.ExecContext(testCtx(t), "INSERT INTO "+tbl+" (id, name) VALUES (7, 'blocked')")
+			if werr == nil {
+				t.Fatal("the insert of a locked row did not wait")
+			}
+			got := lockWaitDetail(testCtx(t), &r.Conn, werr).Error()
+			if !strings.Contains(got, "Lock wait timeout") || !strings.Contains(got, info.XID) || !strings.Contains(got, "prepared XA") {
+				t.Fatalf("the lock wait's error does not name the prepared transaction %s: %s", info.XID, got)
+			}
+			other := errors.New("some other error")
+			if lockWaitDetail(testCtx(t), &r.Conn, other) != other {
+				t.Fatal("another error was changed")
+			}
+		})
 	}
 }

@@ -32,8 +32,9 @@ func errUnmappable(table string, c column, why string) error {
 }
 
 // The row model keeps a timestamp as seconds and nanoseconds of a wall
-// clock without zone (row.TimestampOf). These two functions are the only
-// place here that knows it.
+// clock without zone (row.TimestampOf), a timestamp_tz as the instant and
+// its offset (row.TimestampTZOf). These functions are the only place here
+// that knows it.
 
 // appendTimestamp appends t's wall clock (read as UTC) to c.
 func appendTimestamp(c *row.Column, t time.Time) error {
@@ -47,6 +48,23 @@ func appendTimestamp(c *row.Column, t time.Time) error {
 
 // loadTimestamp is the wall clock of row i's timestamp, in UTC.
 func loadTimestamp(c *row.Column, i int) time.Time { return row.TimestampTime(c.Secs[i], c.Nanos[i]) }
+
+// appendTimestampTZ appends t's instant, at t's offset, to c.
+func appendTimestampTZ(c *row.Column, t time.Time) error {
+	sec, nano, off := row.TimestampTZOf(t)
+	if err := row.CheckTimestampTZ(sec, off); err != nil {
+		return fmt.Errorf("timestamp_tz %s: %w", t.Format(time.RFC3339Nano), err)
+	}
+	c.AppendTimestampTZ(sec, nano, off)
+	return nil
+}
+
+// loadInstant is row i's timestamp_tz as its instant in UTC: what
+// PostgreSQL's timestamptz and a MySQL datetime (sessions run in UTC)
+// store.
+func loadInstant(c *row.Column, i int) time.Time {
+	return time.Unix(c.Secs[i], int64(c.Nanos[i])).UTC()
+}
 
 // storeTime is the stored form of a time of day; 24:00:00 (which
 // PostgreSQL allows) is kept as the end of the day.

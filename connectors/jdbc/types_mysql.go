@@ -28,6 +28,10 @@ import (
 //	date                              date
 //	time                              time (only times of day)
 //	datetime, timestamp               timestamp (sessions run in UTC)
+//
+// MySQL has no type with a zone offset: a timestamp_tz is written as its
+// instant in UTC to a datetime(6) (the sink's created column), and reads
+// back as a timestamp.
 //	year                              int
 //
 // decimal with p > 38 and anything else is a plan-time error naming
@@ -167,7 +171,7 @@ func mysqlDDL(t *row.Type, key bool) (string, error) {
 		return "date", nil
 	case row.TypeTime:
 		return "time(6)", nil
-	case row.TypeTimestamp:
+	case row.TypeTimestamp, row.TypeTimestampTZ:
 		return "datetime(6)", nil
 	}
 	return "", fmt.Errorf("MySQL has no column type for %s", t)

@@ -29,7 +29,9 @@ import (
 //	date                              date
 //	time, timetz                      time (the zone of timetz dropped)
 //	timestamp                         timestamp
-//	timestamptz                       timestamp (the instant in UTC)
+//	timestamptz                       timestamp_tz (the instant, at offset Z:
+//	                                  PostgreSQL keeps no offset, PgJDBC
+//	                                  reads OffsetDateTime in UTC)
 //	bool[], smallint[], integer[],    array<boolean>, array<smallint>,
 //	bigint[], real[], double[],       array<int>, array<bigint>,
 //	text[], varchar[], char[]         array<float>, array<double>, array<string>
@@ -95,7 +97,7 @@ func pgScalar(oid uint32, mod int32) (*row.Type, string, bool) {
 	case pgtype.TimestampOID:
 		return row.Timestamp, "timestamp", true
 	case pgtype.TimestamptzOID:
-		return row.Timestamp, "timestamptz", true
+		return row.TimestampTZ, "timestamptz", true
 	}
 	return nil, "", false
 }
@@ -192,6 +194,8 @@ func postgresDDL(t *row.Type) (string, error) {
 		return "time(6)", nil
 	case row.TypeTimestamp:
 		return "timestamp(6)", nil
+	case row.TypeTimestampTZ:
+		return "timestamptz(6)", nil
 	case row.TypeNull:
 		return "text", nil
 	case row.TypeArray:

@@ -283,7 +283,7 @@ func (w *writer) apply() error {
 				err = w.insertRun(tw, b, i, j)
 			}
 			if err != nil {
-				return fmt.Errorf("Jdbc: writing to %s: %w", tw.t.Target, withDetail(err))
+				return fmt.Errorf("Jdbc: writing to %s: %w", tw.t.Target, lockWaitDetail(w.ctx, &w.r.Conn, withDetail(err)))
 			}
 			i = j
 		}

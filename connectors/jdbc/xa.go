@@ -204,3 +204,40 @@ func commitMySQL(ctx context.Context, conn *sql.Conn, info *commitInfo) error {
 // detachWait is how long an unknown XID may still be detaching from the
 // session that prepared it.
 const detachWait = 5 * time.Second
+
+// lockWaitDetail adds to MySQL's "Lock wait timeout exceeded" (1205) what
+// may hold the lock and outlive every session: the server's prepared XA
+// transactions (XA RECOVER, read on a session of its own). A prepared
+// transaction keeps its row locks until someone commits or rolls it back;
+// one left by a crash is rolled back by the next restore of its job
+// (AbortStale), one of another program or of a job that is not restored
+// holds them for good. Any other error is returned as it is.
+func lockWaitDetail(ctx context.Context, c *connOptions, err error) error {
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) || me.Number != 1205 {
+		return err
+	}
+	db, cerr := c.connectMySQL(ctx)
+	if cerr != nil {
+		return err
+	}
+	defer db.Close()
+	conn, cerr := db.Conn(ctx)
+	if cerr != nil {
+		return err
+	}
+	defer conn.Close()
+	xids, lerr := listPrepared(ctx, nil, conn, "")
+	switch {
+	case lerr != nil:
+		return err
+	case len(xids) == 0:
+		return fmt.Errorf("%w (the server has no prepared XA transaction: another session holds the lock)", err)
+	}
+	shown := strings.Join(xids[:min(len(xids), 5)], ", ")
+	if len(xids) > 5 {
+		shown += ", …"
+	}
+	return fmt.Errorf("%w (the server has %d prepared XA transactions, which hold their locks until committed or rolled back: %s; stactor's are named stx-…, and a job's restore rolls back those of its earlier attempts)",
+		err, len(xids), shown)
+}

@@ -121,6 +121,16 @@ func convert(t *row.Type, v any) (any, error) {
 			return nil, fmt.Errorf("%q is not a timestamp", s)
 		}
 		return ts, nil
+	case row.TypeTimestampTZ:
+		s := asText(v)
+		if s == "" {
+			return nil, nil
+		}
+		ts, err := row.ParseTimestampTZ(s)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a timestamp_tz: %v", s, err)
+		}
+		return ts, nil
 	case row.TypeArray:
 		var out []any
 		switch x := v.(type) {

@@ -234,6 +234,8 @@ func appendValue(col *row.Column, v any) {
 		}
 	case row.StoreTimestamp:
 		col.AppendTimestamp(row.TimestampOf(v.(time.Time)))
+	case row.StoreTimestampTZ:
+		col.AppendTimestampTZ(row.TimestampTZOf(v.(time.Time)))
 	case row.StoreFloat:
 		col.AppendFloat(v.(float64))
 	case row.StoreString:

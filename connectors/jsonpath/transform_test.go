@@ -181,9 +181,10 @@ func TestSources(t *testing.T) {
   { src_field = data, path = "$.e", dest_field = a, dest_type = date },
   { src_field = data, path = "$.ts", dest_field = b, dest_type = timestamp },
   { src_field = data, path = "$.t", dest_field = c, dest_type = time },
-  { src_field = data, path = "$.d", dest_field = d, dest_type = date }`,
-			`{"e": "", "ts": "2024-01-31 12:30:15", "t": "07:05:00.5", "d": 20240131}`,
-			[]string{"null", "2024-01-31T12:30:15", "07:05:00.500", "2024-01-31"}},
+  { src_field = data, path = "$.d", dest_field = d, dest_type = date },
+  { src_field = data, path = "$.tz", dest_field = e, dest_type = timestamp_tz }`,
+			`{"e": "", "ts": "2024-01-31 12:30:15", "t": "07:05:00.5", "d": 20240131, "tz": "2024-01-31T12:30:15+05:45"}`,
+			[]string{"null", "2024-01-31T12:30:15", "07:05:00.500", "2024-01-31", "2024-01-31T12:30:15+05:45"}},
 		{"containers", `
   { src_field = data, path = "$.o", dest_field = a, dest_type = "map<string, int>" },
   { src_field = data, path = "$.o", dest_field = b, dest_type = "row<x int, y string>" },

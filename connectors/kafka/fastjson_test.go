@@ -68,3 +68,31 @@ func FuzzFlatJSON(f *testing.F) {
 	}
 	f.Fuzz(checkFlat)
 }
+
+// TestTimestampTZJSON: the json format writes a timestamp_tz as
+// ISO_OFFSET_DATE_TIME text and reads it back with its offset; text
+// writes OffsetDateTime.toString.
+func TestTimestampTZJSON(t *testing.T) {
+	s := row.MustSchema("t", row.Field{Name: "tz", Type: row.TimestampTZ, Nullable: true})
+	b := row.NewBuilder(s, 3)
+	for _, v := range []any{"2024-01-01T10:00:00+05:45", "0001-01-01T00:00:00.5-12:00", nil} {
+		if err := b.AppendRow(row.Insert, []any{v}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	batch := b.Build()
+	enc, dec := newEncoder(formatJSON, ""), newDecoder(formatJSON, "", s, false)
+	for i, want := range []string{`{"tz":"2024-01-01T10:00:00+05:45"}`, `{"tz":"0001-01-01T00:00:00.5-12:00"}`, `{"tz":null}`} {
+		got := enc(nil, batch, i)
+		if string(got) != want {
+			t.Errorf("row %d: %s, want %s", i, got, want)
+		}
+		rows, err := dec(got)
+		if err != nil || len(rows) != 1 || row.Text(row.TimestampTZ, rows[0].vals[0]) != row.Text(row.TimestampTZ, batch.Value(i, 0)) {
+			t.Errorf("row %d read back as %v, %v", i, rows, err)
+		}
+	}
+	if got := newEncoder(formatText, ","); string(got(nil, batch, 0)) != "2024-01-01T10:00+05:45" {
+		t.Errorf("text %s", got(nil, batch, 0))
+	}
+}

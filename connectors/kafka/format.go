@@ -327,7 +327,8 @@ func appendRowObject(dst []byte, b *row.Batch, i int) []byte {
 }
 
 // appendJSON writes a boxed value of type t as SeaTunnel's
-// JsonSerializationSchema does: dates, times and timestamps as ISO text,
+// JsonSerializationSchema does: dates, times and timestamps as ISO text
+// (a timestamp_tz with its offset),
 // bytes as base64, decimals as numbers.
 func appendJSON(dst []byte, t *row.Type, v any) []byte {
 	if v == nil {
@@ -356,6 +357,12 @@ func appendJSON(dst []byte, t *row.Type, v any) []byte {
 	case time.Time:
 		if t.ID == row.TypeDate {
 			return appendJSONString(dst, x.Format("2006-01-02"))
+		}
+		if t.ID == row.TypeTimestampTZ { // ISO_OFFSET_DATE_TIME: 2024-01-01T10:00:00+08:00
+			sec, nano, off := row.TimestampTZOf(x)
+			dst = append(dst, '"')
+			dst = row.AppendTimestampTZ(dst, sec, nano, off, 'T', true)
+			return append(dst, '"')
 		}
 		return appendJSONString(dst, x.Format("2006-01-02T15:04:05.999999999"))
 	case time.Duration:

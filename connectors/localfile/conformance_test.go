@@ -94,7 +94,11 @@ func badCodec(format string) string {
 // rows, except that csv quotes a top-level empty string; an array loses
 // its trailing empty elements (Java's String.split).
 func expected(format string) func(*row.Schema, [][]any) [][]any {
-	if format != formatText && format != formatCSV {
+	switch format {
+	case formatParquet, formatORC:
+		return conformance.TimestampTZAtUTC
+	case formatText, formatCSV:
+	default:
 		return nil
 	}
 	var blank func(t *row.Type, v any, top bool) any
@@ -162,6 +166,16 @@ func expected(format string) func(*row.Schema, [][]any) [][]any {
 	}
 }
 
+// Parquet and ORC write a timestamp_tz as its instant (a UTC-adjusted
+// TIMESTAMP, a TIMESTAMP_INSTANT) and read it back as a timestamp, the
+// wall clock in UTC.
+func readsAs(format string) func(*row.Type) *row.Type {
+	if format != formatParquet && format != formatORC {
+		return nil
+	}
+	return conformance.TimestampTZAsTimestamp
+}
+
 // Every format is a source and a sink: the source's test data is written
 // by the sink, so each source test is a round trip, and the sink's
 // committed files are read back by the source.
@@ -177,6 +191,7 @@ func TestConformance(t *testing.T) {
 					Factory:  SourceFactory,
 					Types:    formatTypes(format),
 					Expected: expected(format),
+					ReadsAs:  readsAs(format),
 					Table: func(dir string, schema *row.Schema, rows [][]any) (string, error) {
 						if err := conformance.Commit(SinkFactory, sinkBody(dir, format), schema, rows); err != nil {
 							return "", err

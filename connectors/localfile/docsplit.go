@@ -231,7 +231,7 @@ func (d *docSplit) cellValue(t *row.Type, cell docCell) (any, error) {
 		return fitDecimal(t, dec)
 	case row.TypeBytes:
 		return []byte(s), nil
-	case row.TypeDate, row.TypeTime, row.TypeTimestamp:
+	case row.TypeDate, row.TypeTime, row.TypeTimestamp, row.TypeTimestampTZ:
 		c := row.NewColumn(t, 1)
 		times := &d.cfg.values
 		if d.excel {

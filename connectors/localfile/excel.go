@@ -360,6 +360,8 @@ func (x *excelOut) cell(c *row.Column, i int) (any, error) {
 		return excelize.Cell{StyleID: x.date, Value: excelSerial(c.Ints[i]*86400, 0)}, nil
 	case row.TypeTimestamp:
 		return excelize.Cell{StyleID: x.datetime, Value: excelSerial(c.Secs[i], c.Nanos[i])}, nil
+	case row.TypeTimestampTZ: // a date cell has no zone: OffsetDateTime's text
+		return excelize.Cell{StyleID: x.text, Value: string(row.AppendJavaTimestampTZ(nil, c.Secs[i], c.Nanos[i], c.Offs[i]))}, nil
 	case row.TypeTime:
 		// Timestamp.valueOf(time.atDate(1970-01-01)).
 		return excelize.Cell{StyleID: x.clock, Value: excelSerial(c.Ints[i]/1e9, int32(c.Ints[i]%1e9))}, nil

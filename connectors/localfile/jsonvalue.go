@@ -508,6 +508,10 @@ func appendJSONCol(b []byte, c *row.Column, i int) []byte {
 		b = append(b, '"')
 		b = row.AppendTimestamp(b, c.Secs[i], c.Nanos[i], 'T', true)
 		return append(b, '"')
+	case row.TypeTimestampTZ: // ISO_OFFSET_DATE_TIME: 2024-01-01T10:00:00+08:00
+		b = append(b, '"')
+		b = row.AppendTimestampTZ(b, c.Secs[i], c.Nanos[i], c.Offs[i], 'T', true)
+		return append(b, '"')
 	case row.TypeNull:
 		return append(b, "null"...)
 	}

@@ -153,8 +153,12 @@ func (l *lineSplit) read(cols []*row.Column, n int) (int, bool, error) {
 }
 
 // arenaSize is the size of one arena of copies: small, since an arena
-// lives as long as any string in it (a batch in flight, a scratch value).
-const arenaSize = 64 << 10
+// lives as long as any string in it (a batch in flight, a scratch value,
+// a vector waiting in the recycling pools). 16 KiB, a few arenas to a
+// batch of short strings: workload 2 of benchmarks/RESULTS.md peaks
+// about 1.5 MiB lower than with 64 KiB arenas, at the same CPU; 8 KiB
+// saves nothing more.
+const arenaSize = 16 << 10
 
 // keep copies a record into the arena and returns it as a string.
 func (l *lineSplit) keep(rec []byte) string {
@@ -306,6 +310,8 @@ func dropLast(c *row.Column) {
 		c.Ints = c.Ints[:n]
 	case row.StoreTimestamp:
 		c.Secs, c.Nanos = c.Secs[:n], c.Nanos[:n]
+	case row.StoreTimestampTZ:
+		c.Secs, c.Nanos, c.Offs = c.Secs[:n], c.Nanos[:n], c.Offs[:n]
 	case row.StoreFloat:
 		c.Floats = c.Floats[:n]
 	case row.StoreString:

@@ -123,7 +123,9 @@ func orcRowType(t *orc.Type, cfg *row.Type) (*row.Type, error) {
 		return final(row.String), nil
 	case orc.KindDate:
 		return final(row.Date), nil
-	case orc.KindTimestamp:
+	case orc.KindTimestamp, orc.KindTimestampInstant:
+		// An instant reads as its wall clock in UTC: SeaTunnel's
+		// readTimestampVal makes every ORC timestamp a LocalDateTime.
 		if cfg != nil && cfg.ID == row.TypeTime {
 			return row.Time, nil
 		}
@@ -267,7 +269,7 @@ func (o *orcIn) appendValue(c *row.Column, v *orc.Vector, i int) error {
 			return nil
 		}
 	case row.TypeTimestamp:
-		if k == orc.KindTimestamp {
+		if k == orc.KindTimestamp || k == orc.KindTimestampInstant {
 			if err := row.CheckTimestamp(v.Secs[i]); err != nil {
 				return err
 			}
@@ -314,7 +316,7 @@ func (o *orcIn) boxed(t *row.Type, v *orc.Vector, i int) (any, error) {
 			return nil, err
 		}
 		x = time.Unix(v.Ints[i]*86400, 0).UTC()
-	case orc.KindTimestamp:
+	case orc.KindTimestamp, orc.KindTimestampInstant:
 		if err := row.CheckTimestamp(v.Secs[i]); err != nil {
 			return nil, err
 		}

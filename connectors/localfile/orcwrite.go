@@ -57,6 +57,8 @@ func orcTypeOf(t *row.Type) (*orc.Type, error) {
 		return orc.Primitive(orc.KindDate), nil
 	case row.TypeTime, row.TypeTimestamp:
 		return orc.Primitive(orc.KindTimestamp), nil
+	case row.TypeTimestampTZ: // the instant ("timestamp with local time zone")
+		return orc.Primitive(orc.KindTimestampInstant), nil
 	case row.TypeArray:
 		e, err := orcTypeOf(t.Elem)
 		if err != nil {
@@ -167,7 +169,7 @@ func appendORCValue(v *orc.Vector, c *row.Column, i int) error {
 	case row.StoreDecimal:
 		appendPresent(v)
 		v.Decimals = append(v.Decimals, c.Decs[i])
-	case row.StoreTimestamp:
+	case row.StoreTimestamp, row.StoreTimestampTZ: // a timestamp_tz's instant
 		appendPresent(v)
 		v.Secs = append(v.Secs, c.Secs[i])
 		v.Nanos = append(v.Nanos, c.Nanos[i])

@@ -160,6 +160,8 @@ func baseNode(t *row.Type) (parquet.Node, error) {
 		n = parquet.TimeAdjusted(parquet.Microsecond, false)
 	case row.TypeTimestamp:
 		n = parquet.TimestampAdjusted(parquet.Microsecond, false)
+	case row.TypeTimestampTZ: // the instant, isAdjustedToUTC; read back as a timestamp (see leafType)
+		n = parquet.TimestampAdjusted(parquet.Microsecond, true)
 	case row.TypeArray:
 		e, err := parquetNode(t.Elem)
 		if err != nil {
@@ -352,6 +354,10 @@ func planNode(n parquet.Node, name string, def, rep int, col *int, inRepeated bo
 }
 
 // leafType sets a leaf's row type and conversion from its parquet type.
+// A TIMESTAMP is a timestamp whether or not it is adjusted to UTC: an
+// instant (what a timestamp_tz is written as) reads as its wall clock in
+// UTC, as SeaTunnel's ParquetReadStrategy makes every timestamp a
+// LocalDateTime.
 func leafType(p *pnode, n parquet.Node) error {
 	t := n.Type()
 	lt := t.LogicalType()

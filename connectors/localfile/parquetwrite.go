@@ -212,6 +212,9 @@ func columnLeaf(n *pnode, c *row.Column, i int) (parquet.Value, error) {
 
 // boxedLeaf is a boxed value (see row.Value) as a parquet value.
 func boxedLeaf(n *pnode, v any) (parquet.Value, error) {
+	if t, ok := v.(time.Time); ok && n.typ.ID == row.TypeTimestamp {
+		v = t.UTC() // a timestamp_tz's instant (boxed timestamps are UTC already)
+	}
 	c := row.NewColumn(n.typ, 1)
 	if err := c.AppendValue(v); err != nil {
 		return parquet.Value{}, err

@@ -110,6 +110,12 @@ func (p *textValues) appendValue(c *row.Column, s string) error {
 			return err
 		}
 		c.AppendTimestamp(sec, nano)
+	case row.TypeTimestampTZ: // OffsetDateTime's text; datetime_format is for timestamps
+		v, err := row.ParseTimestampTZ(s)
+		if err != nil {
+			return fmt.Errorf("cannot parse %q as %s: %v", strings.Clone(s), t, err)
+		}
+		c.AppendTimestampTZ(row.TimestampTZOf(v))
 	case row.TypeNull:
 		c.AppendNull()
 	default:
@@ -299,6 +305,8 @@ func (r *textRender) appendCol(b []byte, c *row.Column, i int) []byte {
 			return row.AppendTimestamp(b, c.Secs[i], c.Nanos[i], ' ', false)
 		}
 		return row.TimestampTime(c.Timestamp(i)).AppendFormat(b, r.times.datetime)
+	case row.TypeTimestampTZ:
+		return row.AppendJavaTimestampTZ(b, c.Secs[i], c.Nanos[i], c.Offs[i])
 	case row.TypeBytes:
 		if r.csv {
 			return r.appendCSVSafe(b, c.Bins[i])

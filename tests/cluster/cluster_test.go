@@ -3,6 +3,8 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -193,6 +195,43 @@ func TestLeaderFailure(t *testing.T) {
 	if err != nil || st.state != "FINISHED" || st.read != int64(ja.rows) {
 		t.Fatalf("status of a job that ended under an earlier leader: %v\n%s", err, st.text)
 	}
+}
+
+// A job whose resolved plan is larger than a Consul value may be (a
+// LocalFile source listing 30,000 files with random names) is submitted,
+// resumed by a new leader after the leader is killed, and finished,
+// exactly once: the job registry stores the plan apart from the record,
+// in parts.
+func TestLargePlanLeaderFailure(t *testing.T) {
+	c := newCluster(t)
+	leader := c.start(3)
+	dir := t.TempDir()
+	j := newJobOf(t, dir, jobShape{mode: "BATCH", rows: 30000, rate: 2500, files: 30000})
+	in := filepath.Join(dir, "in")
+	ents, err := os.ReadDir(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	for _, e := range ents {
+		// Names deflate cannot fold into back-references, as a writer's
+		// task ids and uuids are.
+		name := fmt.Sprintf("%s-%016x.csv", strings.TrimSuffix(e.Name(), ".csv"), rng.Uint64())
+		if err := os.Rename(filepath.Join(in, e.Name()), filepath.Join(in, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.submitAsync(j, "large-plan")
+	c.waitWritten("large-plan", 6000)
+	before := c.leaderships()
+	killed := time.Now()
+	c.kill(leader)
+	next := c.waitTakeover(before, killed)
+	c.waitState("large-plan", "FINISHED", 3*time.Minute)
+	if c.logged(next, "large-plan", "resuming job from its latest checkpoint") == 0 {
+		t.Fatalf("the new leader %s did not log resuming the job", next)
+	}
+	j.checkExactlyOnce(t)
 }
 
 // `stactor savepoint` stops a job with a savepoint (SAVEPOINT_DONE);

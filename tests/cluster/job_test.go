@@ -30,11 +30,11 @@ func newJob(t *testing.T, dir string, rows int, env ...string) job {
 	return newJobOf(t, dir, jobShape{mode: "BATCH", rows: rows, rate: 2500}, env...)
 }
 
-// jobShape is what newJobOf varies: the job's mode, its ids and its read
-// rate per source subtask.
+// jobShape is what newJobOf varies: the job's mode, its ids, its read
+// rate per source subtask and the number of input files (0: four).
 type jobShape struct {
-	mode       string
-	rows, rate int
+	mode              string
+	rows, rate, files int
 }
 
 // newJobOf is newJob's job in another shape.
@@ -42,7 +42,11 @@ func newJobOf(t *testing.T, dir string, shape jobShape, env ...string) job {
 	t.Helper()
 	rows := shape.rows
 	in := filepath.Join(dir, "in")
-	if err := output.WriteInput(in, rows, 4); err != nil {
+	files := shape.files
+	if files == 0 {
+		files = 4
+	}
+	if err := output.WriteInput(in, rows, files); err != nil {
 		t.Fatal(err)
 	}
 	j := job{file: filepath.Join(dir, "job.conf"), out: filepath.Join(dir, "out"), rows: rows}

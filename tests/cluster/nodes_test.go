@@ -326,7 +326,9 @@ func (c *testCluster) waitState(id, want string, timeout time.Duration) status {
 }
 
 // waitWritten polls until the job has written at least rows (both sinks
-// count), so it is running with data in flight.
+// count), so it is running with data in flight. A job still starting
+// (CREATED, INITIALIZING, SCHEDULED) is waited for; one that has ended is
+// a failure.
 func (c *testCluster) waitWritten(id string, rows int64) {
 	c.t.Helper()
 	eventually(c.t, 60*time.Second, fmt.Sprintf("job %s writing %d rows", id, rows), func() error {
@@ -334,8 +336,12 @@ func (c *testCluster) waitWritten(id string, rows int64) {
 		if err != nil {
 			return err
 		}
-		if st.state != "RUNNING" {
+		switch st.state {
+		case "RUNNING":
+		case "FINISHED", "FAILED", "CANCELED", "CANCELING", "SAVEPOINT_DONE", "FAILING":
 			c.t.Fatalf("job %s is %s before it wrote %d rows; the test needs it running:\n%s", id, st.state, rows, st.text)
+		default: // still starting: a submit that is not --async returns no earlier
+			return fmt.Errorf("state %s", st.state)
 		}
 		if st.written < rows {
 			return fmt.Errorf("written %d", st.written)

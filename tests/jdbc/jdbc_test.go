@@ -349,7 +349,9 @@ func TestExactlyOnceKilled(t *testing.T) {
 			dir := t.TempDir()
 			var sinkBlock string
 			var count func() (map[int64]int, int)
+			diag := func() string { return "" }
 			if target == "mariadb" {
+				diag = func() string { return myLocks(t, my) }
 				myExec(t, my, "DROP TABLE IF EXISTS ids_xa")
 				sinkBlock = fmt.Sprintf(`url = %q
     driver = "com.mysql.cj.jdbc.Driver"
@@ -398,7 +400,7 @@ sink {
 `, pg.JDBCURL("postgres"), dbtest.User, sinkBlock, dbtest.User, par))
 				jobs = append(jobs, job)
 			}
-			killAndRestore(t, filepath.Join(dir, "home"), "xa-"+target, kills, jobs)
+			killAndRestore(t, filepath.Join(dir, "home"), "xa-"+target, kills, jobs, diag)
 			ids, prepared := count()
 			var lost, dup []int64
 			for id := int64(0); id < n; id++ {
@@ -430,8 +432,9 @@ func first(xs []int64) []int64 {
 
 // killAndRestore runs the job, SIGKILLs it kills times at random moments
 // and restores it each time (jobs[i] for the i-th run, the last one
-// repeated), then lets it finish.
-func killAndRestore(t *testing.T, home, jobID string, kills int, jobs []string) {
+// repeated), then lets it finish. A failed run's message ends with what
+// diag says of the target (its transactions and locks).
+func killAndRestore(t *testing.T, home, jobID string, kills int, jobs []string, diag func() string) {
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	var stderr strings.Builder
 	for i := 0; ; i++ {
@@ -456,7 +459,7 @@ func killAndRestore(t *testing.T, home, jobID string, kills int, jobs []string) 
 		select {
 		case err := <-done:
 			if err != nil {
-				t.Fatalf("run %d failed: %v\n%s", i, err, tail(stderr.String()))
+				t.Fatalf("run %d failed: %v\n%s%s", i, err, tail(stderr.String()), diag())
 			}
 			if i < kills {
 				t.Fatalf("the job finished after %d kills of %d: too fast to test restores", i, kills)
@@ -466,7 +469,7 @@ func killAndRestore(t *testing.T, home, jobID string, kills int, jobs []string) 
 			_ = cmd.Process.Signal(syscall.SIGKILL)
 			<-done
 			if i >= kills {
-				t.Fatalf("final run did not finish\n%s", tail(stderr.String()))
+				t.Fatalf("final run did not finish\n%s%s", tail(stderr.String()), diag())
 			}
 		}
 	}
@@ -499,6 +502,49 @@ func myIDs(t *testing.T, my *dbtest.MariaDB) (map[int64]int, int) {
 	}
 	xa.Close()
 	return ids, prepared
+}
+
+// myLocks describes the server's open transactions, the prepared XA
+// ones and who waits for whom, for a failure message.
+func myLocks(t *testing.T, my *dbtest.MariaDB) string {
+	db, err := sql.Open("mysql", my.DSN("test"))
+	if err != nil {
+		return err.Error()
+	}
+	defer db.Close()
+	var b strings.Builder
+	for _, q := range []string{
+		"XA RECOVER",
+		"SELECT trx_id, trx_state, trx_started, trx_mysql_thread_id, trx_rows_locked, trx_rows_modified, COALESCE(trx_query, '') FROM information_schema.innodb_trx",
+		"SELECT requesting_trx_id, blocking_trx_id FROM information_schema.innodb_lock_waits",
+		"SELECT lock_trx_id, lock_mode, lock_type, lock_table, COALESCE(lock_data, '') FROM information_schema.innodb_locks",
+	} {
+		fmt.Fprintf(&b, "\n%s:\n", q)
+		rows, err := db.QueryContext(ctx(t), q)
+		if err != nil {
+			fmt.Fprintf(&b, "  %v\n", err)
+			continue
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]sql.NullString, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				fmt.Fprintf(&b, "  %v\n", err)
+				break
+			}
+			b.WriteString(" ")
+			for _, v := range vals {
+				b.WriteString(" " + v.String)
+			}
+			b.WriteString("\n")
+		}
+		rows.Close()
+	}
+	return b.String()
 }
 
 func pgIDs(t *testing.T, pg *dbtest.Postgres) (map[int64]int, int) {

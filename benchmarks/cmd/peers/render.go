@@ -14,7 +14,7 @@ func render(o options, m harness.Machine, reports []*report, ceil *ceilingResult
 	fmt.Fprintf(&b, "Command: `%s` (from the module root; written by benchmarks/cmd/peers)\n\n", command())
 	b.WriteString(m.Markdown())
 	fmt.Fprintf(&b, "- stactor: parallelism %d, default engine settings; Benthos v4.60.0: %d inputs, pipeline threads %d\n", o.parallelism, o.parallelism, o.parallelism)
-	fmt.Fprintf(&b, "- %d runs per tool and workload, alternating; rows/s is rows over the process's wall time (start to exit), median of the runs; rows per CPU-second uses user + system time; peak RSS is the largest of the runs (wait4 rusage); peak anon RSS is the largest RssAnon read from /proc every 10 ms (RSS without the pages of mapped files, such as the tool's own executable); both tools run as copies of their builds (harness.Install)\n\n", o.runs)
+	fmt.Fprintf(&b, "- %d runs per tool and workload, alternating; rows/s is rows over the process's wall time (start to exit), median of the runs; rows per CPU-second uses user + system time; peak RSS is the largest of the runs (wait4 rusage); peak anon RSS is the largest RssAnon read from /proc every 10 ms (RSS without the pages of mapped files, such as the tool's own executable); both tools are built static (CGO_ENABLED=0; with -stactor, stactor is the binary given) and run as copies of their builds (harness.Install)\n\n", o.runs)
 
 	t := &harness.Table{Header: []string{"workload", "tool", "rows per run", "rows/s (wall)", "rows per CPU-s", "peak RSS", "peak anon RSS", "wall per run (s)", "notes"}}
 	for _, r := range reports {

@@ -43,11 +43,15 @@ func BuildBenthos(root, dir string) (string, error) {
 }
 
 // goBuild builds pkg and installs it at out (Install), so that what runs
-// is an ordinary copy, not the file as the linker left it.
+// is an ordinary copy, not the file as the linker left it. Both tools are
+// built static, with CGO_ENABLED=0, as the Taskfile's build task builds
+// stactor and Benthos's CI builds Benthos: a dynamically linked build
+// maps libc and the loader too (1.2-1.5 MiB of resident memory).
 func goBuild(dir, out, pkg string) error {
 	linked := out + ".linked"
 	cmd := exec.Command("go", "build", "-o", linked, pkg)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build %s (in %s): %w\n%s", pkg, dir, err, b)
 	}

@@ -17,15 +17,19 @@ var confTables atomic.Int64
 // The shared source suite on MySQL-CDC's snapshot, bounded by stop.mode
 // = latest, as for Postgres-CDC (cdc/postgres/conformance_test.go): the
 // Jdbc sink fills each table and the source reads it back chunk by chunk
-// between binlog watermarks. MariaDB has no arrays.
+// between binlog watermarks. MariaDB has no arrays, and no timestamp_tz:
+// the sink writes its instant in UTC to a datetime, which reads back as a
+// timestamp.
 func TestConformanceSource(t *testing.T) {
 	my := servers.MariaDB(t)
 	myExec(t, myDB(t, ""), "CREATE DATABASE IF NOT EXISTS conf_cdc")
 	types := conformance.Without(conformance.AllTypes(), "null", "map<string, int>", "row<a int, b string>", "array<int>", "array<string>")
 	conn := fmt.Sprintf("base-url = %q\nusername = %q\npassword = \"\"\n", my.JDBCURL(""), dbtest.User)
 	conformance.RunSource(t, conformance.Source{
-		Factory: cdc.Factory(Spec),
-		Types:   types,
+		Factory:  cdc.Factory(Spec),
+		Types:    types,
+		Expected: conformance.TimestampTZAtUTC,
+		ReadsAs:  conformance.TimestampTZAsTimestamp,
 		// the stream split follows the chunks once they are read
 		EndsAfterReading: true,
 		Table: func(_ string, schema *row.Schema, rows [][]any) (string, error) {

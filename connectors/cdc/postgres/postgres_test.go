@@ -216,12 +216,13 @@ func TestStream(t *testing.T) {
 		"INSERT INTO st_other VALUES (1)",
 		"BEGIN; INSERT INTO st2 VALUES ('x', '2024-02-29'); UPDATE st SET v = 'b' WHERE id = 1; COMMIT",
 		"DELETE FROM st WHERE id = 1")
+	// ts is a timestamptz: a timestamp_tz, boxed at offset Z (row.ZoneZ).
 	want := []string{
-		"+I [1 a 1.5 2024-01-02 03:04:05.123456 +0000 UTC [1 2]]",
+		"+I [1 a 1.5 2024-01-02 03:04:05.123456 +0000 Z [1 2]]",
 		"+I [x 2024-02-29 00:00:00 +0000 UTC]",
-		"-U [1 a 1.5 2024-01-02 03:04:05.123456 +0000 UTC [1 2]]",
-		"+U [1 b 1.5 2024-01-02 03:04:05.123456 +0000 UTC [1 2]]",
-		"-D [1 b 1.5 2024-01-02 03:04:05.123456 +0000 UTC [1 2]]",
+		"-U [1 a 1.5 2024-01-02 03:04:05.123456 +0000 Z [1 2]]",
+		"+U [1 b 1.5 2024-01-02 03:04:05.123456 +0000 Z [1 2]]",
+		"-D [1 b 1.5 2024-01-02 03:04:05.123456 +0000 Z [1 2]]",
 	}
 	waitFor(t, "the changes", func() bool { return len(c.rows()) >= len(want) })
 	got := c.rows()

@@ -98,15 +98,15 @@ func Convert(t *row.Type, v *hocon.Value) (any, error) {
 			f = float64(float32(f))
 		}
 		return f, nil
-	case row.TypeDecimal, row.TypeDate, row.TypeTime, row.TypeTimestamp:
+	case row.TypeDecimal, row.TypeDate, row.TypeTime, row.TypeTimestamp, row.TypeTimestampTZ:
 		if !scalar(v) || v.Kind == hocon.Bool {
 			return nil, errAt(v, "cannot use %s as %s", describe(v), t)
 		}
 		var in any = v.Text
-		if v.Kind == hocon.Number && t.ID == row.TypeTimestamp {
+		if v.Kind == hocon.Number && (t.ID == row.TypeTimestamp || t.ID == row.TypeTimestampTZ) {
 			n, ok := v.Int()
 			if !ok {
-				return nil, errAt(v, "cannot use %s as timestamp: want epoch milliseconds or text", describe(v))
+				return nil, errAt(v, "cannot use %s as %s: want epoch milliseconds or text", describe(v), t)
 			}
 			in = n
 		}

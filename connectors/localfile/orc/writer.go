@@ -115,7 +115,7 @@ func (w *Writer) newColumn(t *Type) (colWriter, error) {
 			return nil, fmt.Errorf("decimal(%d,%d) is not an ORC decimal (precision 1 to 38, scale 0 to precision)", t.Precision, t.Scale)
 		}
 		c = &decimalWriter{colBase: b}
-	case KindTimestamp:
+	case KindTimestamp, KindTimestampInstant: // the same encoding: the writer's zone is UTC
 		c = &timestampWriter{colBase: b}
 	default:
 		return nil, fmt.Errorf("cannot write %s columns", t.Kind)
