@@ -84,6 +84,18 @@ type ReaderContext interface {
 	SignalNoMoreElement()
 }
 
+// CheckpointRequester is a ReaderContext that asks for a checkpoint now
+// rather than at the next checkpoint.interval: a CDC reader at a schema
+// change, which it emits only after checkpoints hold every row before it
+// (SeaTunnel's markSchemaChangeBeforeCheckpoint). The pipeline's
+// coordinator takes one as soon as checkpoint.min-pause allows, or right
+// after the one in flight; nothing is promised of its id, and the reader
+// learns of it as of any (SnapshotState, NotifyCheckpointComplete).
+// Called from the reader's goroutine; it does not block.
+type CheckpointRequester interface {
+	RequestCheckpoint(reason string)
+}
+
 // Collector receives what a reader reads.
 type Collector interface {
 	// Emit hands over a batch. The reader must not touch it afterwards.

@@ -4,8 +4,8 @@ import "github.com/stactor/stactor/row"
 
 // Schema changes (row/schemachange.go): a source may emit, in order with
 // its rows, a schema-change batch saying that a table's rows are of a
-// new, wider schema from there on (a CDC source with
-// schema-changes.enabled, on an ALTER TABLE … ADD COLUMN). The engine's
+// new schema from there on, with its version and the DDL's clauses (a
+// CDC source with schema-changes.enabled, on an ALTER TABLE). The engine's
 // chain hands it to each operator on its way (actors/task, chain.go): a
 // transform passes it only if it is a SchemaEvolver, a sink only if its
 // writer is a SchemaChangeWriter; any other operator fails the job with
@@ -13,7 +13,7 @@ import "github.com/stactor/stactor/row"
 // takes a schema-change batch like any other.
 
 // SchemaEvolver is a Transform that works on whatever schema its table
-// grows to: on a schema change the engine makes a new instance of it for
+// changes to: on a schema change the engine makes a new instance of it for
 // the new schema from the transform's factory (checking the options
 // against it, as at plan time) and announces the new instance's
 // OutputSchema downstream. Rows of the older schema that still arrive
@@ -26,10 +26,12 @@ type SchemaEvolver interface {
 // SchemaChangeWriter is a Writer that follows its tables' schema changes.
 // ApplySchemaChange is called in the subtask actor, between Write calls,
 // when a change reaches the sink: rows written before it are of the old
-// schema, rows after it of the new one, and the writer makes its target
-// take the new columns before it writes a row of them (the Jdbc sink runs
-// ALTER TABLE … ADD COLUMN). It must be idempotent: after a restore the
-// same change comes again, and the target may already have the columns.
+// schema, rows after it of the new one, and the writer runs c.Columns on
+// its target before it writes a row of them (the Jdbc sink runs ALTER
+// TABLE). A change without Columns announces a schema the target has
+// already (a restore): the writer only takes it. It must be idempotent:
+// after a restore the same change may come again, and the target may
+// show it already.
 // Write may still get batches of an older schema of the table after a
 // change (from another channel): it writes each by its own Schema. An
 // error fails the subtask.

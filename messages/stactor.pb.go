@@ -3337,6 +3337,61 @@ func (x *CheckpointTrigger) GetType() string {
 	return ""
 }
 
+// CheckpointRequest asks a pipeline's coordinator, from one of its
+// subtasks, for a checkpoint now rather than at the next interval (a CDC
+// reader at a schema change: connectors.CheckpointRequester).
+type CheckpointRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Loc           *TaskLocation          `protobuf:"bytes,1,opt,name=loc,proto3" json:"loc,omitempty"`
+	Reason        string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckpointRequest) Reset() {
+	*x = CheckpointRequest{}
+	mi := &file_messages_stactor_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckpointRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckpointRequest) ProtoMessage() {}
+
+func (x *CheckpointRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_messages_stactor_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckpointRequest.ProtoReflect.Descriptor instead.
+func (*CheckpointRequest) Descriptor() ([]byte, []int) {
+	return file_messages_stactor_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *CheckpointRequest) GetLoc() *TaskLocation {
+	if x != nil {
+		return x.Loc
+	}
+	return nil
+}
+
+func (x *CheckpointRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
 // Barrier is the priority copy of a checkpoint barrier on channel
 // (edge, from).
 type Barrier struct {
@@ -3351,7 +3406,7 @@ type Barrier struct {
 
 func (x *Barrier) Reset() {
 	*x = Barrier{}
-	mi := &file_messages_stactor_proto_msgTypes[46]
+	mi := &file_messages_stactor_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3363,7 +3418,7 @@ func (x *Barrier) String() string {
 func (*Barrier) ProtoMessage() {}
 
 func (x *Barrier) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[46]
+	mi := &file_messages_stactor_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3376,7 +3431,7 @@ func (x *Barrier) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Barrier.ProtoReflect.Descriptor instead.
 func (*Barrier) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{46}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *Barrier) GetId() int64 {
@@ -3434,7 +3489,7 @@ type CheckpointAck struct {
 
 func (x *CheckpointAck) Reset() {
 	*x = CheckpointAck{}
-	mi := &file_messages_stactor_proto_msgTypes[47]
+	mi := &file_messages_stactor_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3446,7 +3501,7 @@ func (x *CheckpointAck) String() string {
 func (*CheckpointAck) ProtoMessage() {}
 
 func (x *CheckpointAck) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[47]
+	mi := &file_messages_stactor_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3459,7 +3514,7 @@ func (x *CheckpointAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointAck.ProtoReflect.Descriptor instead.
 func (*CheckpointAck) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{47}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *CheckpointAck) GetId() int64 {
@@ -3574,7 +3629,7 @@ type SubtaskTiming struct {
 
 func (x *SubtaskTiming) Reset() {
 	*x = SubtaskTiming{}
-	mi := &file_messages_stactor_proto_msgTypes[48]
+	mi := &file_messages_stactor_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3586,7 +3641,7 @@ func (x *SubtaskTiming) String() string {
 func (*SubtaskTiming) ProtoMessage() {}
 
 func (x *SubtaskTiming) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[48]
+	mi := &file_messages_stactor_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3599,7 +3654,7 @@ func (x *SubtaskTiming) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubtaskTiming.ProtoReflect.Descriptor instead.
 func (*SubtaskTiming) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{48}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *SubtaskTiming) GetChain() int32 {
@@ -3691,7 +3746,7 @@ type CommitTiming struct {
 
 func (x *CommitTiming) Reset() {
 	*x = CommitTiming{}
-	mi := &file_messages_stactor_proto_msgTypes[49]
+	mi := &file_messages_stactor_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3703,7 +3758,7 @@ func (x *CommitTiming) String() string {
 func (*CommitTiming) ProtoMessage() {}
 
 func (x *CommitTiming) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[49]
+	mi := &file_messages_stactor_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3716,7 +3771,7 @@ func (x *CommitTiming) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitTiming.ProtoReflect.Descriptor instead.
 func (*CommitTiming) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{49}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *CommitTiming) GetVertex() int32 {
@@ -3745,7 +3800,7 @@ type CheckpointDone struct {
 
 func (x *CheckpointDone) Reset() {
 	*x = CheckpointDone{}
-	mi := &file_messages_stactor_proto_msgTypes[50]
+	mi := &file_messages_stactor_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3757,7 +3812,7 @@ func (x *CheckpointDone) String() string {
 func (*CheckpointDone) ProtoMessage() {}
 
 func (x *CheckpointDone) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[50]
+	mi := &file_messages_stactor_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3770,7 +3825,7 @@ func (x *CheckpointDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointDone.ProtoReflect.Descriptor instead.
 func (*CheckpointDone) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{50}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *CheckpointDone) GetId() int64 {
@@ -3799,7 +3854,7 @@ type TaskStateRef struct {
 
 func (x *TaskStateRef) Reset() {
 	*x = TaskStateRef{}
-	mi := &file_messages_stactor_proto_msgTypes[51]
+	mi := &file_messages_stactor_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3811,7 +3866,7 @@ func (x *TaskStateRef) String() string {
 func (*TaskStateRef) ProtoMessage() {}
 
 func (x *TaskStateRef) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[51]
+	mi := &file_messages_stactor_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3824,7 +3879,7 @@ func (x *TaskStateRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStateRef.ProtoReflect.Descriptor instead.
 func (*TaskStateRef) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{51}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *TaskStateRef) GetChain() int32 {
@@ -3865,7 +3920,7 @@ type EnumeratorState struct {
 
 func (x *EnumeratorState) Reset() {
 	*x = EnumeratorState{}
-	mi := &file_messages_stactor_proto_msgTypes[52]
+	mi := &file_messages_stactor_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3877,7 +3932,7 @@ func (x *EnumeratorState) String() string {
 func (*EnumeratorState) ProtoMessage() {}
 
 func (x *EnumeratorState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[52]
+	mi := &file_messages_stactor_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3890,7 +3945,7 @@ func (x *EnumeratorState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnumeratorState.ProtoReflect.Descriptor instead.
 func (*EnumeratorState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{52}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *EnumeratorState) GetVertex() int32 {
@@ -3926,7 +3981,7 @@ type PendingCommit struct {
 
 func (x *PendingCommit) Reset() {
 	*x = PendingCommit{}
-	mi := &file_messages_stactor_proto_msgTypes[53]
+	mi := &file_messages_stactor_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3938,7 +3993,7 @@ func (x *PendingCommit) String() string {
 func (*PendingCommit) ProtoMessage() {}
 
 func (x *PendingCommit) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[53]
+	mi := &file_messages_stactor_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3951,7 +4006,7 @@ func (x *PendingCommit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingCommit.ProtoReflect.Descriptor instead.
 func (*PendingCommit) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{53}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *PendingCommit) GetCheckpointId() int64 {
@@ -4023,7 +4078,7 @@ type CommitOnNode struct {
 
 func (x *CommitOnNode) Reset() {
 	*x = CommitOnNode{}
-	mi := &file_messages_stactor_proto_msgTypes[54]
+	mi := &file_messages_stactor_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4035,7 +4090,7 @@ func (x *CommitOnNode) String() string {
 func (*CommitOnNode) ProtoMessage() {}
 
 func (x *CommitOnNode) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[54]
+	mi := &file_messages_stactor_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4048,7 +4103,7 @@ func (x *CommitOnNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitOnNode.ProtoReflect.Descriptor instead.
 func (*CommitOnNode) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{54}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *CommitOnNode) GetJob() *JobSpec {
@@ -4145,7 +4200,7 @@ type CommitOnNodeReply struct {
 
 func (x *CommitOnNodeReply) Reset() {
 	*x = CommitOnNodeReply{}
-	mi := &file_messages_stactor_proto_msgTypes[55]
+	mi := &file_messages_stactor_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4157,7 +4212,7 @@ func (x *CommitOnNodeReply) String() string {
 func (*CommitOnNodeReply) ProtoMessage() {}
 
 func (x *CommitOnNodeReply) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[55]
+	mi := &file_messages_stactor_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4170,7 +4225,7 @@ func (x *CommitOnNodeReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitOnNodeReply.ProtoReflect.Descriptor instead.
 func (*CommitOnNodeReply) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{55}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *CommitOnNodeReply) GetError() string {
@@ -4219,7 +4274,7 @@ type CompletedCheckpoint struct {
 
 func (x *CompletedCheckpoint) Reset() {
 	*x = CompletedCheckpoint{}
-	mi := &file_messages_stactor_proto_msgTypes[56]
+	mi := &file_messages_stactor_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4231,7 +4286,7 @@ func (x *CompletedCheckpoint) String() string {
 func (*CompletedCheckpoint) ProtoMessage() {}
 
 func (x *CompletedCheckpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[56]
+	mi := &file_messages_stactor_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4244,7 +4299,7 @@ func (x *CompletedCheckpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompletedCheckpoint.ProtoReflect.Descriptor instead.
 func (*CompletedCheckpoint) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{56}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *CompletedCheckpoint) GetJobId() string {
@@ -4399,7 +4454,7 @@ type VertexState struct {
 
 func (x *VertexState) Reset() {
 	*x = VertexState{}
-	mi := &file_messages_stactor_proto_msgTypes[57]
+	mi := &file_messages_stactor_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4411,7 +4466,7 @@ func (x *VertexState) String() string {
 func (*VertexState) ProtoMessage() {}
 
 func (x *VertexState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[57]
+	mi := &file_messages_stactor_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4424,7 +4479,7 @@ func (x *VertexState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexState.ProtoReflect.Descriptor instead.
 func (*VertexState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{57}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *VertexState) GetVertex() int32 {
@@ -4463,7 +4518,7 @@ type ChannelState struct {
 
 func (x *ChannelState) Reset() {
 	*x = ChannelState{}
-	mi := &file_messages_stactor_proto_msgTypes[58]
+	mi := &file_messages_stactor_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4475,7 +4530,7 @@ func (x *ChannelState) String() string {
 func (*ChannelState) ProtoMessage() {}
 
 func (x *ChannelState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[58]
+	mi := &file_messages_stactor_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4488,7 +4543,7 @@ func (x *ChannelState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChannelState.ProtoReflect.Descriptor instead.
 func (*ChannelState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{58}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *ChannelState) GetEdge() int32 {
@@ -4532,7 +4587,7 @@ type SubtaskState struct {
 
 func (x *SubtaskState) Reset() {
 	*x = SubtaskState{}
-	mi := &file_messages_stactor_proto_msgTypes[59]
+	mi := &file_messages_stactor_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4544,7 +4599,7 @@ func (x *SubtaskState) String() string {
 func (*SubtaskState) ProtoMessage() {}
 
 func (x *SubtaskState) ProtoReflect() protoreflect.Message {
-	mi := &file_messages_stactor_proto_msgTypes[59]
+	mi := &file_messages_stactor_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4557,7 +4612,7 @@ func (x *SubtaskState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubtaskState.ProtoReflect.Descriptor instead.
 func (*SubtaskState) Descriptor() ([]byte, []int) {
-	return file_messages_stactor_proto_rawDescGZIP(), []int{59}
+	return file_messages_stactor_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *SubtaskState) GetChain() int32 {
@@ -4867,7 +4922,10 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\x06vertex\x18\x01 \x01(\x05R\x06vertex\"7\n" +
 	"\x11CheckpointTrigger\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
-	"\x04type\x18\x02 \x01(\tR\x04type\"U\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\"]\n" +
+	"\x11CheckpointRequest\x120\n" +
+	"\x03loc\x18\x01 \x01(\v2\x1e.stactor.messages.TaskLocationR\x03loc\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"U\n" +
 	"\aBarrier\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
 	"\x04edge\x18\x02 \x01(\x05R\x04edge\x12\x12\n" +
@@ -5001,7 +5059,7 @@ func file_messages_stactor_proto_rawDescGZIP() []byte {
 	return file_messages_stactor_proto_rawDescData
 }
 
-var file_messages_stactor_proto_msgTypes = make([]protoimpl.MessageInfo, 64)
+var file_messages_stactor_proto_msgTypes = make([]protoimpl.MessageInfo, 65)
 var file_messages_stactor_proto_goTypes = []any{
 	(*Pid)(nil),                 // 0: stactor.messages.Pid
 	(*SubmitJob)(nil),           // 1: stactor.messages.SubmitJob
@@ -5049,27 +5107,28 @@ var file_messages_stactor_proto_goTypes = []any{
 	(*AddSplits)(nil),           // 43: stactor.messages.AddSplits
 	(*NoMoreSplits)(nil),        // 44: stactor.messages.NoMoreSplits
 	(*CheckpointTrigger)(nil),   // 45: stactor.messages.CheckpointTrigger
-	(*Barrier)(nil),             // 46: stactor.messages.Barrier
-	(*CheckpointAck)(nil),       // 47: stactor.messages.CheckpointAck
-	(*SubtaskTiming)(nil),       // 48: stactor.messages.SubtaskTiming
-	(*CommitTiming)(nil),        // 49: stactor.messages.CommitTiming
-	(*CheckpointDone)(nil),      // 50: stactor.messages.CheckpointDone
-	(*TaskStateRef)(nil),        // 51: stactor.messages.TaskStateRef
-	(*EnumeratorState)(nil),     // 52: stactor.messages.EnumeratorState
-	(*PendingCommit)(nil),       // 53: stactor.messages.PendingCommit
-	(*CommitOnNode)(nil),        // 54: stactor.messages.CommitOnNode
-	(*CommitOnNodeReply)(nil),   // 55: stactor.messages.CommitOnNodeReply
-	(*CompletedCheckpoint)(nil), // 56: stactor.messages.CompletedCheckpoint
-	(*VertexState)(nil),         // 57: stactor.messages.VertexState
-	(*ChannelState)(nil),        // 58: stactor.messages.ChannelState
-	(*SubtaskState)(nil),        // 59: stactor.messages.SubtaskState
-	nil,                         // 60: stactor.messages.SubmitJob.VarsEntry
-	nil,                         // 61: stactor.messages.JobSpec.VarsEntry
-	nil,                         // 62: stactor.messages.SubtaskTiming.VertexSnapshotUsEntry
-	nil,                         // 63: stactor.messages.CompletedCheckpoint.ParallelismEntry
+	(*CheckpointRequest)(nil),   // 46: stactor.messages.CheckpointRequest
+	(*Barrier)(nil),             // 47: stactor.messages.Barrier
+	(*CheckpointAck)(nil),       // 48: stactor.messages.CheckpointAck
+	(*SubtaskTiming)(nil),       // 49: stactor.messages.SubtaskTiming
+	(*CommitTiming)(nil),        // 50: stactor.messages.CommitTiming
+	(*CheckpointDone)(nil),      // 51: stactor.messages.CheckpointDone
+	(*TaskStateRef)(nil),        // 52: stactor.messages.TaskStateRef
+	(*EnumeratorState)(nil),     // 53: stactor.messages.EnumeratorState
+	(*PendingCommit)(nil),       // 54: stactor.messages.PendingCommit
+	(*CommitOnNode)(nil),        // 55: stactor.messages.CommitOnNode
+	(*CommitOnNodeReply)(nil),   // 56: stactor.messages.CommitOnNodeReply
+	(*CompletedCheckpoint)(nil), // 57: stactor.messages.CompletedCheckpoint
+	(*VertexState)(nil),         // 58: stactor.messages.VertexState
+	(*ChannelState)(nil),        // 59: stactor.messages.ChannelState
+	(*SubtaskState)(nil),        // 60: stactor.messages.SubtaskState
+	nil,                         // 61: stactor.messages.SubmitJob.VarsEntry
+	nil,                         // 62: stactor.messages.JobSpec.VarsEntry
+	nil,                         // 63: stactor.messages.SubtaskTiming.VertexSnapshotUsEntry
+	nil,                         // 64: stactor.messages.CompletedCheckpoint.ParallelismEntry
 }
 var file_messages_stactor_proto_depIdxs = []int32{
-	60, // 0: stactor.messages.SubmitJob.vars:type_name -> stactor.messages.SubmitJob.VarsEntry
+	61, // 0: stactor.messages.SubmitJob.vars:type_name -> stactor.messages.SubmitJob.VarsEntry
 	17, // 1: stactor.messages.SubmitJob.tree:type_name -> stactor.messages.Hocon
 	19, // 2: stactor.messages.SubmitJob.resolved:type_name -> stactor.messages.ResolvedJob
 	9,  // 3: stactor.messages.JobList.jobs:type_name -> stactor.messages.JobStatus
@@ -5077,7 +5136,7 @@ var file_messages_stactor_proto_depIdxs = []int32{
 	14, // 5: stactor.messages.JobMetrics.vertices:type_name -> stactor.messages.VertexMetrics
 	12, // 6: stactor.messages.JobMetrics.pipelines:type_name -> stactor.messages.PipelineMetrics
 	13, // 7: stactor.messages.JobMetrics.subtasks:type_name -> stactor.messages.SubtaskMetrics
-	61, // 8: stactor.messages.JobSpec.vars:type_name -> stactor.messages.JobSpec.VarsEntry
+	62, // 8: stactor.messages.JobSpec.vars:type_name -> stactor.messages.JobSpec.VarsEntry
 	17, // 9: stactor.messages.JobSpec.tree:type_name -> stactor.messages.Hocon
 	19, // 10: stactor.messages.JobSpec.resolved:type_name -> stactor.messages.ResolvedJob
 	18, // 11: stactor.messages.Hocon.fields:type_name -> stactor.messages.HoconField
@@ -5088,7 +5147,7 @@ var file_messages_stactor_proto_depIdxs = []int32{
 	15, // 16: stactor.messages.DeployTask.loc:type_name -> stactor.messages.TaskLocation
 	16, // 17: stactor.messages.DeployTask.job:type_name -> stactor.messages.JobSpec
 	0,  // 18: stactor.messages.DeployTask.job_master:type_name -> stactor.messages.Pid
-	56, // 19: stactor.messages.DeployTask.restore:type_name -> stactor.messages.CompletedCheckpoint
+	57, // 19: stactor.messages.DeployTask.restore:type_name -> stactor.messages.CompletedCheckpoint
 	15, // 20: stactor.messages.DeployTaskReply.loc:type_name -> stactor.messages.TaskLocation
 	0,  // 21: stactor.messages.DeployTaskReply.task:type_name -> stactor.messages.Pid
 	0,  // 22: stactor.messages.TaskPid.pid:type_name -> stactor.messages.Pid
@@ -5106,27 +5165,28 @@ var file_messages_stactor_proto_depIdxs = []int32{
 	15, // 34: stactor.messages.TaskClosed.loc:type_name -> stactor.messages.TaskLocation
 	0,  // 35: stactor.messages.RegisterReader.reader:type_name -> stactor.messages.Pid
 	39, // 36: stactor.messages.AddSplits.splits:type_name -> stactor.messages.Split
-	15, // 37: stactor.messages.CheckpointAck.loc:type_name -> stactor.messages.TaskLocation
-	30, // 38: stactor.messages.CheckpointAck.commits:type_name -> stactor.messages.CommitInfo
-	48, // 39: stactor.messages.CheckpointAck.timing:type_name -> stactor.messages.SubtaskTiming
-	62, // 40: stactor.messages.SubtaskTiming.vertex_snapshot_us:type_name -> stactor.messages.SubtaskTiming.VertexSnapshotUsEntry
-	0,  // 41: stactor.messages.PendingCommit.worker:type_name -> stactor.messages.Pid
-	16, // 42: stactor.messages.CommitOnNode.job:type_name -> stactor.messages.JobSpec
-	53, // 43: stactor.messages.CommitOnNode.infos:type_name -> stactor.messages.PendingCommit
-	51, // 44: stactor.messages.CompletedCheckpoint.tasks:type_name -> stactor.messages.TaskStateRef
-	52, // 45: stactor.messages.CompletedCheckpoint.enumerators:type_name -> stactor.messages.EnumeratorState
-	53, // 46: stactor.messages.CompletedCheckpoint.pending:type_name -> stactor.messages.PendingCommit
-	63, // 47: stactor.messages.CompletedCheckpoint.parallelism:type_name -> stactor.messages.CompletedCheckpoint.ParallelismEntry
-	48, // 48: stactor.messages.CompletedCheckpoint.timings:type_name -> stactor.messages.SubtaskTiming
-	49, // 49: stactor.messages.CompletedCheckpoint.commits:type_name -> stactor.messages.CommitTiming
-	39, // 50: stactor.messages.VertexState.splits:type_name -> stactor.messages.Split
-	57, // 51: stactor.messages.SubtaskState.vertices:type_name -> stactor.messages.VertexState
-	58, // 52: stactor.messages.SubtaskState.channels:type_name -> stactor.messages.ChannelState
-	53, // [53:53] is the sub-list for method output_type
-	53, // [53:53] is the sub-list for method input_type
-	53, // [53:53] is the sub-list for extension type_name
-	53, // [53:53] is the sub-list for extension extendee
-	0,  // [0:53] is the sub-list for field type_name
+	15, // 37: stactor.messages.CheckpointRequest.loc:type_name -> stactor.messages.TaskLocation
+	15, // 38: stactor.messages.CheckpointAck.loc:type_name -> stactor.messages.TaskLocation
+	30, // 39: stactor.messages.CheckpointAck.commits:type_name -> stactor.messages.CommitInfo
+	49, // 40: stactor.messages.CheckpointAck.timing:type_name -> stactor.messages.SubtaskTiming
+	63, // 41: stactor.messages.SubtaskTiming.vertex_snapshot_us:type_name -> stactor.messages.SubtaskTiming.VertexSnapshotUsEntry
+	0,  // 42: stactor.messages.PendingCommit.worker:type_name -> stactor.messages.Pid
+	16, // 43: stactor.messages.CommitOnNode.job:type_name -> stactor.messages.JobSpec
+	54, // 44: stactor.messages.CommitOnNode.infos:type_name -> stactor.messages.PendingCommit
+	52, // 45: stactor.messages.CompletedCheckpoint.tasks:type_name -> stactor.messages.TaskStateRef
+	53, // 46: stactor.messages.CompletedCheckpoint.enumerators:type_name -> stactor.messages.EnumeratorState
+	54, // 47: stactor.messages.CompletedCheckpoint.pending:type_name -> stactor.messages.PendingCommit
+	64, // 48: stactor.messages.CompletedCheckpoint.parallelism:type_name -> stactor.messages.CompletedCheckpoint.ParallelismEntry
+	49, // 49: stactor.messages.CompletedCheckpoint.timings:type_name -> stactor.messages.SubtaskTiming
+	50, // 50: stactor.messages.CompletedCheckpoint.commits:type_name -> stactor.messages.CommitTiming
+	39, // 51: stactor.messages.VertexState.splits:type_name -> stactor.messages.Split
+	58, // 52: stactor.messages.SubtaskState.vertices:type_name -> stactor.messages.VertexState
+	59, // 53: stactor.messages.SubtaskState.channels:type_name -> stactor.messages.ChannelState
+	54, // [54:54] is the sub-list for method output_type
+	54, // [54:54] is the sub-list for method input_type
+	54, // [54:54] is the sub-list for extension type_name
+	54, // [54:54] is the sub-list for extension extendee
+	0,  // [0:54] is the sub-list for field type_name
 }
 
 func init() { file_messages_stactor_proto_init() }
@@ -5140,7 +5200,7 @@ func file_messages_stactor_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messages_stactor_proto_rawDesc), len(file_messages_stactor_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   64,
+			NumMessages:   65,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

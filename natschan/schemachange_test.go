@@ -24,7 +24,8 @@ func TestSchemaChangeInOrder(t *testing.T) {
 	}
 	bl.Col(len(fields) - 1).AppendInt(7)
 	bl.EndRow(row.Insert)
-	sent := []*row.Batch{old, row.NewSchemaChange(wider), bl.Build()}
+	change := &row.SchemaChange{Version: 2, After: wider, Columns: []row.ColumnChange{{Op: row.AddColumn, Field: fields[len(fields)-1], Default: "7", First: true}}}
+	sent := []*row.Batch{old, row.NewSchemaChange(change), bl.Build()}
 	for i, b := range sent {
 		if err := snd.SendBatch(0, int64(i+1), 0, b); err != nil {
 			t.Fatal(err)
@@ -38,6 +39,9 @@ func TestSchemaChangeInOrder(t *testing.T) {
 		}
 		if m.Rows.IsSchemaChange() != b.IsSchemaChange() || !row.SameColumns(m.Rows.Schema, b.Schema) {
 			t.Fatalf("batch %d: schema change %v of %s, sent %v of %s", i, m.Rows.IsSchemaChange(), m.Rows.Schema, b.IsSchemaChange(), b.Schema)
+		}
+		if c := m.Rows.SchemaChange(); c != nil && (c.Version != 2 || len(c.Columns) != 1 || c.Columns[0].String() != change.Columns[0].String()) {
+			t.Fatalf("batch %d: change %s, sent %s", i, c, change)
 		}
 		if !b.IsSchemaChange() {
 			if err := sameRows(b, m.Rows); err != nil {

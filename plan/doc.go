@@ -21,7 +21,8 @@
 // (build); the two entry points differ only in where a vertex's resolved
 // bytes come from. CheckCompatible tells whether a job re-resolved from a
 // changed file can continue from the state of the plan it was resolved
-// with.
+// with; Evolved names the tables of schema-changing sources that were
+// altered since, for which the plan it was resolved with continues.
 //
 // Guarantees (guarantee.go) are what each pipeline, as written, guarantees
 // about delivery: the least of its sources' and sinks' declared guarantees

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stactor/stactor/config"
+	"github.com/stactor/stactor/connectors"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/row"
 )
@@ -148,4 +149,38 @@ func CheckCompatible(old *messages.ResolvedJob, fresh *Plan) error {
 		return fmt.Errorf("the job's tables changed incompatibly since it was resolved: %s", strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// Evolved are the tables (as "source: table") of old's sources that emit
+// their tables' schema changes (connectors.SchemaChangeSource) whose
+// columns a plan resolved afresh sees otherwise: the tables were altered
+// since the job was resolved. Such a source's checkpoint continues its
+// stream from the plan it was resolved with, whose schemas the stream
+// changes as it reads the DDL; the fresh plan's would describe rows the
+// stream has not reached yet (actors/jobmaster continues the old plan).
+func Evolved(old *messages.ResolvedJob, fresh *Plan) ([]string, error) {
+	before, err := Tables(old)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, v := range fresh.Vertices {
+		sc, ok := v.Source.(connectors.SchemaChangeSource)
+		if v.Kind != SourceVertex || !ok {
+			continue
+		}
+		if emits, _ := sc.EmitsSchemaChanges(); !emits {
+			continue
+		}
+		now := map[string]*row.Schema{}
+		for _, t := range v.OutTables {
+			now[t.TableID] = t
+		}
+		for _, t := range before[v.Name] {
+			if cur := now[t.TableID]; cur != nil && !row.SameColumns(cur, t) {
+				out = append(out, v.Name+": "+t.TableID)
+			}
+		}
+	}
+	return out, nil
 }

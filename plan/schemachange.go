@@ -49,7 +49,7 @@ func (p *Plan) checkSchemaChanges() error {
 				}
 			}
 			if why != nil {
-				return src.Config.Errorf(option, "true makes the source emit its tables' ALTER TABLE … ADD COLUMN, which %s (line %d) cannot follow: %v; set %s = false or change %s",
+				return src.Config.Errorf(option, "true makes the source emit its tables' ALTER TABLE, which %s (line %d) cannot follow: %v; set %s = false or change %s",
 					v.Plugin.Where(), v.Plugin.Pos.Line, why, option, v.Plugin.Where())
 			}
 			for _, e := range v.Out {

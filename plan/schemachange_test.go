@@ -5,8 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/connectors"
+	"github.com/stactor/stactor/messages"
+	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/row"
 )
 
@@ -73,7 +77,7 @@ transform { PlanTestTransform {} }
 sink { PlanTestSink {} }`, ""},
 		{"sink options", `source { SchemaChangeTestSource { changes = true } }
 sink { SchemaChangeTestSink { exactly = true } }`,
-			`job.conf:1:45: source SchemaChangeTestSource: option "changes": true makes the source emit its tables' ALTER TABLE … ADD COLUMN, which sink SchemaChangeTestSink (line 2) cannot follow: exactly = true; set changes = false or change sink SchemaChangeTestSink`},
+			`job.conf:1:45: source SchemaChangeTestSource: option "changes": true makes the source emit its tables' ALTER TABLE, which sink SchemaChangeTestSink (line 2) cannot follow: exactly = true; set changes = false or change sink SchemaChangeTestSink`},
 		{"sink without support", `source { SchemaChangeTestSource { changes = true } }
 transform { SchemaChangeTestEvolver {} }
 sink {
@@ -95,6 +99,38 @@ sink { SchemaChangeTestSink {} }`, "which transform PlanTestTransform (line 2) c
 			var ce *config.Error
 			if err != nil && !errors.As(err, &ce) {
 				t.Errorf("error %v is not a *config.Error", err)
+			}
+		})
+	}
+}
+
+// Evolved names a schema-changing source's tables whose columns differ
+// from the plan a job was resolved with; other sources' and unchanged
+// tables are not named.
+func TestEvolved(t *testing.T) {
+	for _, c := range []struct {
+		name, changes string
+		altered       bool
+		want          string
+	}{
+		{"altered", "true", true, "Source[0]-SchemaChangeTestSource: t"},
+		{"unchanged", "true", false, ""},
+		{"no schema changes", "false", true, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fresh := build(t, `source { SchemaChangeTestSource { changes = `+c.changes+` } }
+sink { SchemaChangeTestSink {} }`)
+			stored := proto.Clone(fresh.Resolved).(*messages.ResolvedJob)
+			if c.altered {
+				for _, rv := range stored.Vertices {
+					if len(rv.OutTables) > 0 && strings.Contains(rv.Name, "Source") {
+						rv.OutTables[0] = row.EncodeSchema(row.MustSchema("t", row.Field{Name: "id", Type: row.BigInt}, row.Field{Name: "gone", Type: row.String}))
+					}
+				}
+			}
+			got, err := plan.Evolved(stored, fresh)
+			if err != nil || strings.Join(got, ", ") != c.want {
+				t.Fatalf("Evolved: %v (%v), want %q", got, err, c.want)
 			}
 		})
 	}

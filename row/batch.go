@@ -9,8 +9,8 @@ type Batch struct {
 	Cols   []*Column
 	N      int
 
-	rc     *recycling // nil: not recycled (recycle.go)
-	change bool       // a schema-change batch (schemachange.go)
+	rc     *recycling    // nil: not recycled (recycle.go)
+	change *SchemaChange // a schema-change batch's change (schemachange.go)
 }
 
 // NewBatch assembles a batch from columns of equal length; kinds may be nil.

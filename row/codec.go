@@ -14,10 +14,13 @@ import (
 // bit i%8 of byte i/8, (rows+7)/8 bytes.
 //
 //	batch   version:u8  schemaLen:uvarint schema  rows:uvarint  flags:u8 (1: kinds follow,
-//	        2: a schema-change batch, rows 0 and nothing after the flags)
+//	        2: a schema-change batch, rows 0 and nothing after the flags but,
+//	        with 4, its change)
 //	        [kinds: rows × u8]  column × len(fields)
 //	schema  table:str  pkCount:uvarint pk:str…  fieldCount:uvarint
 //	        (name:str  flags:u8 (1: nullable)  comment:str  type:str (Type.String))…
+//	change  version:varint  clauses:uvarint  (op:u8 (1 add, 2 drop, 3 change, 4 rename)  name:str
+//	        [field: as in schema, not for drop]  default:str  first:u8  after:str  mysqlType:str)…
 //	str     len:uvarint bytes
 //	column  flags:u8 (1: null bitmap follows)  [nulls:bitmap]  values by storage:
 //	  none      nothing (the bitmap is always there, all set)
@@ -69,6 +72,7 @@ const minCodecVersion = 1
 const (
 	batchKinds        = 1 << 0 // batch flag: kinds follow
 	batchSchemaChange = 1 << 1 // batch flag: a schema-change batch (schemachange.go), no columns follow
+	batchChangeDetail = 1 << 2 // batch flag: a schema-change batch's version and clauses follow
 	colNulls          = 1 << 0 // column flag: a null bitmap follows
 	fieldNull         = 1 << 0 // field flag: nullable
 	tsNanos           = 1 << 0 // timestamp column flag: nanoseconds follow

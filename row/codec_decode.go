@@ -114,31 +114,9 @@ func (r *reader[T]) schema() (*Schema, error) {
 	}
 	fields := make([]Field, nf)
 	for i := range fields {
-		f := &fields[i]
-		name, err := r.str()
-		if err != nil {
+		if fields[i], err = r.field(); err != nil {
 			return nil, err
 		}
-		flags, err := r.byte()
-		if err != nil {
-			return nil, err
-		}
-		if flags&^fieldNull != 0 {
-			return nil, corrupt("field %q: flags %#x", name, flags)
-		}
-		comment, err := r.str()
-		if err != nil {
-			return nil, err
-		}
-		ts, err := r.str()
-		if err != nil {
-			return nil, err
-		}
-		t, err := ParseType(string(ts))
-		if err != nil {
-			return nil, fmt.Errorf("%w: field %q: %v", ErrCorrupt, name, err)
-		}
-		*f = Field{Name: string(name), Type: t, Nullable: flags&fieldNull != 0, Comment: string(comment)}
 	}
 	s, err := NewSchema(string(table), fields...)
 	if err != nil {
@@ -146,6 +124,90 @@ func (r *reader[T]) schema() (*Schema, error) {
 	}
 	s.PrimaryKey = pk
 	return s, nil
+}
+
+// field reads what appendField wrote.
+func (r *reader[T]) field() (Field, error) {
+	name, err := r.str()
+	if err != nil {
+		return Field{}, err
+	}
+	flags, err := r.byte()
+	if err != nil {
+		return Field{}, err
+	}
+	if flags&^fieldNull != 0 {
+		return Field{}, corrupt("field %q: flags %#x", name, flags)
+	}
+	comment, err := r.str()
+	if err != nil {
+		return Field{}, err
+	}
+	ts, err := r.str()
+	if err != nil {
+		return Field{}, err
+	}
+	t, err := ParseType(string(ts))
+	if err != nil {
+		return Field{}, fmt.Errorf("%w: field %q: %v", ErrCorrupt, name, err)
+	}
+	return Field{Name: string(name), Type: t, Nullable: flags&fieldNull != 0, Comment: string(comment)}, nil
+}
+
+// change reads what appendChange wrote after the flags.
+func (r *reader[T]) change(c *SchemaChange) error {
+	v, err := r.varint()
+	if err != nil {
+		return err
+	}
+	c.Version = v
+	nc, err := r.count(5) // op, name, default, first, after, type: a byte each at least
+	if err != nil {
+		return err
+	}
+	for range nc {
+		var cc ColumnChange
+		op, err := r.byte()
+		if err != nil {
+			return err
+		}
+		cc.Op = ColumnOp(op)
+		if cc.Op < AddColumn || cc.Op > RenameColumn {
+			return corrupt("column operation %d", op)
+		}
+		name, err := r.str()
+		if err != nil {
+			return err
+		}
+		cc.Name = string(name)
+		if cc.Op != DropColumn {
+			if cc.Field, err = r.field(); err != nil {
+				return err
+			}
+		}
+		def, err := r.str()
+		if err != nil {
+			return err
+		}
+		first, err := r.byte()
+		if err != nil {
+			return err
+		}
+		if first > 1 {
+			return corrupt("column %q: first %d", cc.Name, first)
+		}
+		after, err := r.str()
+		if err != nil {
+			return err
+		}
+		mt, err := r.str()
+		if err != nil {
+			return err
+		}
+		cc.Default, cc.First, cc.After, cc.MySQLType = string(def), first == 1, string(after), string(mt)
+		c.Columns = append(c.Columns, cc)
+	}
+	return nil
 }
 
 func (r *reader[T]) batch(s *Schema) (*Batch, error) {
@@ -161,11 +223,17 @@ func (r *reader[T]) batch(s *Schema) (*Batch, error) {
 	if err != nil {
 		return nil, err
 	}
-	if flags&^(batchKinds|batchSchemaChange) != 0 || flags&batchSchemaChange != 0 && (n != 0 || flags != batchSchemaChange) {
+	if flags&^(batchKinds|batchSchemaChange|batchChangeDetail) != 0 || flags&batchSchemaChange != 0 && (n != 0 || flags&batchKinds != 0) || flags&batchChangeDetail != 0 && flags&batchSchemaChange == 0 {
 		return nil, corrupt("batch flags %#x", flags)
 	}
 	if flags&batchSchemaChange != 0 {
-		return NewSchemaChange(s), nil
+		c := &SchemaChange{After: s}
+		if flags&batchChangeDetail != 0 {
+			if err := r.change(c); err != nil {
+				return nil, fmt.Errorf("schema change: %w", err)
+			}
+		}
+		return NewSchemaChange(c), nil
 	}
 	var b *Batch
 	if r.recycle {

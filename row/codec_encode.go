@@ -18,9 +18,10 @@ func AppendBatch(dst []byte, b *Batch) []byte {
 	dst = appendSchema(dst, b.Schema)
 	dst = insertLen(dst, start)
 	dst = binary.AppendUvarint(dst, uint64(n))
-	if b.change {
-		dst = append(dst, batchSchemaChange)
-	} else if kinds := b.Kinds; kinds != nil && !allInsert(kinds[:n]) {
+	if b.change != nil {
+		return appendChange(dst, b.change)
+	}
+	if kinds := b.Kinds; kinds != nil && !allInsert(kinds[:n]) {
 		dst = append(dst, batchKinds)
 		dst = slices.Grow(dst, n)
 		for _, k := range kinds[:n] {
@@ -28,9 +29,6 @@ func AppendBatch(dst []byte, b *Batch) []byte {
 		}
 	} else {
 		dst = append(dst, 0)
-	}
-	if b.change {
-		return dst
 	}
 	for j, f := range b.Schema.Fields {
 		dst = appendColumn(dst, f.Type, b.Cols[j], n)
@@ -79,14 +77,46 @@ func appendSchema(dst []byte, s *Schema) []byte {
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(s.Fields)))
 	for _, f := range s.Fields {
-		dst = appendStr(dst, f.Name)
-		var flags byte
-		if f.Nullable {
-			flags |= fieldNull
+		dst = appendField(dst, f)
+	}
+	return dst
+}
+
+func appendField(dst []byte, f Field) []byte {
+	dst = appendStr(dst, f.Name)
+	var flags byte
+	if f.Nullable {
+		flags |= fieldNull
+	}
+	dst = append(dst, flags)
+	dst = appendStr(dst, f.Comment)
+	return appendStr(dst, f.Type.String())
+}
+
+// appendChange writes a schema-change batch's flags and change: the
+// version and the clauses, left out (an older encoding's form) for an
+// announcement of version 0.
+func appendChange(dst []byte, c *SchemaChange) []byte {
+	if c.Version == 0 && len(c.Columns) == 0 {
+		return append(dst, batchSchemaChange)
+	}
+	dst = append(dst, batchSchemaChange|batchChangeDetail)
+	dst = binary.AppendVarint(dst, c.Version)
+	dst = binary.AppendUvarint(dst, uint64(len(c.Columns)))
+	for _, cc := range c.Columns {
+		dst = append(dst, byte(cc.Op))
+		dst = appendStr(dst, cc.Name)
+		if cc.Op != DropColumn {
+			dst = appendField(dst, cc.Field)
 		}
-		dst = append(dst, flags)
-		dst = appendStr(dst, f.Comment)
-		dst = appendStr(dst, f.Type.String())
+		dst = appendStr(dst, cc.Default)
+		var first byte
+		if cc.First {
+			first = 1
+		}
+		dst = append(dst, first)
+		dst = appendStr(dst, cc.After)
+		dst = appendStr(dst, cc.MySQLType)
 	}
 	return dst
 }

@@ -14,8 +14,8 @@ func EncodedSize(b *Batch) int {
 	n := b.N
 	ss := schemaSize(b.Schema)
 	size := 1 + uvarintLen(uint64(ss)) + ss + uvarintLen(uint64(n)) + 1
-	if b.change {
-		return size // a schema-change batch: its schema, no kinds, no columns (AppendBatch)
+	if b.change != nil {
+		return size - 1 + len(appendChange(nil, b.change)) // a schema-change batch: its schema and change, no kinds, no columns (AppendBatch)
 	}
 	if b.Kinds != nil && !allInsert(b.Kinds[:n]) {
 		size += n

@@ -15,8 +15,9 @@
 // new batch, sharing the columns it does not change.
 //
 // A schema-change batch (schemachange.go) has no rows: it announces, in
-// order with the rows, that a table's rows are of a wider schema from it
-// on (a column added while a job runs).
+// order with the rows, that a table's rows are of another schema from it
+// on (an ALTER TABLE while a job runs), with the schema's version and the
+// DDL's clauses.
 //
 // Batches can be recycled (recycle.go): a recycled batch counts its
 // references, and its vectors go back to a pool when the last reader

@@ -51,6 +51,7 @@ type Coordinator struct {
 	inflight      *inflight
 	seq           int64 // the number of checkpoints begun: inflight.seq
 	lastEnd       time.Time
+	requested     bool // a subtask asked for a checkpoint while one was in flight
 	failures      int
 	finalAsked    bool
 	finalType     string
@@ -145,6 +146,8 @@ func (c *Coordinator) Receive(ctx actor.Context) {
 		}
 	case *messages.CheckpointAck:
 		c.onAck(ctx, m)
+	case *messages.CheckpointRequest:
+		c.onRequest(ctx, m)
 	case *timeout:
 		if in := c.inflight; in != nil && in.seq == m.seq {
 			c.timedOut(ctx, in, nil)
@@ -210,6 +213,18 @@ func (c *Coordinator) startCommitters(ctx actor.Context) {
 		c.pending[id] = append(c.pending[id], p)
 	}
 	ctx.Send(ctx.Parent(), &Ready{Pipeline: c.pipe.ID, Attempt: c.attempt})
+}
+
+// onRequest takes a checkpoint a subtask asked for now
+// (connectors.CheckpointRequester): at once when min-pause allows, else
+// when it has passed, or right after the one in flight.
+func (c *Coordinator) onRequest(ctx actor.Context, m *messages.CheckpointRequest) {
+	c.log.Debug().Str("reason", m.Reason).Msg("checkpoint requested")
+	if c.inflight != nil {
+		c.requested = true
+		return
+	}
+	c.maybeTrigger(ctx, TypeCheckpoint)
 }
 
 func (c *Coordinator) schedule(d time.Duration) {
@@ -433,6 +448,9 @@ func (c *Coordinator) complete(ctx actor.Context, in *inflight) {
 	if last := isLast(cp.Type); c.finalAsked && !last {
 		c.trigger(ctx, c.finalType)
 		return
+	} else if !last && c.requested {
+		c.requested = false
+		c.schedule(max(c.cfg.MinPause, time.Millisecond))
 	} else if !last {
 		c.schedule(max(c.cfg.Interval, c.cfg.MinPause))
 	}

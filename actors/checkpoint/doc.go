@@ -8,7 +8,10 @@
 // only then tells the subtasks and the committers that n is complete. A
 // checkpoint that times out is aborted and counted; past the tolerable
 // failures the pipeline is failed over. When every subtask has drained
-// (BATCH), it takes the final checkpoint at once.
+// (BATCH), it takes the final checkpoint at once. A subtask may ask for a
+// checkpoint now (messages.CheckpointRequest: a CDC reader at a schema
+// change, as SeaTunnel's schema-change checkpoints): it is triggered as
+// soon as min-pause allows, or right after the one in flight.
 //
 // Storage calls (storeio.go). The coordinator never calls the checkpoint
 // store on its own goroutine: a store that stops answering (nats-server

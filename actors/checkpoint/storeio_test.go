@@ -170,6 +170,8 @@ type pipelineRig struct {
 	store  *gateStore
 	here   *recorder
 	events chan any // Completed, Aborted, Failed
+	// ask sends a subtask's checkpoint request to the coordinator.
+	ask func()
 }
 
 const rigAttempt = 1
@@ -192,10 +194,13 @@ func startRig(t *testing.T, cfg Config, store *gateStore) *pipelineRig {
 		t.Fatal(err)
 	}
 	var coord *actor.PID
+	type ask struct{}
 	parent := sys.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
 		switch m := ctx.Message().(type) {
 		case *actor.Started:
 			coord = ctx.Spawn(actor.PropsFromProducer(New(cfg, job, pipe, rigAttempt, store, nil, zerolog.Nop())))
+		case ask:
+			ctx.Send(coord, &messages.CheckpointRequest{Reason: "test"})
 		case *Ready:
 			ctx.Send(coord, &Start{Tasks: []*actor.PID{ctx.Self()}, Enums: map[int]*actor.PID{1: ctx.Self()}})
 		case *messages.CheckpointTrigger:
@@ -206,6 +211,7 @@ func startRig(t *testing.T, cfg Config, store *gateStore) *pipelineRig {
 			r.events <- m
 		}
 	}))
+	r.ask = func() { sys.Root.Send(parent, ask{}) }
 	// The coordinator, stopped with its parent, ends its store calls
 	// before the store's directory goes.
 	t.Cleanup(func() { _ = sys.Root.StopFuture(parent).Wait() })
@@ -417,5 +423,34 @@ func TestStoreErrorAtTheDeadlineIsATimeout(t *testing.T) {
 	c.cfg.Timeout = 0 // no deadline
 	if c.pastDeadline(&inflight{started: time.Now().Add(-time.Hour)}, natsTimeout) {
 		t.Error("an error is past a deadline that is not set")
+	}
+}
+
+// A subtask's CheckpointRequest (a CDC reader at a schema change) is a
+// checkpoint at once, not at the interval's end; one asked for while a
+// checkpoint is in flight follows right after it.
+func TestCheckpointRequest(t *testing.T) {
+	store, cfg := newGateStore(t), rigConfig()
+	cfg.Interval = time.Hour
+	r := startRig(t, cfg, store)
+	var seen []any
+	time.Sleep(100 * time.Millisecond) // the rig's Start, whose interval is an hour
+	r.ask()
+	first := next[*Completed](t, r, 3*time.Second, &seen)
+
+	store.hold("Complete")
+	r.ask()
+	time.Sleep(100 * time.Millisecond) // the second is in flight, its write held
+	r.ask()
+	store.release()
+	second := next[*Completed](t, r, 3*time.Second, &seen)
+	third := next[*Completed](t, r, 3*time.Second, &seen)
+	if !(first.Checkpoint.Id < second.Checkpoint.Id && second.Checkpoint.Id < third.Checkpoint.Id) {
+		t.Fatalf("checkpoints %d, %d, %d", first.Checkpoint.Id, second.Checkpoint.Id, third.Checkpoint.Id)
+	}
+	select {
+	case e := <-r.events:
+		t.Fatalf("%T beyond the three asked for, within the hour's interval", e)
+	case <-time.After(300 * time.Millisecond):
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -77,7 +78,10 @@ func (j *JobMaster) resolve() {
 //     resolved with (checkpoint storage keeps it), its variables included;
 //   - a client's tree is resolved afresh; for a restore (a changed job
 //     file) the tables must still fit the state the job left, checked
-//     against the stored plan (plan.CheckCompatible).
+//     against the stored plan (plan.CheckCompatible) — but when a source
+//     that carries schema changes sees its tables' columns changed
+//     (plan.Evolved), the stored plan continues, its stream reading the
+//     DDL, and a changed job file is an error.
 func resolveSpec(ctx context.Context, spec *messages.JobSpec, store storage.Storage, restore bool) (*plan.Plan, error) {
 	if spec.Resolved != nil {
 		return plan.FromResolved(spec.JobId, spec.File, spec.Name, spec.Resolved)
@@ -126,6 +130,17 @@ func resolveSpec(ctx context.Context, spec *messages.JobSpec, store storage.Stor
 		return nil, err
 	}
 	if stored != nil && stored.Resolved != nil {
+		evolved, err := plan.Evolved(stored.Resolved, p)
+		if err != nil {
+			return nil, err
+		}
+		if len(evolved) > 0 {
+			if !proto.Equal(spec.Tree, stored.Resolved.Tree) {
+				return nil, fmt.Errorf("job %s cannot continue with a changed job file: the columns of %s changed since it was resolved, and its checkpoint goes on from the plan it was resolved with (its stream carries the change); restore with the job file unchanged, or without one", spec.JobId, strings.Join(evolved, ", "))
+			}
+			spec.Tree, spec.Resolved = nil, stored.Resolved
+			return plan.FromResolved(spec.JobId, spec.File, spec.Name, spec.Resolved)
+		}
 		if err := plan.CheckCompatible(stored.Resolved, p); err != nil {
 			return nil, fmt.Errorf("job %s cannot continue with this job file: %w", spec.JobId, err)
 		}

@@ -32,10 +32,13 @@
 // is the batch handed, without waiting, to the tap's own goroutine.
 //
 // Schema changes (schemachange.go): a schema-change batch (a source's
-// table gained columns, row/schemachange.go) goes through the chain in
+// table was altered, row/schemachange.go) goes through the chain in
 // order with the rows, to every channel of an edge, and into checkpoint
 // channel state, which starts with the newest schemas the edge's operators
-// have seen so a restore's operators learn them before replayed rows.
+// have seen so a restore's operators learn them before replayed rows; an
+// operator takes a change of a version above its own only. A reader may
+// ask its coordinator for a checkpoint now (connectors.CheckpointRequester,
+// source.go).
 //
 // Recycling (chain.go): the operators pass batches by reference. A batch a
 // reader emits, a transform returns or a channel delivers carries one

@@ -18,27 +18,30 @@ import (
 // fails the subtask with an error naming the table, the change and the
 // operator, never writing rows of a schema it was not built for.
 //
-// Each operator remembers the newest schema of every table that changed,
-// as it enters and as it leaves (schemas); a checkpoint's channel state
-// starts with those schemas as schema-change batches (channelContext), so
-// a restore that replays rows of the new schema into operators made anew
-// from the plan announces the schema to them first. The sources keep the
-// schema in their own state and announce it again on a restore (the CDC
-// reader does); both announcements are idempotent (row.ChangeOf).
+// Each operator remembers the newest change of every table that changed,
+// as it enters and as it leaves (schemas): its version orders the changes
+// (row/schemachange.go), so one of a version the operator has passed is a
+// replay and changes nothing. A checkpoint's channel state starts with
+// those schemas as announcements (a change without clauses;
+// channelContext), so a restore that replays rows of a new schema into
+// operators made anew from the plan announces the schema to them first;
+// an announcement runs no DDL. The sources keep the schema and its
+// version in their own state and announce it again on a restore (the CDC
+// reader does).
 
 // schemas is an operator's record of the tables whose schema changed.
 type schemas struct {
-	in, out map[string]*row.Schema // the newest, by table id
+	in, out map[string]*row.SchemaChange // the newest, by table id
 	// older are transform instances for schemas other than the newest
 	// of a changed table (rows still arriving from another channel).
 	older map[*row.Schema]connectors.Transform
 }
 
-// inSchema is the schema of table id as it enters p: the newest it
-// changed to, else the plan's.
-func (p *op) inSchema(id string) *row.Schema {
-	if s := p.schemas.in[id]; s != nil {
-		return s
+// inSchema is the schema of table id as it enters p and its version: the
+// newest it changed to, else the plan's (version 0).
+func (p *op) inSchema(id string) (*row.Schema, int64) {
+	if c := p.schemas.in[id]; c != nil {
+		return c.After, c.Version
 	}
 	tables := p.v.InTables
 	if p.v.Kind == plan.SourceVertex {
@@ -46,32 +49,34 @@ func (p *op) inSchema(id string) *row.Schema {
 	}
 	for _, s := range tables {
 		if s.TableID == id {
-			return s
+			return s, 0
 		}
 	}
-	return nil
+	return nil, 0
 }
 
 // schemaChange hands schema-change batch b to p (push's part for them).
 func (o *operators) schemaChange(p *op, b *row.Batch) error {
 	id := b.Schema.TableID
-	before := p.inSchema(id)
+	before, version := p.inSchema(id)
 	if before == nil {
 		return fmt.Errorf("%s: a schema change of table %s, which is not an input of it", p.v.Name, id)
 	}
-	c, err := row.ChangeOf(before, b.Schema)
-	if err != nil {
-		return fmt.Errorf("%s: %w", p.v.Name, err)
+	in := b.SchemaChange()
+	if in.Version < version || in.Version == version && (version > 0 || row.SameColumns(before, in.After)) {
+		return nil // a version it has passed: a replay
 	}
-	if c == nil {
-		return nil // a schema it has, or an older one: a replay
-	}
+	// Version 0 of other columns than the plan's: a plan resolved afresh
+	// on a restore (its tables as they are now) and the source's
+	// checkpoint announcing them as they were: an announcement too.
+	c := &row.SchemaChange{Version: in.Version, Before: before, After: in.After, Columns: in.Columns}
 	if p.schemas.in == nil {
-		p.schemas.in, p.schemas.out = map[string]*row.Schema{}, map[string]*row.Schema{}
+		p.schemas.in, p.schemas.out = map[string]*row.SchemaChange{}, map[string]*row.SchemaChange{}
 	}
 	switch p.v.Kind {
 	case plan.TransformVertex:
 		tr := p.transforms[id]
+		var err error
 		if tr == nil {
 			if tr, err = p.v.NewTransform(before); err != nil {
 				return fmt.Errorf("%s: table %s: %w", p.v.Name, id, err)
@@ -89,16 +94,22 @@ func (o *operators) schemaChange(p *op, b *row.Batch) error {
 		}
 		p.schemas.older[before] = tr
 		p.transforms[id] = next
-		p.schemas.in[id] = c.After
+		p.schemas.in[id] = c
 		out, prev := next.OutputSchema(), tr.OutputSchema()
 		if s := p.schemas.out[out.TableID]; s != nil {
-			prev = s
+			prev = s.After
 		}
 		if row.SameColumns(out, prev) {
-			return nil // the new columns do not reach the output
+			return nil // the change does not reach the output
 		}
-		p.schemas.out[out.TableID] = out
-		return o.emit(p, row.NewSchemaChange(out))
+		// The output's clauses: the input's where the transform passes
+		// the columns through, else what tells the two outputs apart.
+		oc := &row.SchemaChange{Version: c.Version, Before: prev, After: out, Columns: c.Columns}
+		if !row.SameColumns(out, c.After.WithTableID(out.TableID)) && len(c.Columns) > 0 {
+			oc.Columns = row.Diff(prev, out)
+		}
+		p.schemas.out[out.TableID] = oc
+		return o.emit(p, row.NewSchemaChange(oc))
 	case plan.SinkVertex:
 		w, ok := p.writer.(connectors.SchemaChangeWriter)
 		if !ok {
@@ -107,10 +118,10 @@ func (o *operators) schemaChange(p *op, b *row.Batch) error {
 		if err := w.ApplySchemaChange(c); err != nil {
 			return fmt.Errorf("%s: schema change of table %s (%s): %w", p.v.Name, id, c, err)
 		}
-		p.schemas.in[id] = c.After
+		p.schemas.in[id] = c
 		return nil
 	}
-	p.schemas.in[id], p.schemas.out[id] = c.After, c.After
+	p.schemas.in[id], p.schemas.out[id] = c, c
 	return o.emit(p, b)
 }
 
@@ -118,7 +129,7 @@ func (o *operators) schemaChange(p *op, b *row.Batch) error {
 // whose schema changed: the newest, or one for an older schema.
 func (p *op) transformFor(s *row.Schema) (connectors.Transform, error) {
 	id := s.TableID
-	cur := p.schemas.in[id]
+	cur := p.schemas.in[id].After
 	if s == cur || row.SameColumns(s, cur) {
 		return p.transforms[id], nil
 	}
@@ -152,8 +163,8 @@ func channelContext(p *op, output bool) [][]byte {
 		m = p.schemas.out
 	}
 	var out [][]byte
-	for _, s := range m {
-		out = append(out, row.AppendBatch(nil, row.NewSchemaChange(s)))
+	for _, c := range m {
+		out = append(out, row.AppendBatch(nil, row.NewSchemaChange(&row.SchemaChange{Version: c.Version, After: c.After})))
 	}
 	return out
 }

@@ -31,6 +31,7 @@ type sourceRun struct {
 
 var _ connectors.ReaderContext = (*sourceRun)(nil)
 var _ connectors.SourceEventSender = (*sourceRun)(nil)
+var _ connectors.CheckpointRequester = (*sourceRun)(nil)
 var _ connectors.Collector = (*sourceRun)(nil)
 
 func (t *Task) openSource(ctx actor.Context, enum *actor.PID) error {
@@ -68,6 +69,15 @@ func (s *sourceRun) SendSplitRequest() {
 // (connectors.SourceEventSender), on the path of its split requests.
 func (s *sourceRun) SendSourceEvent(data []byte) {
 	s.t.system.Root.Send(s.enum, &messages.SourceEvent{Subtask: int32(s.t.index), Data: data})
+}
+
+// RequestCheckpoint asks the pipeline's coordinator for a checkpoint now
+// (connectors.CheckpointRequester). Before the subtask knows its
+// coordinator there is no checkpoint to hurry: the interval's comes.
+func (s *sourceRun) RequestCheckpoint(reason string) {
+	if c := s.t.cp.coordinator; c != nil {
+		s.t.system.Root.Send(c, &messages.CheckpointRequest{Loc: s.t.loc, Reason: reason})
+	}
 }
 
 // SignalNoMoreElement ends the reader's output (ReaderContext).

@@ -71,14 +71,18 @@ type Event struct {
 	Seq int64
 	// Changed, with schema-changes.enabled, is the changed table's new
 	// description (Rows nil): from this event on its rows are of
-	// Changed.Schema, which must be the old one with columns added (an
-	// ALTER TABLE … ADD COLUMN; Dialect says how it finds it). The
-	// framework emits it as a schema-change batch (row.NewSchemaChange)
-	// in order with the rows, keeps it in the stream split's state, and
-	// drops one that changes nothing (a dialect may announce a table
-	// again on a restart). Tx and Seq place it as they place rows; End is
-	// set when it ends its transaction (a DDL statement of its own).
+	// Changed.Schema. Columns are the DDL's clauses that made it of the
+	// old schema (row.Apply(old, Columns) is Changed.Schema); a dialect
+	// that reads no DDL leaves them out, and then Changed.Schema must be
+	// the old one with columns added (row.Grow). The framework emits the
+	// change as a schema-change batch (row.NewSchemaChange) of the
+	// table's next version, in order with the rows, keeps it in the
+	// stream split's state, and drops one that changes nothing (a
+	// dialect may announce a table again on a restart). Tx and Seq place
+	// it as they place rows; End is set when it ends its transaction (a
+	// DDL statement of its own).
 	Changed *Table
+	Columns []row.ColumnChange
 	// End says Rows end the transaction (true for a heartbeat). The event
 	// that ends a transaction may have no rows (a dialect that learns of
 	// the end only at the commit sends an empty batch of any captured
@@ -194,7 +198,7 @@ type Spec struct {
 
 // SchemaFollower is the capability schema-changes.enabled needs of a
 // dialect: its Stream delivers a table's new description (Event.Changed)
-// when the log shows the table's columns grew, and decodes the table's
+// when the log shows the table's columns changed, and decodes the table's
 // later rows by it; UseTable makes it describe table i as t (a
 // description its Stream delivered before, kept in a checkpoint), so a
 // restore continues with the schema its checkpoint holds. UseTable is
@@ -205,6 +209,7 @@ type SchemaFollower interface {
 
 // ErrSchemaChanged is wrapped by a dialect's error when a captured
 // table's columns changed while the job runs in a way its output schema
-// cannot follow (without schema-changes.enabled, any change; with it,
-// anything but added columns); the error names the table and the change.
+// cannot follow (without schema-changes.enabled, any change; with it, a
+// DDL the dialect cannot carry); the error names the table and the
+// change.
 var ErrSchemaChanged = errors.New("captured table changed")

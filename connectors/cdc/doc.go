@@ -93,19 +93,25 @@
 // # Schema changes
 //
 // The engine fixes a job's tables when it plans the job (DESIGN §2), so a
-// table that gains columns mid-stream travels as data: with
+// table whose columns change mid-stream travels as data: with
 // schema-changes.enabled a dialect that sees a captured table's columns
-// change in the log describes it anew (SchemaFollower, Event.Changed);
-// the stream checks the change only adds columns (row.Evolve: a drop,
-// rename or retype is ErrSchemaChanged naming the table and column, and
-// so is a change while the table's chunks were read) and emits it as a
-// schema-change batch (row.NewSchemaChange) in order with the rows, which
-// the engine hands to each operator on the way (actors/task,
-// schemachange.go; connectors.SchemaEvolver, SchemaChangeWriter). The
-// stream split's state keeps the changed tables' descriptions (Tables),
-// so a restore decodes with them and announces them again before any row
-// (operators restored from the plan learn them; ones that have them
-// ignore it).
+// change in the log describes it anew (SchemaFollower, Event.Changed),
+// with the DDL's clauses when it reads them (MySQL's binlog has the
+// statement; PostgreSQL's relation messages only the new columns, which
+// must then only add: row.Grow). A change while the table's chunks were
+// read is ErrSchemaChanged. The stream numbers each table's changes
+// (version 1, 2, … over the plan's 0) and emits each as a schema-change
+// batch (row.NewSchemaChange) in order with the rows, which the engine
+// hands to each operator on the way (actors/task, schemachange.go;
+// connectors.SchemaEvolver, SchemaChangeWriter). The stream split's state
+// keeps every table's description and version (Tables), so a restore —
+// also one that resolved the job afresh, its tables as they are now —
+// decodes with the ones of its position and announces them again before
+// any row (operators restored from the plan learn them; ones that have
+// them ignore it). In a streaming job a change is a checkpoint boundary:
+// the stream holds it until two checkpoints it asks for have completed
+// (reader.go, ddlGate), so sinks apply it with no rows of the old schema
+// open.
 //
 // # Output
 //

@@ -35,7 +35,7 @@ var CommonOptions = []config.Option{
 	{Key: "connection.pool.size", Type: config.TypeInt, Default: int64(20), Doc: "accepted for SeaTunnel's job files: each part holds one session"},
 	{Key: "heartbeat.interval.ms", Type: config.TypeDuration, Default: int64(30000), Doc: "how often an idle stream moves its offset on (and confirms it to the server)"},
 	{Key: "incremental.parallelism", Type: config.TypeInt, Default: int64(1), Doc: "accepted for SeaTunnel's job files: the stream is one split"},
-	{Key: "schema-changes.enabled", Type: config.TypeBool, Default: false, Doc: "carry ALTER TABLE … ADD COLUMN of a captured table into the output schema and the sinks (SeaTunnel's schema evolution); other DDL stays an error. debezium { include.schema.changes = true } turns it on too"},
+	{Key: "schema-changes.enabled", Type: config.TypeBool, Default: false, Doc: "carry ALTER TABLE of a captured table into the output schema and the sinks (SeaTunnel's schema evolution): MySQL-CDC ADD, DROP, CHANGE, MODIFY and RENAME COLUMN, Postgres-CDC ADD COLUMN; other DDL stays an error. debezium { include.schema.changes = true } turns it on too"},
 	{Key: "debezium", Type: config.TypeObject, Doc: "accepted for SeaTunnel's job files; Debezium is not used (include.schema.changes = true is schema-changes.enabled)"},
 }
 

@@ -38,6 +38,7 @@ type reader struct {
 	ended     bool
 	commits   map[int64]Offset // checkpoint id: the stream offset it holds
 	tables    *tableSet        // the stream's tables as of the position in stream
+	gate      *ddlGate         // a schema change waiting for its checkpoints
 }
 
 func newReader(rctx connectors.ReaderContext, src *source, d Dialect) *reader {
@@ -222,6 +223,9 @@ func (r *reader) SnapshotState(checkpointID int64) ([]connectors.Split, error) {
 			r.commits[checkpointID] = s.Pos
 		}
 	}
+	if r.gate != nil && r.gate.first == 0 {
+		r.gate.first = checkpointID
+	}
 	return out, nil
 }
 
@@ -236,7 +240,43 @@ func (r *reader) NotifyCheckpointComplete(checkpointID int64) error {
 	if ok {
 		r.d.Commit(off)
 	}
+	switch g := r.gate; {
+	case g == nil || g.first == 0 || checkpointID < g.first:
+	case checkpointID == g.first:
+		r.requestCheckpoint() // the second
+	default:
+		close(g.open)
+		r.gate = nil
+	}
 	return nil
+}
+
+// requestCheckpoint asks for a checkpoint now, where the engine takes
+// such requests.
+func (r *reader) requestCheckpoint() {
+	if c, ok := r.rctx.(connectors.CheckpointRequester); ok {
+		c.RequestCheckpoint("a schema change of a captured table")
+	}
+}
+
+// A schema change is a checkpoint boundary, as SeaTunnel's
+// markSchemaChangeBeforeCheckpoint makes it: in a streaming job the
+// fetch goroutine, at a schema change it is about to emit, hands the
+// reader the position before it with a gate (streamPos.gate) and waits;
+// the reader asks for a checkpoint at once (connectors.CheckpointRequester)
+// and another when it completed, and opens the gate once the two have
+// completed — the first holds every row before the change that the
+// reader emitted, the second the ones the first recorded as channel
+// state, which the sink processed after the first's barrier — so a sink
+// applies the change with no rows of the old schema in an open
+// transaction (the Jdbc sink with is_exactly_once: MySQL refuses DDL in
+// an XA transaction, and a prepared one holds the table until its
+// commit). The wait takes two checkpoints' time (each at least
+// checkpoint.min-pause after the last); a failover meanwhile restores to
+// before the change, which the stream reads again.
+type ddlGate struct {
+	open  chan struct{}
+	first int64 // the first checkpoint taken since the gate came; 0: none yet
 }
 
 func (r *reader) Close() error {

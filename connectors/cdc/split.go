@@ -36,9 +36,11 @@ type streamSplit struct {
 	Tables []changedTable `json:"tables,omitempty"`
 }
 
-// changedTable is table T's description after a schema change.
+// changedTable is table T's description after a schema change, and the
+// version of its schema (row/schemachange.go).
 type changedTable struct {
-	T int `json:"t"`
+	T       int   `json:"t"`
+	Version int64 `json:"v,omitempty"`
 	resolvedTable
 }
 

@@ -18,13 +18,20 @@ type streamPos struct {
 	Skip   int64
 	end    bool
 	tables *tableSet // the tables as the stream describes them there
+	// gate, on the position before a schema change, is what the fetch
+	// goroutine waits on before it emits the change (ddlGate).
+	gate chan struct{}
 }
 
 // tableSet is the stream's view of the captured tables: the plan's, with
-// the schema changes it has passed (schema-changes.enabled). It is
+// the schema changes it has passed (schema-changes.enabled), and each
+// one's schema version (0: the plan's; each change one more). It is
 // immutable: a change makes a new one, so the fetch goroutine can hand
 // it to the reader's with a position.
-type tableSet struct{ list []*Table }
+type tableSet struct {
+	list     []*Table
+	versions []int64
+}
 
 // errStopped ends the fetch goroutine at the stop offset.
 var errStopped = errors.New("stop offset reached")
@@ -47,6 +54,10 @@ func (r *reader) pollStream(out connectors.Collector) error {
 		r.fetch = connectors.StartFetcher(r.ctx, 8, r.streamFunc(*s, f, ts))
 	}
 	pos, got, err := r.fetch.Poll(out, pollWait, 8)
+	if got && pos.gate != nil {
+		r.gate = &ddlGate{open: pos.gate}
+		r.requestCheckpoint()
+	}
 	if got {
 		s.Pos, s.Skip = pos.Pos, pos.Skip
 		if pos.tables != nil && pos.tables != r.tables {
@@ -83,7 +94,7 @@ func (r *reader) pollStream(out connectors.Collector) error {
 // are made from the plan; an announcement they have seen changes
 // nothing).
 func (r *reader) streamTables(s *streamSplit, out connectors.Collector) (*tableSet, error) {
-	ts := &tableSet{list: append([]*Table(nil), r.src.tables...)}
+	ts := &tableSet{list: append([]*Table(nil), r.src.tables...), versions: make([]int64, len(r.src.tables))}
 	if len(s.Tables) > 0 {
 		fo, ok := r.d.(SchemaFollower)
 		if !ok {
@@ -99,52 +110,65 @@ func (r *reader) streamTables(s *streamSplit, out connectors.Collector) (*tableS
 			if err := fo.UseTable(c.T, &t); err != nil {
 				return nil, fmt.Errorf("%s: table %s as the checkpoint describes it: %w", r.src.spec.Name, t.ID, err)
 			}
-			ts.list[c.T] = &t
+			ts.list[c.T], ts.versions[c.T] = &t, c.Version
 			if r.src.dbz == nil {
-				out.Emit(row.NewSchemaChange(sch))
+				out.Emit(row.NewSchemaChange(&row.SchemaChange{Version: c.Version, After: sch}))
 			}
 		}
 	}
 	r.tables = ts
+	if r.src.o.SchemaChanges {
+		s.Tables = r.changedTables()
+	}
 	return ts, nil
 }
 
 // changedTables are the stream split's record of the tables whose schema
-// changed.
+// changed; with schema-changes.enabled, of every table: a restore that
+// resolves the job afresh (a job file given) describes the tables as they
+// are now, after DDL the stream has yet to read again, so the stream
+// takes the tables as its checkpoint describes them, not the plan's.
 func (r *reader) changedTables() []changedTable {
 	var out []changedTable
 	for i, t := range r.tables.list {
-		if t != r.src.tables[i] {
-			out = append(out, changedTable{T: i, resolvedTable: resolvedTable{Table: *t, SchemaBytes: row.EncodeSchema(t.Schema)}})
+		if t != r.src.tables[i] || r.src.o.SchemaChanges {
+			out = append(out, changedTable{T: i, Version: r.tables.versions[i], resolvedTable: resolvedTable{Table: *t, SchemaBytes: row.EncodeSchema(t.Schema)}})
 		}
 	}
 	return out
 }
 
 // schemaChange takes a table's new description from the stream: ts with
-// it, nil when it changes nothing.
-func (r *reader) schemaChange(ts *tableSet, f *streamFilter, ev Event) (*tableSet, error) {
+// it and the change of the table's next version, nils when it changes
+// nothing.
+func (r *reader) schemaChange(ts *tableSet, f *streamFilter, ev Event) (*tableSet, *row.SchemaChange, error) {
 	if ev.Table < 0 || ev.Table >= len(ts.list) {
-		return nil, fmt.Errorf("a schema change of table %d of %d", ev.Table, len(ts.list))
+		return nil, nil, fmt.Errorf("a schema change of table %d of %d", ev.Table, len(ts.list))
 	}
 	old := ts.list[ev.Table]
 	if !r.src.o.SchemaChanges {
-		return nil, fmt.Errorf("table %s changed at %s; set schema-changes.enabled = true to carry added columns: %w", old.ID, ev.Tx, ErrSchemaChanged)
+		return nil, nil, fmt.Errorf("table %s changed at %s; set schema-changes.enabled = true to carry it: %w", old.ID, ev.Tx, ErrSchemaChanged)
 	}
-	c, err := row.Evolve(old.Schema, ev.Changed.Schema)
-	if err != nil {
-		return nil, fmt.Errorf("at %s: %w: %v", ev.Tx, ErrSchemaChanged, err)
+	cols := ev.Columns
+	if cols == nil {
+		var err error
+		if cols, err = row.Grow(old.Schema, ev.Changed.Schema); err != nil {
+			return nil, nil, fmt.Errorf("at %s: %w: %v", ev.Tx, ErrSchemaChanged, err)
+		}
+	} else if got, err := row.Apply(old.Schema, cols); err != nil || !row.SameColumns(got, ev.Changed.Schema) {
+		return nil, nil, fmt.Errorf("at %s: %w: table %s: the clauses make %v of %s, not %s", ev.Tx, ErrSchemaChanged, old.ID, got, old.Schema, ev.Changed.Schema)
 	}
-	if c == nil {
-		return nil, nil
+	if len(cols) == 0 {
+		return nil, nil, nil
 	}
 	if err := f.changedDuringSnapshot(ev.Table, ev.Tx); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	next := &tableSet{list: append([]*Table(nil), ts.list...)}
+	next := &tableSet{list: append([]*Table(nil), ts.list...), versions: append([]int64(nil), ts.versions...)}
 	next.list[ev.Table] = ev.Changed
+	next.versions[ev.Table]++
 	f.tables = next.list
-	return next, nil
+	return next, &row.SchemaChange{Version: next.versions[ev.Table], Before: old.Schema, After: ev.Changed.Schema, Columns: cols}, nil
 }
 
 // streamFunc streams from s's position: it skips the rows of the first
@@ -179,9 +203,22 @@ func (r *reader) streamFunc(s streamSplit, f *streamFilter, ts *tableSet) connec
 				}
 			}
 			if ev.Changed != nil {
-				next, err := r.schemaChange(ts, f, ev)
+				next, c, err := r.schemaChange(ts, f, ev)
 				if err != nil {
 					return err
+				}
+				if next != nil && r.src.dbz == nil && r.rctx.Boundedness() == connectors.Unbounded {
+					gate := make(chan struct{})
+					p := pos
+					p.gate = gate
+					if !send(nil, p) {
+						return ctx.Err()
+					}
+					select {
+					case <-gate:
+					case <-ctx.Done():
+						return ctx.Err()
+					}
 				}
 				if ev.End {
 					pos = streamPos{Pos: ev.Tx}
@@ -190,7 +227,7 @@ func (r *reader) streamFunc(s streamSplit, f *streamFilter, ts *tableSet) connec
 				if next != nil {
 					ts = next
 					if r.src.dbz == nil { // Debezium's events carry their columns
-						b = row.NewSchemaChange(ev.Changed.Schema)
+						b = row.NewSchemaChange(c)
 					}
 				}
 				if !send(b, pos) {

@@ -37,7 +37,8 @@ type writer struct {
 	stmts map[string]*sql.Stmt // MySQL statements prepared on my
 
 	tables   map[string]*tableWriter
-	versions map[versionKey]*tableWriter // by schema, after schema changes (schemachange.go)
+	versions map[string]*tableWriter      // by schema columns, after schema changes (schemachange.go)
+	bySchema map[*row.Schema]*tableWriter // versions by schema, a cache
 	pending  []*row.Batch
 	rows     int
 	flushed  bool // rows were written since the last PrepareCommit

@@ -19,16 +19,27 @@ import (
 // them to its target and writes the later rows with them. The binary is
 // SIGKILLed after the change and restored from its checkpoint (which
 // holds the new schema), twice; the target equals the source, new columns
-// included, row by row. A DROP COLUMN afterwards fails the job with an
-// error naming the table and the column.
+// included, row by row. Then a DROP COLUMN: Postgres-CDC, which sees only
+// the new columns, fails the job with an error naming the table and the
+// column; MySQL-CDC, which reads the DDL, carries it and more steps —
+// ADD … AFTER with a default, CHANGE (rename and retype) with MODIFY …
+// FIRST in one statement, and, while the binary is down, RENAME COLUMN
+// and ADD … FIRST — to a PostgreSQL target, restored with the job file
+// (the job resolved afresh, its table as it is now).
 
 // schemaSide is one database of a schema-change test: how to run
-// statements on it and read a table as text rows (id|v, then the added
-// columns when extra).
+// statements on it and read a table as text rows (id, then cols, joined
+// by |, NULL for null).
 type schemaSide struct {
 	exec func(ctx context.Context, stmts ...string) error
-	rows func(ctx context.Context, table string, extra bool) ([]string, error)
+	rows func(ctx context.Context, table string, cols []string) ([]string, error)
 }
+
+// The columns a schema-change test compares: before the change, after it.
+var (
+	oldCols   = []string{"v"}
+	extraCols = []string{"v", "extra", "note"}
+)
 
 // execEach runs statements one by one with exec, naming the one that fails.
 func execEach(exec func(ctx context.Context, stmt string) error) func(ctx context.Context, stmts ...string) error {
@@ -45,10 +56,10 @@ func execEach(exec func(ctx context.Context, stmt string) error) func(ctx contex
 func pgSide(pg *dbtest.Postgres) schemaSide {
 	return schemaSide{
 		exec: execEach(func(ctx context.Context, s string) error { return pg.Exec(ctx, "postgres", s) }),
-		rows: func(ctx context.Context, table string, extra bool) ([]string, error) {
-			q := "SELECT id::text || '|' || coalesce(v, 'NULL')"
-			if extra {
-				q += " || '|' || coalesce(extra::text, 'NULL') || '|' || coalesce(note, 'NULL')"
+		rows: func(ctx context.Context, table string, cols []string) ([]string, error) {
+			q := "SELECT id::text"
+			for _, c := range cols {
+				q += ` || '|' || coalesce("` + c + `"::text, 'NULL')`
 			}
 			conn, err := pgx.Connect(ctx, pg.DSN("postgres"))
 			if err != nil {
@@ -68,10 +79,10 @@ func pgSide(pg *dbtest.Postgres) schemaSide {
 func mySide(my *dbtest.MariaDB, database string) schemaSide {
 	return schemaSide{
 		exec: execEach(func(ctx context.Context, s string) error { return my.Exec(ctx, database, s) }),
-		rows: func(ctx context.Context, table string, extra bool) ([]string, error) {
-			q := "SELECT CONCAT(id, '|', IFNULL(v, 'NULL')"
-			if extra {
-				q += ", '|', IFNULL(extra, 'NULL'), '|', IFNULL(note, 'NULL')"
+		rows: func(ctx context.Context, table string, cols []string) ([]string, error) {
+			q := "SELECT CONCAT(id"
+			for _, c := range cols {
+				q += ", '|', IFNULL(`" + c + "`, 'NULL')"
 			}
 			db, err := sql.Open("mysql", my.DSN(database))
 			if err != nil {
@@ -111,8 +122,21 @@ type schemaRun struct {
 	src, dst         schemaSide
 	srcTable, target string
 	addColumns       string // ALTER TABLE … ADD COLUMN extra …, ADD COLUMN note …
-	dropColumn       string
-	job              string
+	// dropColumn drops column note: an error naming the table and the
+	// column for a source that reads no DDL (steps nil), else the first
+	// of steps.
+	dropColumn string
+	steps      []schemaStep
+	job        string
+}
+
+// schemaStep is a step of a schema-change test after the second restore:
+// statements, with the binary SIGKILLed before them (and restored after)
+// when down, and the columns the target must then equal the source by.
+type schemaStep struct {
+	stmts []string
+	down  bool
+	cols  []string
 }
 
 func TestPostgresCDCSchemaChange(t *testing.T) {
@@ -161,7 +185,19 @@ sink {
 }`, pg.JDBCURL("postgres"), dbtest.User, my.JDBCURL(""), dbtest.User)})
 }
 
-func TestMySQLCDCSchemaChange(t *testing.T) {
+func TestMySQLCDCSchemaChange(t *testing.T) { mysqlSchemaChange(t, "sc_my", "") }
+
+// With is_exactly_once (PostgreSQL's prepared transactions): each change
+// is a checkpoint boundary, so the sink runs the DDL with no rows of the
+// old schema in an open transaction.
+func TestMySQLCDCSchemaChangeExactlyOnce(t *testing.T) {
+	mysqlSchemaChange(t, "sc_my_xa", `is_exactly_once = true
+    xa_data_source_class_name = "org.postgresql.xa.PGXADataSource"`)
+}
+
+// mysqlSchemaChange runs runSchemaChange from MySQL-CDC into PostgreSQL
+// table public.target with the sink options extra.
+func mysqlSchemaChange(t *testing.T, target, extra string) {
 	pg, my := servers.Postgres(t), servers.MariaDB(t)
 	ctx := testCtx(t)
 	if err := my.Exec(ctx, "", "CREATE DATABASE IF NOT EXISTS sc_src"); err != nil {
@@ -174,12 +210,24 @@ func TestMySQLCDCSchemaChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	dst := pgSide(pg)
-	if err := dst.exec(ctx, "DROP TABLE IF EXISTS public.sc_my"); err != nil {
+	if err := dst.exec(ctx, "DROP TABLE IF EXISTS public."+target); err != nil {
 		t.Fatal(err)
 	}
-	runSchemaChange(t, schemaRun{src: src, dst: dst, srcTable: "src", target: "public.sc_my",
+	runSchemaChange(t, schemaRun{src: src, dst: dst, srcTable: "src", target: "public." + target,
 		addColumns: "ALTER TABLE src ADD COLUMN extra INT, ADD COLUMN note VARCHAR(20)",
 		dropColumn: "ALTER TABLE src DROP COLUMN note",
+		steps: []schemaStep{
+			{stmts: []string{"ALTER TABLE src ADD COLUMN `note 2` VARCHAR(10) NOT NULL DEFAULT 'n2' AFTER v",
+				"INSERT INTO src (id, v, extra, `note 2`) VALUES (100007, 'dropped', 1, 'set')", "UPDATE src SET `note 2` = 'upd2' WHERE id % 10 = 7"},
+				cols: []string{"v", "extra", "note 2"}},
+			{stmts: []string{"ALTER TABLE src CHANGE COLUMN extra extra2 BIGINT COMMENT 'renamed', MODIFY v VARCHAR(80) NOT NULL DEFAULT 'dflt' FIRST",
+				"UPDATE src SET extra2 = id * 10000000000 WHERE id % 10 = 8", "INSERT INTO src (id, extra2) VALUES (100008, 5)"},
+				cols: []string{"v", "extra2", "note 2"}},
+			{down: true, stmts: []string{"ALTER TABLE src RENAME COLUMN `note 2` TO note3", "INSERT INTO src (id, v, extra2, note3) VALUES (100009, 'down', 6, 'n3')",
+				"ALTER TABLE src ADD COLUMN f INT FIRST, ADD INDEX ix_f (f)", "UPDATE src SET f = 1, note3 = 'down-upd' WHERE id % 10 = 9",
+				"DELETE FROM src WHERE id % 10 = 0"},
+				cols: []string{"f", "v", "extra2", "note3"}},
+		},
 		job: fmt.Sprintf(`
 source {
   MySQL-CDC {
@@ -200,12 +248,13 @@ sink {
     driver = "org.postgresql.Driver"
     user = %q
     database = postgres
-    table = "public.sc_my"
+    table = "public.%s"
     generate_sink_sql = true
     primary_keys = ["id"]
     parallelism = 1
+    %s
   }
-}`, my.JDBCURL(""), dbtest.User, pg.JDBCURL("postgres"), dbtest.User)})
+}`, my.JDBCURL(""), dbtest.User, pg.JDBCURL("postgres"), dbtest.User, target, extra)})
 }
 
 func runSchemaChange(t *testing.T, r schemaRun) {
@@ -227,17 +276,17 @@ env {
 			t.Fatal(err)
 		}
 	}
-	// caughtUp waits until the target equals the source, with the added
-	// columns or without them, while cur runs.
-	caughtUp := func(cur *run, extra bool, what string) {
+	// caughtUp waits until the target equals the source by columns cols
+	// while cur runs.
+	caughtUp := func(cur *run, cols []string, what string) {
 		t.Helper()
-		want, err := r.src.rows(ctx, r.srcTable, extra)
+		want, err := r.src.rows(ctx, r.srcTable, cols)
 		if err != nil {
 			t.Fatal(err)
 		}
 		deadline := time.Now().Add(2 * time.Minute)
 		for {
-			got, err := r.dst.rows(ctx, r.target, extra)
+			got, err := r.dst.rows(ctx, r.target, cols)
 			if err == nil && strings.Join(got, "\n") == strings.Join(want, "\n") {
 				t.Logf("%s: the target equals the source (%d rows)", what, len(want))
 				return
@@ -258,18 +307,18 @@ env {
 	}
 
 	cur := startRun(t, home, job, "schema-change", false, &out)
-	caughtUp(cur, false, "snapshot")
+	caughtUp(cur, oldCols, "snapshot")
 	exec("UPDATE "+r.srcTable+" SET v = 'before-alter' WHERE id % 10 = 1",
 		"DELETE FROM "+r.srcTable+" WHERE id % 10 = 2",
 		"INSERT INTO "+r.srcTable+" (id, v) VALUES (100001, 'old-schema')")
-	caughtUp(cur, false, "stream, old columns")
+	caughtUp(cur, oldCols, "stream, old columns")
 
 	// The change, and rows that use the new columns.
 	exec(r.addColumns,
 		"INSERT INTO "+r.srcTable+" (id, v, extra, note) VALUES (100002, 'new-schema', 42, 'hello')",
 		"UPDATE "+r.srcTable+" SET extra = id * 2, note = 'upd' WHERE id % 10 = 3",
 		"INSERT INTO "+r.srcTable+" (id, v) VALUES (100003, 'no-extra')")
-	caughtUp(cur, true, "after ADD COLUMN")
+	caughtUp(cur, extraCols, "after ADD COLUMN")
 
 	// SIGKILL after the change; more changes while it is down; restore.
 	cur.kill()
@@ -277,7 +326,7 @@ env {
 		"DELETE FROM "+r.srcTable+" WHERE id % 10 = 5",
 		"INSERT INTO "+r.srcTable+" (id, v, extra, note) VALUES (100004, 'down', 7, 'x')")
 	cur = startRun(t, home, job, "schema-change", true, &out)
-	caughtUp(cur, true, "restored after the change")
+	caughtUp(cur, extraCols, "restored after the change")
 
 	// A kill right after changes of the new columns, before they are
 	// surely checkpointed, and a second restore.
@@ -287,10 +336,28 @@ env {
 	cur.kill()
 	exec("UPDATE " + r.srcTable + " SET extra = extra + 1 WHERE id % 10 = 3")
 	cur = startRun(t, home, job, "schema-change", true, &out)
-	caughtUp(cur, true, "second restore")
+	caughtUp(cur, extraCols, "second restore")
 
-	// Other DDL stays an error naming the table and the column.
 	exec(r.dropColumn, "INSERT INTO "+r.srcTable+" (id, v, extra) VALUES (100006, 'dropped', 1)")
+	if r.steps != nil {
+		// A source that reads the DDL carries DROP, CHANGE, MODIFY and
+		// RENAME COLUMN, also while the binary is down.
+		caughtUp(cur, []string{"v", "extra"}, "after DROP COLUMN")
+		for i, st := range r.steps {
+			if st.down {
+				cur.kill()
+			}
+			exec(st.stmts...)
+			if st.down {
+				cur = startRun(t, home, job, "schema-change", true, &out)
+			}
+			caughtUp(cur, st.cols, fmt.Sprintf("step %d", i+1))
+		}
+		cur.kill()
+		return
+	}
+	// Without the DDL, dropping a column is an error naming the table
+	// and the column.
 	select {
 	case <-cur.exited:
 	case <-time.After(time.Minute):
@@ -310,7 +377,7 @@ func TestCDCSchemaChangeThroughTransforms(t *testing.T) {
 	src := pgSide(pg)
 	for _, tc := range []struct{ name, transform, fails string }{
 		{"FilterRowKind", `FilterRowKind { exclude_kinds = ["DELETE"] }`, ""},
-		{"Copy", `Copy { fields { v2 = v } }`, `option "schema-changes.enabled": true makes the source emit its tables' ALTER TABLE … ADD COLUMN, which transform Copy (line 19) cannot follow: the transform does not follow schema changes`},
+		{"Copy", `Copy { fields { v2 = v } }`, `option "schema-changes.enabled": true makes the source emit its tables' ALTER TABLE, which transform Copy (line 19) cannot follow: the transform does not follow schema changes`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			slot := "sc_tr_" + strings.ToLower(tc.name)
@@ -371,7 +438,7 @@ sink {
 					t.Fatalf("the snapshot did not arrive (%d rows)\n%s", n, tail(out.String()))
 				}
 				time.Sleep(200 * time.Millisecond)
-				rows, _ := src.rows(ctx, "sc_tr_out", false)
+				rows, _ := src.rows(ctx, "sc_tr_out", oldCols)
 				n = len(rows)
 			}
 			if err := src.exec(ctx, "ALTER TABLE sc_tr ADD COLUMN extra int", "INSERT INTO sc_tr VALUES (101, 'new', 5)"); err != nil {
@@ -379,7 +446,7 @@ sink {
 			}
 			want := []string{"101|new|5|NULL"}
 			for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
-				got, err := pgSide(pg).rows(ctx, "(SELECT id, v, extra, NULL::text AS note FROM sc_tr_out WHERE id > 100) x", true)
+				got, err := pgSide(pg).rows(ctx, "(SELECT id, v, extra, NULL::text AS note FROM sc_tr_out WHERE id > 100) x", extraCols)
 				if err == nil && strings.Join(got, ",") == strings.Join(want, ",") {
 					break
 				}
@@ -392,10 +459,10 @@ sink {
 }
 
 // TestCDCSchemaChangeCheck: `stactor run --check` refuses a job whose CDC
-// source carries schema changes into a sink that cannot apply them (Jdbc
-// with is_exactly_once, LocalFile), naming the source's option and the
-// sink, where the job would otherwise fail at the first ALTER TABLE; the
-// Jdbc upsert sink and schema-changes.enabled = false pass.
+// source carries schema changes into a sink that cannot apply them
+// (LocalFile), naming the source's option and the sink, where the job
+// would otherwise fail at the first ALTER TABLE; the Jdbc upsert and
+// exactly-once sinks and schema-changes.enabled = false pass.
 func TestCDCSchemaChangeCheck(t *testing.T) {
 	pg := servers.Postgres(t)
 	ctx := testCtx(t)
@@ -419,8 +486,7 @@ func TestCDCSchemaChangeCheck(t *testing.T) {
 	for _, c := range []struct{ name, changes, sink, want string }{
 		{"upsert", "true", jdbc(""), ""},
 		{"xa", "true", jdbc(`is_exactly_once = true
-    xa_data_source_class_name = "org.postgresql.xa.PGXADataSource"`),
-			`option "schema-changes.enabled": true makes the source emit its tables' ALTER TABLE … ADD COLUMN, which sink Jdbc (line 15) cannot follow: is_exactly_once = true`},
+    xa_data_source_class_name = "org.postgresql.xa.PGXADataSource"`), ""},
 		{"localfile", "true", fmt.Sprintf("LocalFile {\n    path = %q\n    file_format_type = \"json\"\n  }", filepath.Join(dir, "out")),
 			"which sink LocalFile (line 15) cannot follow: the sink cannot apply schema changes"},
 		{"off", "false", fmt.Sprintf("LocalFile {\n    path = %q\n    file_format_type = \"json\"\n  }", filepath.Join(dir, "out")), ""},

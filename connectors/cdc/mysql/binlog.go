@@ -38,8 +38,10 @@ type Change struct {
 	End       bool
 	Heartbeat bool // made from a server heartbeat
 	// Changed is the table's new description after an ALTER TABLE that
-	// changed its columns (binlogConfig.Follow); Batch is nil.
+	// changed its columns (binlogConfig.Follow), and Columns the
+	// statement's clauses; Batch is nil.
 	Changed *cdc.Table
+	Columns []row.ColumnChange
 }
 
 // binlogConfig is what a binlog stream needs.
@@ -62,10 +64,11 @@ type binlogConfig struct {
 	// Tables are the captured tables by db.table.
 	Tables map[string]*table
 	// Follow, when set (schema-changes.enabled), describes a captured
-	// table anew after an ALTER TABLE of it: its decoders and the
-	// framework's description, or nil ones when its columns did not
-	// change (an index, a comment). Without it an ALTER is an error.
-	Follow func(id string) (*table, *cdc.Table, error)
+	// table anew after ALTER TABLE statement q of it (its column clauses,
+	// parseAlter's): its decoders, the framework's description and the
+	// clauses in the row model, or nils when no column changed (an
+	// index, a table option). Without it an ALTER is an error.
+	Follow func(id, q string, clauses []alterClause) (*table, *cdc.Table, []row.ColumnChange, error)
 	Logger *slog.Logger
 }
 
@@ -353,9 +356,13 @@ func (s *binlogStream) rows(typ replication.EventType, e *replication.RowsEvent)
 }
 
 // ddl handles a statement of the binlog that is not a transaction
-// bound: an ALTER/DROP/RENAME/TRUNCATE of a captured table is an error
-// naming it, because binlog rows carry no column names and the rows that
-// follow could not be matched to columns.
+// bound. An ALTER TABLE of a captured table is read (ddl.go) and, with
+// schema-changes.enabled, carried: the table's decoders follow it and a
+// Change announces the new description. Any other DDL of a captured
+// table (DROP, RENAME, TRUNCATE TABLE), an ALTER without
+// schema-changes.enabled, and an ALTER the parser cannot carry are an
+// error naming the table and the statement: binlog rows carry no column
+// names, and the rows that follow could not be matched to columns.
 func (s *binlogStream) ddl(schema, q string) error {
 	target, ok := ddlTable(q, schema)
 	if !ok {
@@ -364,27 +371,29 @@ func (s *binlogStream) ddl(schema, q string) error {
 	if s.cfg.Tables[target] == nil {
 		return nil
 	}
-	alter := strings.EqualFold(strings.Fields(stripComments(q))[0], "ALTER")
-	if !alter || s.cfg.Follow == nil {
-		hint := "set schema-changes.enabled = true to carry ALTER TABLE … ADD COLUMN, or restart the job with a fresh snapshot (startup.mode = initial)"
-		if !alter {
-			hint = "only ALTER TABLE … ADD COLUMN is carried; restart the job with a fresh snapshot (startup.mode = initial)"
-		}
-		return fmt.Errorf("table %s was changed at binlog %s by %q: %s: %w", target, s.Offset(), firstLine(q, 200), hint, cdc.ErrSchemaChanged)
+	fail := func(why string) error {
+		return fmt.Errorf("table %s was changed at binlog %s by %q: %s: %w", target, s.Offset(), firstLine(q, 200), why, cdc.ErrSchemaChanged)
 	}
-	// The binlog's rows carry no column names: the statement's effect is
-	// read from the catalog now, which is the table's state at this point
-	// of the binlog unless it was altered again since (then the rows that
-	// follow have another column count, which rows() refuses).
-	tb, ct, err := s.cfg.Follow(target)
+	alter := strings.EqualFold(strings.Fields(stripComments(q))[0], "ALTER")
+	if !alter {
+		return fail("only ALTER TABLE is carried; restart the job with a fresh snapshot (startup.mode = initial)")
+	}
+	if s.cfg.Follow == nil {
+		return fail("set schema-changes.enabled = true to carry ALTER TABLE, or restart the job with a fresh snapshot (startup.mode = initial)")
+	}
+	_, clauses, _, err := parseAlter(q, schema)
 	if err != nil {
-		return fmt.Errorf("table %s after %q at binlog %s: %w", target, firstLine(q, 200), s.Offset(), err)
+		return fail(err.Error())
+	}
+	tb, ct, cols, err := s.cfg.Follow(target, q, clauses)
+	if err != nil {
+		return fail(err.Error())
 	}
 	if tb == nil {
 		return nil // no column changed
 	}
 	s.cfg.Tables[target] = tb
-	s.tx = append(s.tx, Change{Table: target, Changed: ct, Seq: s.txRows})
+	s.tx = append(s.tx, Change{Table: target, Changed: ct, Columns: cols, Seq: s.txRows})
 	return nil
 }
 

@@ -270,7 +270,7 @@ func (d *dialect) binlog(ctx context.Context, from cdc.Offset) (*binlogStream, e
 			TLS: d.driver.TLS, Flavor: d.resolved.Flavor, ServerID: id, Heartbeat: d.o.Heartbeat,
 			Timeout: d.o.ConnectTimeout, Start: start, Tables: tables}
 		if d.o.SchemaChanges {
-			cfg.Follow = func(id string) (*table, *cdc.Table, error) { return d.describeAgain(ctx, id) }
+			cfg.Follow = d.alter
 		}
 		s, err := openBinlog(ctx, cfg)
 		if err == nil {
@@ -285,48 +285,148 @@ func (d *dialect) binlog(ctx context.Context, from cdc.Offset) (*binlogStream, e
 
 // event turns a change into the framework's event.
 func (d *dialect) event(c Change) cdc.Event {
-	e := cdc.Event{Table: -1, Rows: c.Batch, Changed: c.Changed, Tx: cdc.Offset(c.Tx.String()), Seq: c.Seq, End: c.End}
+	e := cdc.Event{Table: -1, Rows: c.Batch, Changed: c.Changed, Columns: c.Columns, Tx: cdc.Offset(c.Tx.String()), Seq: c.Seq, End: c.End}
 	if c.Batch != nil || c.Changed != nil {
 		e.Table = d.byID[c.Table]
 	}
 	return e
 }
 
-// describeAgain is table id described from the catalog after an ALTER
-// TABLE of it, with its primary key and chunk key as the job planned
-// them; nil when its columns are as they were. The dialect decodes the
-// table by it from now on.
-func (d *dialect) describeAgain(ctx context.Context, id string) (*table, *cdc.Table, error) {
+// alter is table id after ALTER TABLE statement q of it, read from the
+// statement (ddl.go), with its clauses; nils when the statement changes
+// no column (an index, a table option). The dialect decodes the table by
+// it from now on.
+func (d *dialect) alter(id, q string, clauses []alterClause) (*table, *cdc.Table, []row.ColumnChange, error) {
 	i, ok := d.byID[id]
 	if !ok {
-		return nil, nil, fmt.Errorf("table %s is not captured", id)
+		return nil, nil, nil, fmt.Errorf("table %s is not captured", id)
 	}
 	old := d.tables[i]
-	db, err := d.conn(ctx)
+	clauses = applicable(old.Schema, clauses)
+	if len(clauses) == 0 {
+		return nil, nil, nil, nil
+	}
+	var p tablePrivate
+	if err := json.Unmarshal(old.Private, &p); err != nil || p.Jdbc == nil {
+		return nil, nil, nil, fmt.Errorf("MySQL-CDC table %s: its description: %v", id, err)
+	}
+	cols := make([]row.ColumnChange, len(clauses))
+	defs := make([]jdbc.MySQLColumn, len(clauses))
+	for k, c := range clauses {
+		cols[k], defs[k] = c.change, c.def
+	}
+	desc, cols, err := p.Jdbc.AlterMySQL(cols, defs)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	dbName, tname, _ := strings.Cut(id, ".")
-	desc, err := jdbc.DescribeMySQL(ctx, db, dbName, tname)
+	sch, err := row.Apply(old.Schema, cols)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	sch := desc.Schema()
-	if row.SameColumns(sch, old.Schema) {
-		return nil, nil, nil
-	}
-	charsets, err := columnCharsets(ctx, db, dbName, tname)
+	charsets, err := alterCharsets(old.Schema, p.Charsets, clauses, cols)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	sch.PrimaryKey = old.Schema.PrimaryKey
 	enc, err := json.Marshal(tablePrivate{Jdbc: desc, Charsets: charsets})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	ct := &cdc.Table{ID: old.ID, Schema: sch, ChunkKey: old.ChunkKey, Private: enc}
+	if ct.ChunkKey != "" && sch.Index(ct.ChunkKey) < 0 {
+		for _, c := range cols { // the chunk key renamed
+			if c.Name == ct.ChunkKey && (c.Op == row.ChangeColumn || c.Op == row.RenameColumn) {
+				ct.ChunkKey = c.Field.Name
+			}
+		}
+	}
 	tb, err := d.useTable(i, ct)
-	return tb, ct, err
+	return tb, ct, cols, err
+}
+
+// applicable are the clauses that change s, as the earlier ones left it:
+// without those whose IF [NOT] EXISTS found nothing to do.
+func applicable(s *row.Schema, clauses []alterClause) []alterClause {
+	names := map[string]bool{}
+	for _, f := range s.Fields {
+		names[strings.ToLower(f.Name)] = true
+	}
+	var out []alterClause
+	for _, c := range clauses {
+		old, now := strings.ToLower(c.change.Name), strings.ToLower(c.def.Name)
+		switch c.change.Op {
+		case row.AddColumn:
+			if c.maybe && names[now] {
+				continue
+			}
+			names[now] = true
+		case row.DropColumn:
+			if c.maybe && !names[old] {
+				continue
+			}
+			delete(names, old)
+		default:
+			if c.maybe && !names[old] {
+				continue
+			}
+			delete(names, old)
+			names[now] = true
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// alterCharsets are the character sets of the columns of old after the
+// clauses: a column's own (CHARACTER SET), else, for a text column, the
+// first text column's of the table (the table's default, as far as the
+// binlog tells), else utf8mb4.
+func alterCharsets(old *row.Schema, charsets []string, clauses []alterClause, cols []row.ColumnChange) ([]string, error) {
+	byName := map[string]string{}
+	def := ""
+	for j, f := range old.Fields {
+		if j < len(charsets) {
+			byName[strings.ToLower(f.Name)] = charsets[j]
+			if def == "" && charsets[j] != "" && charsets[j] != "binary" {
+				def = charsets[j]
+			}
+		}
+	}
+	if def == "" {
+		def = "utf8mb4"
+	}
+	fields := append([]row.Field(nil), old.Fields...)
+	for k, c := range cols {
+		switch c.Op {
+		case row.DropColumn:
+			delete(byName, strings.ToLower(c.Name))
+			continue
+		case row.RenameColumn:
+			byName[strings.ToLower(c.Field.Name)] = byName[strings.ToLower(c.Name)]
+			continue
+		}
+		cs := clauses[k].charset
+		switch typeName(clauses[k].def.Type) {
+		case "char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set":
+			if cs == "" {
+				cs = def
+			}
+		default:
+			cs = ""
+		}
+		if _, err := charsetOf(cs); err != nil {
+			return nil, fmt.Errorf("column %s: %w", c.Field.Name, err)
+		}
+		byName[strings.ToLower(c.Field.Name)] = cs
+	}
+	after, err := row.Apply(row.MustSchema(old.TableID, fields...), cols)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(after.Fields))
+	for j, f := range after.Fields {
+		out[j] = byName[strings.ToLower(f.Name)]
+	}
+	return out, nil
 }
 
 // UseTable decodes table i as t from now on (cdc.SchemaFollower).

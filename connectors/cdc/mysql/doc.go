@@ -29,11 +29,16 @@
 //     heartbeat.interval.ms; they, rotations and transactions of tables not
 //     captured move the offset on, so an idle table's job does not hold
 //     an old binlog position (which the server may purge).
-//   - Binlog rows carry no column names. A table map whose column count
-//     (or, with binlog_row_metadata = FULL, whose names) differ from the
-//     catalog table, and any ALTER/RENAME/DROP/TRUNCATE TABLE of a captured
-//     table, stop the reader with an error naming the table: schema
-//     changes are not carried yet, and never decoded as garbage.
+//   - Binlog rows carry no column names. With schema-changes.enabled an
+//     ALTER TABLE of a captured table is parsed from its QUERY event
+//     (ddl.go) and applied to the table's description (jdbc's AlterMySQL),
+//     not read from the catalog, which is the table as it is now and not
+//     at that point of the binlog. A table map whose column count (or,
+//     with binlog_row_metadata = FULL, whose names) differ from the table
+//     so followed, an ALTER the parser cannot carry or one without
+//     schema-changes.enabled, and RENAME/DROP/TRUNCATE TABLE of a
+//     captured table stop the reader with an error naming the table and
+//     the statement, never rows decoded as garbage.
 //   - TIMESTAMP columns are read in UTC (snapshot session and binlog) and
 //     turned into wall clocks of server-time-zone; DATETIME is a wall clock
 //     already.

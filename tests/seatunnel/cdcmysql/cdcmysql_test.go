@@ -4,7 +4,8 @@
 // IT's database (its ddl/mysql_cdc.sql) and users (its docker/setup.sql)
 // made first, the streaming job started, the sink table compared with the
 // source table until they agree, then the IT's inserts, updates and
-// deletes, and the comparison again.
+// deletes, and the comparison again. MysqlCDCWithSchemaChangeIT's job
+// files and DDL scripts run the same way (schemachange_test.go).
 //
 // The files name their server as SeaTunnel's Docker network does
 // (mysql_cdc_e2e:3306, users st_user_source and st_user_sink with password
