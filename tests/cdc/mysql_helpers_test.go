@@ -45,6 +45,24 @@ type run struct {
 	err    error         // Wait's, once exited is closed
 }
 
+// awaitCaughtUp polls check every 500 ms for up to within and returns its
+// last answer; the run ending meanwhile fails t with the tail of out.
+func (r *run) awaitCaughtUp(t *testing.T, within time.Duration, out *lockedBuffer, check func() (bool, string)) (bool, string) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		ok, why := check()
+		if ok || time.Now().After(deadline) {
+			return ok, why
+		}
+		select {
+		case <-r.exited:
+			t.Fatalf("the last run ended (%v)\n%s", r.err, tail(out.String()))
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
 func startRun(t *testing.T, home, job, jobID string, restore bool, out *lockedBuffer) *run {
 	t.Helper()
 	args := []string{"run", "--log-level", "info", "-c", job}

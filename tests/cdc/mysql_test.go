@@ -325,21 +325,8 @@ sink {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		ok, why := matches(ctx, output, want)
-		if ok {
-			break
-		}
-		select {
-		case <-last.exited:
-			t.Fatalf("the last run ended (%v)\n%s", last.err, tail(out.String()))
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the output did not catch up with the source: %s\n%s", why, tail(out.String()))
-		}
-		time.Sleep(500 * time.Millisecond)
+	if ok, why := last.awaitCaughtUp(t, 3*time.Minute, &out, func() (bool, string) { return matches(ctx, output, want) }); !ok {
+		t.Fatalf("the output did not catch up with the source: %s\n%s", why, tail(out.String()))
 	}
 	t.Logf("the output equals the source: %d rows, caught up %v after the writer stopped, %v after the start", len(want),
 		time.Since(caught).Round(100*time.Millisecond), time.Since(started).Round(100*time.Millisecond))

@@ -458,16 +458,7 @@ sink {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(3 * time.Minute)
-	ok, why := false, ""
-	for !ok && time.Now().Before(deadline) {
-		select {
-		case <-last.exited:
-			t.Fatalf("final run ended: %v\n%s", last.err, tail(log.String()))
-		case <-time.After(500 * time.Millisecond):
-		}
-		ok, why = matches(ctx, output, want)
-	}
+	ok, why := last.awaitCaughtUp(t, 3*time.Minute, &log, func() (bool, string) { return matches(ctx, output, want) })
 	last.kill()
 	if !ok {
 		t.Fatalf("output differs from the source after %d changes: %s\n%s", changes, why, tail(log.String()))

@@ -150,21 +150,17 @@ sink {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(500 * time.Millisecond) {
+	ok, why := last.awaitCaughtUp(t, 3*time.Minute, &out, func() (bool, string) {
 		got, err := dst.rows(ctx, "k", final)
 		sc, dc := columns("sck_src"), columns("sck_dst")
 		if err == nil && sc == dc && strings.Join(got, "\n") == strings.Join(want, "\n") {
-			t.Logf("the target equals the source: columns %s, %d rows", dc, len(want))
-			break
+			return true, fmt.Sprintf("columns %s, %d rows", dc, len(want))
 		}
-		select {
-		case <-last.exited:
-			t.Fatalf("the last run ended (%v)\n%s", last.err, tail(out.String()))
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the target did not catch up: columns %s, source %s; %v %s %s\n%s", dc, sc, err, diff(got, want), firstMismatch(got, want), tail(out.String()))
-		}
+		return false, fmt.Sprintf("columns %s, source %s; %v %s %s", dc, sc, err, diff(got, want), firstMismatch(got, want))
+	})
+	if !ok {
+		t.Fatalf("the target did not catch up: %s\n%s", why, tail(out.String()))
 	}
+	t.Logf("the target equals the source: %s", why)
 	last.kill()
 }
