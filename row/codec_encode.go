@@ -192,21 +192,7 @@ func appendColumn(dst []byte, t *Type, c *Column, n int) []byte {
 	case StoreBool:
 		dst = appendBitmap(dst, c.Bools[:n])
 	case StoreString:
-		size := 0
-		for _, s := range c.Strs[:n] {
-			size += strSize(s)
-		}
-		dst = slices.Grow(dst, size)
-		for _, s := range c.Strs[:n] {
-			if len(s) < 0x80 {
-				dst = append(dst, byte(len(s)))
-			} else {
-				dst = binary.AppendUvarint(dst, uint64(len(s)))
-			}
-		}
-		for _, s := range c.Strs[:n] {
-			dst = append(dst, s...)
-		}
+		dst = appendStrings(dst, c.Strs[:n])
 	case StoreBytes:
 		size := 0
 		for _, s := range c.Bins[:n] {
@@ -233,4 +219,40 @@ func appendColumn(dst []byte, t *Type, c *Column, n int) []byte {
 		dst = insertLen(dst, start)
 	}
 	return dst
+}
+
+// appendStrings writes a string column's lengths and then its bytes. One
+// pass finds the total and the longest; when every length fits one byte
+// (the common case) the lengths and the bytes are stored by index into
+// room grown once, no append per value.
+func appendStrings(dst []byte, strs []string) []byte {
+	total, longest := 0, 0
+	for _, s := range strs {
+		total += len(s)
+		longest = max(longest, len(s))
+	}
+	if longest >= 0x80 {
+		size := total
+		for _, s := range strs {
+			size += uvarintLen(uint64(len(s)))
+		}
+		dst = slices.Grow(dst, size)
+		for _, s := range strs {
+			dst = binary.AppendUvarint(dst, uint64(len(s)))
+		}
+		for _, s := range strs {
+			dst = append(dst, s...)
+		}
+		return dst
+	}
+	start := len(dst)
+	dst = slices.Grow(dst, len(strs)+total)
+	out := dst[start : start+len(strs)+total]
+	lens, data := out[:len(strs)], out[len(strs):]
+	off := 0
+	for i, s := range strs {
+		lens[i] = byte(len(s))
+		off += copy(data[off:], s)
+	}
+	return dst[:start+len(out)]
 }
