@@ -113,6 +113,11 @@ func (m *localMonitor) wire(cfg *engine.Config, s *settings, opts tap.Options, l
 	if m == nil {
 		return
 	}
+	if m.srv != nil {
+		m.srv.OnError(func(err error) {
+			log.Warn().Err(err).Msg("a tap or top was refused: this run's embedded NATS server did not start (the next one tries again)")
+		})
+	}
 	cfg.Task.Taps = tap.NewHub(m.nc, s.prefix(), opts, log)
 	cfg.Metrics = metrics.NewPublisher(m.nc, s.prefix(), log)
 	cfg.MetricsInterval = s.v.GetDuration("metrics.interval")

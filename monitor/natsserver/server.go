@@ -11,6 +11,11 @@
 // server is the largest part of a local run's own start: its code, run
 // once, is about 4 MiB of the process's resident pages (workload 2 of
 // benchmarks/RESULTS.md: 51 → 47 MiB peak RSS).
+//
+// A server that fails to start is not silent: the client that asked for
+// it is told why in the NATS protocol's own way (an INFO, then -ERR with
+// the cause, which nats.go returns from Connect as "nats: …"), OnError
+// hears it on the run's side, and the next client tries again.
 package natsserver
 
 import (
@@ -18,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -63,9 +69,12 @@ type Lazy struct {
 	ln net.Listener
 	wg sync.WaitGroup
 
+	start func(*server.Options) (*server.Server, error) // start, or a test's
+
 	mu      sync.Mutex // protects the fields below
 	srv     *server.Server
 	onStart func()
+	onError func(error)
 	conns   map[net.Conn]struct{}
 	closed  bool
 }
@@ -76,7 +85,7 @@ func Listen(host string) (*Lazy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embedded NATS server: %w", err)
 	}
-	l := &Lazy{ln: ln, conns: map[net.Conn]struct{}{}}
+	l := &Lazy{ln: ln, start: start, conns: map[net.Conn]struct{}{}}
 	l.wg.Add(1)
 	go l.accept()
 	return l, nil
@@ -91,6 +100,15 @@ func (l *Lazy) URL() string { return "nats://" + l.ln.Addr().String() }
 func (l *Lazy) OnStart(fn func()) {
 	l.mu.Lock()
 	l.onStart = fn
+	l.mu.Unlock()
+}
+
+// OnError sets fn to hear every failure to start the server (each one
+// refused a client, which was told the same cause); the next client tries
+// again.
+func (l *Lazy) OnError(fn func(error)) {
+	l.mu.Lock()
+	l.onError = fn
 	l.mu.Unlock()
 }
 
@@ -129,15 +147,24 @@ func (l *Lazy) accept() {
 			return
 		}
 		srv, err := l.server()
-		if err != nil {
-			l.untrack(c)
-			c.Close()
-			continue
+		var sc net.Conn
+		if err == nil {
+			sc, err = srv.InProcessConn()
 		}
-		sc, err := srv.InProcessConn()
 		if err != nil {
-			l.untrack(c)
-			c.Close()
+			if errors.Is(err, net.ErrClosed) {
+				l.untrack(c)
+				c.Close()
+				continue
+			}
+			l.mu.Lock()
+			fn := l.onError
+			l.mu.Unlock()
+			if fn != nil {
+				fn(err)
+			}
+			l.wg.Add(1)
+			go l.refuse(c, err)
 			continue
 		}
 		l.wg.Add(1)
@@ -153,7 +180,7 @@ func (l *Lazy) server() (*server.Server, error) {
 	if srv != nil {
 		return srv, nil
 	}
-	srv, err := start(&server.Options{Host: "127.0.0.1", DontListen: true})
+	srv, err := l.start(&server.Options{Host: "127.0.0.1", DontListen: true})
 	if err != nil {
 		return nil, err
 	}
@@ -170,6 +197,23 @@ func (l *Lazy) server() (*server.Server, error) {
 		fn()
 	}
 	return srv, nil
+}
+
+// refuse tells a client why it gets no server, as a NATS server refuses a
+// client: an INFO, so that the client sends its CONNECT, then -ERR with
+// the cause, which the client returns from Connect. It waits (briefly) for
+// the client to hang up, so that closing does not reset the connection
+// before the client has read the cause.
+func (l *Lazy) refuse(c net.Conn, cause error) {
+	defer l.wg.Done()
+	defer l.untrack(c)
+	defer c.Close()
+	msg := strings.NewReplacer("'", "", "\r", " ", "\n", " ").Replace(cause.Error())
+	_ = c.SetDeadline(time.Now().Add(2 * time.Second))
+	if _, err := fmt.Fprintf(c, "INFO {\"server_id\":\"stactor-embedded\",\"proto\":1,\"max_payload\":1048576,\"headers\":true}\r\n-ERR '%s'\r\n", msg); err != nil {
+		return
+	}
+	_, _ = io.Copy(io.Discard, c) // until the client closes or the deadline
 }
 
 // carry copies bytes both ways between an accepted connection and an

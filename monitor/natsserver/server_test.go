@@ -2,9 +2,11 @@ package natsserver
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 )
 
@@ -108,5 +110,50 @@ func TestLazyCloseUnstarted(t *testing.T) {
 	}
 	if _, err := nats.Connect(l.URL(), nats.Timeout(time.Second)); err == nil {
 		t.Error("connected after Close")
+	}
+}
+
+// A server that fails to start refuses the client with the cause, which
+// nats.go returns from Connect, and tells OnError; the next client starts
+// it.
+func TestLazyStartFailureNamesTheCause(t *testing.T) {
+	l, err := Listen("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	fails := 1
+	l.start = func(o *server.Options) (*server.Server, error) {
+		if fails > 0 {
+			fails--
+			return nil, errors.New("embedded NATS server: no room for 'it'\r\nat all")
+		}
+		return start(o)
+	}
+	heard := make(chan error, 4)
+	l.OnError(func(err error) { heard <- err })
+
+	_, err = nats.Connect(l.URL(), nats.Timeout(5*time.Second), nats.NoReconnect())
+	if err == nil || !strings.Contains(err.Error(), "embedded NATS server: no room for it") {
+		t.Fatalf("Connect while the server fails to start: %v, want the cause", err)
+	}
+	select {
+	case e := <-heard:
+		if !strings.Contains(e.Error(), "no room") {
+			t.Errorf("OnError heard %v", e)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("OnError not called")
+	}
+	if l.Started() {
+		t.Fatal("started after a failed start")
+	}
+	c, err := nats.Connect(l.URL(), nats.Timeout(5*time.Second))
+	if err != nil {
+		t.Fatalf("second client after a failed start: %v", err)
+	}
+	defer c.Close()
+	if err := c.Flush(); err != nil || !l.Started() {
+		t.Fatalf("second client: flush %v, started %v", err, l.Started())
 	}
 }
