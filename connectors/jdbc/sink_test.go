@@ -543,3 +543,101 @@ func TestLockWaitNamesPreparedTransactions(t *testing.T) {
 		})
 	}
 }
+
+// A round the server rolls back to break a deadlock is tried again, with
+// max_retries at its default of 0: writers of one table in parallel
+// (subtasks, multi_table_sink_replica) can deadlock on index locks. The
+// other party here is a session that updates many rows (so that InnoDB
+// picks the writer's lighter transaction as the victim) and waits second
+// (so that PostgreSQL's deadlock check, run by the first waiter, aborts
+// the writer).
+func TestSinkRetriesARoundAbortedForADeadlock(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			tbl := "people_deadlock"
+			tg.exec(t, "DROP TABLE IF EXISTS "+tbl)
+			body := fmt.Sprintf("generate_sink_sql = true\ndatabase = %q\ntable = %q\nbatch_size = 100\n", tg.db, tg.tablePathOf(tbl))
+			_, w := openSink(t, tg, body, testSchema)
+			var first [][]any
+			for id := int64(1); id <= 50; id++ {
+				first = append(first, person(id, "a"))
+			}
+			if err := w.Write(batchOf(t, testSchema, make([]row.Kind, len(first)), first...)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.PrepareCommit(1); err != nil {
+				t.Fatal(err)
+			}
+
+			ctx := testCtx(t)
+			var other func(q string) error
+			var waiting string
+			if tg.dialect == dialectPostgres {
+				c := pgConn(t, tg.db)
+				other = func(q string) error { _, err := c.Exec(ctx, q); return err }
+				waiting = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+			} else {
+				c, err := myDB(t, tg.db).Conn(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				other = func(q string) error { _, err := c.ExecContext(ctx, q); return err }
+				waiting = "SELECT count(*) FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT'"
+			}
+			for _, q := range []string{"BEGIN", "UPDATE " + tbl + " SET name = 'x' WHERE id >= 2"} {
+				if err := other(q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			done := make(chan error, 1)
+			go func() {
+				b := batchOf(t, testSchema, make([]row.Kind, 2), person(1, "w1"), person(2, "w2"))
+				if err := w.Write(b); err != nil {
+					done <- err
+					return
+				}
+				_, err := w.PrepareCommit(2)
+				done <- err
+			}()
+			// The writer holds row 1 and waits for row 2.
+			deadline := time.Now().Add(10 * time.Second)
+			for n := 0; n == 0; {
+				if time.Now().After(deadline) {
+					t.Fatal("the writer never waited for the other session's lock")
+				}
+				time.Sleep(20 * time.Millisecond)
+				var err error
+				if tg.dialect == dialectPostgres {
+					err = pgConn(t, tg.db).QueryRow(ctx, waiting).Scan(&n)
+				} else {
+					err = myDB(t, tg.db).QueryRowContext(ctx, waiting).Scan(&n)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := other("UPDATE " + tbl + " SET name = 'x1' WHERE id = 1"); err != nil {
+				t.Fatalf("the other session's update: %v (the server should have aborted the writer's round)", err)
+			}
+			if err := other("COMMIT"); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("the writer's round: %v", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("the writer's round did not end")
+			}
+			if w.deadlocks == 0 {
+				t.Fatal("no round was tried again after a deadlock: the test made none")
+			}
+			got := tg.dump(t, tbl, "id")
+			if len(got) != 50 || !strings.HasPrefix(got[0], "1|w1|") || !strings.HasPrefix(got[1], "2|w2|") || !strings.HasPrefix(got[2], "3|x|") {
+				t.Fatalf("target after the retried round: %v…", got[:min(3, len(got))])
+			}
+		})
+	}
+}

@@ -5,9 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stactor/stactor/connectors"
@@ -43,6 +45,9 @@ type writer struct {
 	rows     int
 	flushed  bool // rows were written since the last PrepareCommit
 	idle     int  // PrepareCommits in a row with no rows written
+	// deadlocks counts the rounds tried again after the server aborted
+	// them for a deadlock (deadlockRetries).
+	deadlocks int
 
 	// exactly-once
 	inTx         bool
@@ -218,28 +223,65 @@ func (w *writer) flush() error {
 		w.pending, w.rows = w.pending[:0], 0
 		return nil
 	}
-	var err error
-	for try := 0; try <= w.r.MaxRetries; try++ {
-		if try > 0 {
-			w.disconnect()
-			time.Sleep(time.Duration(try) * time.Second)
-		}
-		if err = w.connect(); err != nil {
-			continue
-		}
-		if err = w.exec("BEGIN"); err != nil {
-			continue
-		}
-		if err = w.apply(); err != nil {
-			w.exec("ROLLBACK")
-			continue
-		}
-		if err = w.exec("COMMIT"); err == nil {
+	for try, deadlocks := 0, 0; ; {
+		err := w.round()
+		if err == nil {
 			w.pending, w.rows = w.pending[:0], 0
 			return nil
 		}
+		switch {
+		case isDeadlock(err) && deadlocks < deadlockRetries:
+			// The server rolled the round back to break a deadlock with
+			// another writer: try again on the same session soon,
+			// without using up max_retries.
+			deadlocks++
+			w.deadlocks++
+			time.Sleep(time.Duration(deadlocks*deadlocks)*10*time.Millisecond + time.Duration(rand.IntN(20))*time.Millisecond)
+		case try < w.r.MaxRetries:
+			try++
+			w.disconnect()
+			time.Sleep(time.Duration(try) * time.Second)
+		default:
+			return err
+		}
 	}
-	return err
+}
+
+// round writes the pending rows in one transaction (without
+// exactly-once), rolled back when a statement fails.
+func (w *writer) round() error {
+	if err := w.connect(); err != nil {
+		return err
+	}
+	if err := w.exec("BEGIN"); err != nil {
+		return err
+	}
+	if err := w.apply(); err != nil {
+		w.exec("ROLLBACK")
+		return err
+	}
+	return w.exec("COMMIT")
+}
+
+// deadlockRetries is how often a round the server rolled back to break a
+// deadlock is tried again before the error counts as a failure (and
+// max_retries takes over). Writers of one table in parallel — subtasks,
+// multi_table_sink_replica — write different keys, but an upsert's
+// duplicate-key check and a delete take locks on index ranges, so InnoDB
+// and PostgreSQL may find two rounds waiting for each other and abort one.
+// Repeating the aborted round is always safe: nothing of it was written.
+const deadlockRetries = 8
+
+// isDeadlock tells whether err is the server aborting the transaction
+// for a deadlock (MySQL 1213; PostgreSQL 40P01) or, in PostgreSQL, a
+// serialization failure (40001).
+func isDeadlock(err error) bool {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number == 1213
+	}
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
 }
 
 // begin opens the checkpoint's transaction.
