@@ -78,7 +78,18 @@ func (s *source) CreateReader(ctx connectors.ReaderContext) (connectors.Reader, 
 }
 
 func (s *sink) CreateWriter(ctx context.Context, task connectors.TaskInfo, states [][]byte) (connectors.Writer, error) {
-	return newWriter(ctx, s.r, task)
+	if s.r.Replicas <= 1 {
+		return newWriter(ctx, s.r, task)
+	}
+	ws := make([]*writer, s.r.Replicas)
+	for k := range ws {
+		w, err := newWriter(ctx, s.r, task)
+		if err != nil {
+			return nil, err
+		}
+		ws[k] = w
+	}
+	return newReplicaWriter(ws), nil
 }
 
 func (s *sink) CreateCommitter() (connectors.Committer, error) {

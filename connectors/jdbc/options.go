@@ -64,6 +64,7 @@ var sinkOptions = append(append([]config.Option{}, connectionOptions...), []conf
 	{Key: "data_save_mode", Type: config.TypeEnum, Enum: []string{"DROP_DATA", "APPEND_DATA", "CUSTOM_PROCESSING", "ERROR_WHEN_DATA_EXISTS"}, Default: "APPEND_DATA", Doc: "what to do with the target's rows before the job writes (keep, drop, refuse, run custom_sql)"},
 	{Key: "custom_sql", Type: config.TypeString, Doc: "the statement data_save_mode CUSTOM_PROCESSING runs"},
 	{Key: "create_index", Type: config.TypeBool, Default: true, Doc: "create the primary key when creating the table"},
+	{Key: "multi_table_sink_replica", Type: config.TypeInt, Default: int64(1), Doc: "writers (sessions) of each table in one subtask, rows routed to them by primary key (not with is_exactly_once)"},
 }...)
 
 // connFrom reads the connection options and checks url and driver.

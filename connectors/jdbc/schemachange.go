@@ -64,7 +64,12 @@ func (r *sinkResolved) schemaChanges() error {
 }
 
 // ApplySchemaChange runs c's clauses on the target of its table.
-func (w *writer) ApplySchemaChange(c *row.SchemaChange) error {
+func (w *writer) ApplySchemaChange(c *row.SchemaChange) error { return w.followSchemaChange(c, true) }
+
+// followSchemaChange takes c's new schema for its table, after running its
+// clauses on the target when run is set (another writer of a replicaWriter
+// ran them when it is not).
+func (w *writer) followSchemaChange(c *row.SchemaChange, run bool) error {
 	id := c.After.TableID
 	base, ok := w.tables[id]
 	if !ok {
@@ -79,13 +84,17 @@ func (w *writer) ApplySchemaChange(c *row.SchemaChange) error {
 	if err := w.flush(); err != nil {
 		return err
 	}
-	if err := w.connect(); err != nil {
-		return err
+	if run {
+		if err := w.connect(); err != nil {
+			return err
+		}
 	}
 	key := append([]string(nil), base.t.Key...)
 	for _, cc := range c.Columns {
-		if err := w.alter(base.t.Target, key, cc); err != nil {
-			return fmt.Errorf("Jdbc: %s of %s: %w", cc, id, err)
+		if run {
+			if err := w.alter(base.t.Target, key, cc); err != nil {
+				return fmt.Errorf("Jdbc: %s of %s: %w", cc, id, err)
+			}
 		}
 		if cc.Op == row.ChangeColumn || cc.Op == row.RenameColumn {
 			for i, k := range key {

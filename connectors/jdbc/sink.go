@@ -42,6 +42,7 @@ type sinkResolved struct {
 	DataSave    string       `json:"data_save"`
 	CustomSQL   string       `json:"custom_sql,omitempty"`
 	FieldIDE    string       `json:"field_ide,omitempty"` // the case of added columns' names
+	Replicas    int          `json:"replicas,omitempty"`  // multi_table_sink_replica (replicas.go); 0 is 1
 	// ID tells this sink's transactions from other sinks' of the job.
 	ID string `json:"id"`
 
@@ -59,8 +60,12 @@ func resolveSink(ctx context.Context, cfg *config.PluginConfig, inputs []*row.Sc
 		Upsert: cfg.Bool("enable_upsert"), Copy: cfg.Bool("use_copy_statement"), ExactlyOnce: cfg.Bool("is_exactly_once"),
 		Attempts: int(cfg.Int("max_commit_attempts")), TxTimeout: int(cfg.Int("transaction_timeout_sec")),
 		SchemaSave: cfg.String("schema_save_mode"), DataSave: cfg.String("data_save_mode"), CustomSQL: cfg.String("custom_sql"),
-		FieldIDE: cfg.String("field_ide"), inputs: inputs}
+		FieldIDE: cfg.String("field_ide"), Replicas: int(cfg.Int("multi_table_sink_replica")), inputs: inputs}
 	switch {
+	case r.Replicas < 1:
+		return nil, cfg.Errorf("multi_table_sink_replica", "must be at least 1, got %d", r.Replicas)
+	case r.Replicas > 1 && r.ExactlyOnce:
+		return nil, cfg.Errorf("multi_table_sink_replica", "%d writers of a table cannot share is_exactly_once's one prepared transaction per checkpoint: set it to 1, or raise parallelism instead", r.Replicas)
 	case r.BatchSize <= 0:
 		return nil, cfg.Errorf("batch_size", "must be positive")
 	case r.MaxRetries < 0:
@@ -95,6 +100,16 @@ func resolveSink(ctx context.Context, cfg *config.PluginConfig, inputs []*row.Sc
 				return nil, err
 			}
 			r.Tables = append(r.Tables, t)
+		}
+	}
+	if r.Replicas > 1 {
+		if r.Query != "" {
+			return nil, cfg.Errorf("multi_table_sink_replica", "%d writers route rows by primary key, and a custom query has none: set it to 1, or generate the statements (generate_sink_sql, database, table) with primary_keys", r.Replicas)
+		}
+		for _, t := range r.Tables {
+			if len(t.Key) == 0 {
+				return nil, cfg.Errorf("multi_table_sink_replica", "%d writers route rows by primary key, so that all changes of a row go to one writer in order, and table %s has none: set primary_keys, or set it to 1", r.Replicas, t.Input)
+			}
 		}
 	}
 	h := sha256.Sum256([]byte(conn.URL + "\x00" + r.Query + "\x00" + fmt.Sprint(r.targets())))
