@@ -45,7 +45,7 @@ func BenchmarkPostgresToPostgres(b *testing.B) {
 	tgs := targets(b)
 	pg := tgs[0]
 	makeBenchSource(b, pg, n)
-	for _, mode := range []string{"stactor-copy", "stactor-insert", "native-copy"} {
+	for _, mode := range []string{"stactor-copy", "stactor-insert", "stactor-insert-replica4", "native-copy"} {
 		b.Run(mode, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				conn := pgConn(b, "postgres")
@@ -59,8 +59,11 @@ func BenchmarkPostgresToPostgres(b *testing.B) {
 					nativePGCopy(b)
 				default:
 					body := "database = \"postgres\"\ntable = \"public.bench_dst\"\nbatch_size = 5000\n"
-					if mode == "stactor-copy" {
+					switch mode {
+					case "stactor-copy":
 						body += "use_copy_statement = true\nenable_upsert = false\n"
+					case "stactor-insert-replica4":
+						body += "multi_table_sink_replica = 4\n"
 					}
 					src := resolvedSource(b, pg, "table_path = \"public.bench_src\"\nsplit.size = 50000\n")
 					copyTable(b, src, body, pg)
@@ -85,15 +88,19 @@ func BenchmarkPostgresToMariaDB(b *testing.B) {
 	}
 	pg, my := tgs[0], tgs[1]
 	makeBenchSource(b, pg, n)
-	for _, mode := range []string{"stactor", "native-outfile-load-data"} {
+	for _, mode := range []string{"stactor", "stactor-replica4", "native-outfile-load-data"} {
 		b.Run(mode, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				db := myDB(b, "test")
 				db.Exec("DROP TABLE IF EXISTS bench_dst")
 				start := time.Now()
-				if mode == "stactor" {
+				if mode != "native-outfile-load-data" {
+					body := "database = \"test\"\ntable = \"bench_dst\"\nbatch_size = 5000\n"
+					if mode == "stactor-replica4" {
+						body += "multi_table_sink_replica = 4\n"
+					}
 					src := resolvedSource(b, pg, "table_path = \"public.bench_src\"\nsplit.size = 50000\n")
-					copyTable(b, src, "database = \"test\"\ntable = \"bench_dst\"\nbatch_size = 5000\n", my)
+					copyTable(b, src, body, my)
 				} else {
 					nativeMariaDB(b, pg)
 				}

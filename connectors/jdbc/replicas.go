@@ -8,10 +8,10 @@ package jdbc
 // order it came (its KEYED replica mode; the Jdbc sink declares it except
 // with is_exactly_once). Here a replicaWriter holds n writers, each a
 // writer as a subtask without replicas has: a batch is split by the hash
-// of its rows' keys, the writers that reached batch_size flush at the same
-// time on their own sessions, and a checkpoint's PrepareCommit flushes
-// every writer at once, so n round trips to the database overlap instead
-// of queueing on one session.
+// of its rows' keys, and when one writer holds batch_size rows, and at
+// every checkpoint, all of them flush at the same time on their own
+// sessions, so n round trips to the database overlap instead of queueing
+// on one session.
 //
 // Why only without exactly-once, as SeaTunnel: a checkpoint's rows of
 // one subtask are one prepared transaction (one commit info, one xid), and
@@ -21,6 +21,7 @@ package jdbc
 // two changes of one row could apply out of order.
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -40,8 +41,8 @@ func newReplicaWriter(ws []*writer) *replicaWriter {
 	return &replicaWriter{ws: ws, seed: maphash.MakeSeed(), idx: make([][]int, len(ws))}
 }
 
-// Write splits b by key and hands each writer its rows; the writers that
-// then hold batch_size rows or more flush together.
+// Write splits b by key and hands each writer its rows; once one holds
+// batch_size rows, every writer flushes, all at once.
 func (rw *replicaWriter) Write(b *row.Batch) error {
 	first := rw.ws[0]
 	if _, ok := first.tables[b.Schema.TableID]; !ok {
@@ -70,12 +71,21 @@ func (rw *replicaWriter) Write(b *row.Batch) error {
 				continue
 			}
 			h.WriteByte(1)
-			h.WriteString(row.Text(c.Type, c.Value(i)))
+			switch c.Type.Storage() {
+			case row.StoreInt:
+				var b [8]byte
+				binary.LittleEndian.PutUint64(b[:], uint64(c.Ints[i]))
+				h.Write(b[:])
+			case row.StoreString:
+				h.WriteString(c.Strs[i])
+			default:
+				h.WriteString(row.Text(c.Type, c.Value(i)))
+			}
 		}
 		k := int(h.Sum64() % uint64(len(rw.ws)))
 		rw.idx[k] = append(rw.idx[k], i)
 	}
-	var full []*writer
+	full := false
 	for k, w := range rw.ws {
 		if len(rw.idx[k]) == 0 {
 			continue
@@ -86,11 +96,15 @@ func (rw *replicaWriter) Write(b *row.Batch) error {
 		}
 		w.pending = append(w.pending, part)
 		w.rows += part.Len()
-		if w.rows >= w.r.BatchSize {
-			full = append(full, w)
-		}
+		full = full || w.rows >= w.r.BatchSize
 	}
-	return each(full, (*writer).flush)
+	if !full {
+		return nil
+	}
+	// Keys spread the rows evenly, so the others are nearly full too:
+	// flushing them now makes their rounds overlap instead of queueing
+	// one after another on later Writes.
+	return each(rw.ws, (*writer).flush)
 }
 
 // PrepareCommit flushes every writer at once. Without exactly-once (the

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stactor/stactor/connectors"
 	"github.com/stactor/stactor/row"
 )
 
@@ -14,7 +15,12 @@ import (
 func copyTable(t testing.TB, src *sourceResolved, sinkBody string, dst target) {
 	t.Helper()
 	schemas := []*row.Schema{src.Tables[0].schema}
-	_, w := openSink(t, dst, sinkBody, schemas...)
+	r := savedSink(t, dst, sinkBody, schemas...)
+	w, err := (&sink{r: r}).CreateWriter(testCtx(t), testTask, nil) // with multi_table_sink_replica, a replicaWriter
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
 	h := newHarness(t, src, 2, nil, nil)
 	h.out = &collector{}
 	tee := &writeCollector{t: t, w: w}
@@ -48,7 +54,7 @@ func copyTable(t testing.TB, src *sourceResolved, sinkBody string, dst target) {
 
 type writeCollector struct {
 	t testing.TB
-	w *writer
+	w connectors.Writer
 }
 
 func (c *writeCollector) Emit(b *row.Batch) {
