@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -934,4 +935,104 @@ sink { EngineTestSink { key = "hang" } }`)
 	if st.State != state.JobCanceled {
 		t.Fatalf("state %s (%s), want CANCELED", st.State, st.Error)
 	}
+}
+
+// slowStateStore's WriteState waits until gate is closed, as a JetStream
+// store that is slow to take a blob, and fails the first write when
+// failFirst is set.
+type slowStateStore struct {
+	*localfile.Store
+	gate      chan struct{}
+	failFirst bool
+	waiting   atomic.Int32 // writes waiting at the gate
+	failed    atomic.Bool
+	written   atomic.Int32
+	calls     sync.WaitGroup
+}
+
+func (s *slowStateStore) WriteState(jobID string, p, attempt int, id int64, name string, data []byte) (string, error) {
+	s.calls.Add(1)
+	defer s.calls.Done()
+	s.waiting.Add(1)
+	<-s.gate
+	s.waiting.Add(-1)
+	if s.failFirst && s.failed.CompareAndSwap(false, true) {
+		return "", errors.New("the store is full")
+	}
+	s.written.Add(1)
+	return s.Store.WriteState(jobID, p, attempt, id, name, data)
+}
+
+func slowStateEngine(t *testing.T, store *slowStateStore) *engine.Engine {
+	return start(t, 16, func(c *engine.Config) {
+		s, err := localfile.New(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		store.Store = s
+		c.Store = store
+	})
+}
+
+// A subtask whose state is too large to go in its ack goes on writing rows
+// while the store takes the state, and takes a cancel meanwhile.
+func TestSubtaskGoesOnWhileItsStateIsWritten(t *testing.T) {
+	store := &slowStateStore{gate: make(chan struct{})}
+	e := slowStateEngine(t, store)
+	defer func() {
+		close(store.gate)
+		store.calls.Wait() // before the store's directory is removed
+	}()
+	submit(t, e, "slowstate", `
+env { job.mode = STREAMING, checkpoint.interval = 100 }
+source { EngineTestSource { rows = 100000000, unbounded = true } }
+sink { EngineTestSink { key = "slowstate", delay_ms = 1, state_bytes = 20000 } }`)
+	deadline := time.Now().Add(20 * time.Second)
+	for store.waiting.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no state write reached the store")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	before, _ := got.get("slowstate")
+	time.Sleep(300 * time.Millisecond)
+	after, _ := got.get("slowstate")
+	if len(after) <= len(before) {
+		t.Fatalf("%d rows written before and %d after 300 ms of a state write waiting: the subtask waits for its state", len(before), len(after))
+	}
+	e.Cancel("slowstate")
+	st, err := e.Wait("slowstate", 10*time.Second)
+	if err != nil {
+		t.Fatalf("the job did not end after a cancel while its state write waits: %v", err)
+	}
+	if st.State != state.JobCanceled {
+		t.Fatalf("state %s (%s), want CANCELED", st.State, st.Error)
+	}
+}
+
+// A state write that fails aborts its checkpoint, not the pipeline: the
+// next checkpoint carries the same commits, and every row is committed
+// once by the same attempt.
+func TestFailedStateWriteAbortsTheCheckpoint(t *testing.T) {
+	store := &slowStateStore{gate: make(chan struct{}), failFirst: true}
+	close(store.gate)
+	e := slowStateEngine(t, store)
+	submit(t, e, "failstate", `
+env { checkpoint.interval = 50 }
+source { EngineTestSource { rows = 3000 } }
+sink { EngineTestSink { key = "failstate", delay_ms = 1, state_bytes = 20000 } }`)
+	st := wait(t, e, "failstate")
+	if st.State != state.JobFinished {
+		t.Fatalf("state %s (%s), want FINISHED", st.State, st.Error)
+	}
+	if !store.failed.Load() || store.written.Load() == 0 {
+		t.Fatalf("failed write %v, writes stored %d: the test did not fail one write and store later ones", store.failed.Load(), store.written.Load())
+	}
+	for _, p := range st.Pipelines {
+		if p.Attempt != 0 {
+			t.Errorf("pipeline %d ran attempt %d: the failed write failed the pipeline over", p.Id, p.Attempt)
+		}
+	}
+	_, committed := got.get("failstate")
+	checkExactlyOnce(t, "committed", committed, 3000)
 }

@@ -55,12 +55,14 @@ var testSinkOptions = []config.Option{
 	{Key: "count_only", Type: config.TypeBool, Doc: "record nothing (benchmarks)"},
 	{Key: "write_us_per_row", Type: config.TypeInt, Doc: "µs a write sleeps per row, times the key's slowdown"},
 	{Key: "flush_us_per_row", Type: config.TypeInt, Doc: "µs prepareCommit sleeps per row written since the last, times the key's slowdown: a sink that flushes what it buffered"},
+	{Key: "state_bytes", Type: config.TypeInt, Doc: "the size of the writer state each checkpoint snapshots (0: none)"},
 }
 
 func newTestSink(cfg *config.PluginConfig) *testSink {
 	return &testSink{key: cfg.String("key"), delay: time.Duration(cfg.Int("delay_ms")) * time.Millisecond, failAt: cfg.Int("fail_at"),
 		countOnly: cfg.Bool("count_only"), writeCost: time.Duration(cfg.Int("write_us_per_row")) * time.Microsecond,
-		flushCost: time.Duration(cfg.Int("flush_us_per_row")) * time.Microsecond, slow: slowdown(cfg.String("key"))}
+		flushCost: time.Duration(cfg.Int("flush_us_per_row")) * time.Microsecond, slow: slowdown(cfg.String("key")),
+		stateBytes: int(cfg.Int("state_bytes"))}
 }
 
 // slowdowns are the EngineTestSink's slow-down factors by key, in percent
@@ -258,6 +260,7 @@ type testSink struct {
 	countOnly            bool
 	writeCost, flushCost time.Duration
 	slow                 *atomic.Int64 // slowdown(key)
+	stateBytes           int
 }
 
 func (s *testSink) CreateWriter(_ context.Context, task connectors.TaskInfo, _ [][]byte) (connectors.Writer, error) {
@@ -315,9 +318,14 @@ func (w *testWriter) PrepareCommit(id int64) ([]byte, error) {
 	w.staged = nil
 	return buf, nil
 }
-func (w *testWriter) SnapshotState(int64) ([][]byte, error) { return nil, nil }
-func (w *testWriter) AbortPrepare() error                   { w.staged = nil; return nil }
-func (w *testWriter) Close() error                          { return nil }
+func (w *testWriter) SnapshotState(int64) ([][]byte, error) {
+	if w.s.stateBytes > 0 {
+		return [][]byte{make([]byte, w.s.stateBytes)}, nil
+	}
+	return nil, nil
+}
+func (w *testWriter) AbortPrepare() error { w.staged = nil; return nil }
+func (w *testWriter) Close() error        { return nil }
 
 type testCommitter struct{ s *testSink }
 

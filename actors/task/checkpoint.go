@@ -1,6 +1,7 @@
 package task
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/plan"
 	"github.com/stactor/stactor/row"
+	"github.com/stactor/stactor/storage"
 )
 
 // capture is a checkpoint in progress in this subtask (DESIGN §5 steps
@@ -245,15 +247,6 @@ func (t *Task) finishCapture(ctx actor.Context) error {
 	if err != nil {
 		return fmt.Errorf("encoding checkpoint %d state: %w", c.id, err)
 	}
-	handle, inline := "", data
-	if len(data) > inlineStateLimit {
-		name := fmt.Sprintf("task-%d-%d", t.loc.Chain, t.loc.Subtask)
-		if handle, err = t.store.WriteState(t.loc.JobId, int(t.loc.Pipeline), int(t.loc.Attempt), c.id, name, data); err != nil {
-			return fmt.Errorf("writing checkpoint %d state: %w", c.id, err)
-		}
-		inline = nil
-	}
-	c.timing.StateWriteUs = time.Since(aligned).Microseconds()
 	c.timing.StateBytes, c.timing.ChannelBatches = int64(len(data)), batches
 	for _, cs := range c.state.Channels {
 		for _, b := range cs.Batches {
@@ -266,10 +259,56 @@ func (t *Task) finishCapture(ctx actor.Context) error {
 			commits = append(commits, p.info)
 		}
 	}
-	ctx.Send(t.cp.coordinator, &messages.CheckpointAck{Id: c.id, Loc: t.loc, Handle: handle, State: inline,
-		Commits: commits, StateBytes: int64(len(data)), ChannelBatches: batches,
-		ReadRows: c.readRows, WriteRows: c.writeRows, Timing: c.timing})
+	ack := &messages.CheckpointAck{Id: c.id, Loc: t.loc, Commits: commits, StateBytes: int64(len(data)), ChannelBatches: batches,
+		ReadRows: c.readRows, WriteRows: c.writeRows, Timing: c.timing}
+	if len(data) <= inlineStateLimit {
+		ack.State = data
+		c.timing.StateWriteUs = time.Since(aligned).Microseconds()
+		ctx.Send(t.cp.coordinator, ack)
+		return t.tryUnblock(ctx)
+	}
+	// Written off the actor: the subtask goes on with its rows (the
+	// barrier has passed; an unaligned checkpoint's point is that data
+	// does not wait for state) and answers close and cancel while a slow
+	// store takes its time. stateWritten sends the ack.
+	store, loc, id, to := t.store, t.loc, c.id, t.cp.coordinator
+	self, root := t.self, t.system.Root
+	name := fmt.Sprintf("task-%d-%d", loc.Chain, loc.Subtask)
+	go func() {
+		handle, err := store.WriteState(loc.JobId, int(loc.Pipeline), int(loc.Attempt), id, name, data)
+		ack.Handle = handle
+		ack.Timing.StateWriteUs = time.Since(aligned).Microseconds()
+		root.Send(self, &stateWritten{ack: ack, to: to, err: err})
+	}()
 	return t.tryUnblock(ctx)
+}
+
+// stateWritten is a subtask state written to the store off the actor:
+// the ack to send, or why the write failed.
+type stateWritten struct {
+	ack *messages.CheckpointAck
+	to  *actor.PID
+	err error
+}
+
+// onStateWritten acks a checkpoint whose state was written. A failed
+// write fails the checkpoint, not the subtask: the coordinator aborts it
+// (counting it against tolerable failures) and the next one carries the
+// same uncommitted infos; a fenced store, which a newer attempt owns,
+// fails the subtask. The ack of a checkpoint aborted meanwhile is one the
+// coordinator ignores.
+func (t *Task) onStateWritten(ctx actor.Context, m *stateWritten) error {
+	if m.err != nil {
+		if errors.Is(m.err, storage.ErrFenced) {
+			return fmt.Errorf("writing checkpoint %d state: %w", m.ack.Id, m.err)
+		}
+		t.log.Warn().Err(m.err).Int64("checkpoint", m.ack.Id).Msg("writing the subtask's checkpoint state failed; the checkpoint is aborted")
+		ctx.Send(m.to, &messages.CheckpointAck{Id: m.ack.Id, Loc: m.ack.Loc,
+			Error: fmt.Sprintf("%s (subtask %d): writing its state: %v", t.chain.Name(), t.index, m.err)})
+		return nil
+	}
+	ctx.Send(m.to, m.ack)
+	return nil
 }
 
 // onCheckpointDone: a completed checkpoint carries our prepared infos, so

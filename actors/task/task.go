@@ -120,6 +120,8 @@ func (t *Task) Receive(ctx actor.Context) {
 		err = t.onMarker(ctx, m)
 	case *messages.CheckpointDone:
 		err = t.onCheckpointDone(m)
+	case *stateWritten:
+		err = t.onStateWritten(ctx, m)
 	case *messages.StopReading:
 		if t.src != nil && !t.src.noMore {
 			t.src.noMore, t.src.ended = true, true
