@@ -40,6 +40,16 @@
 // ask its coordinator for a checkpoint now (connectors.CheckpointRequester,
 // source.go).
 //
+// Checkpoint state (checkpoint.go): a subtask's state at a barrier goes
+// in its ack when it is small (inlineStateLimit) and to the checkpoint
+// store otherwise. That write runs off the actor, and the ack follows
+// when the store has the blob: the barrier has passed, so rows flow on
+// and close and cancel are answered while a slow store (JetStream under
+// load, a full disk) takes its time — the coordinator's own store calls
+// are off its actor for the same reason. A failed write fails its
+// checkpoint (an ack with an error, which the coordinator counts against
+// tolerable failures), not the pipeline.
+//
 // Recycling (chain.go): the operators pass batches by reference. A batch a
 // reader emits, a transform returns or a channel delivers carries one
 // reference; emit takes one more per extra reader, an operator that is a
