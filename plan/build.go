@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -51,6 +52,11 @@ const (
 
 // build is the one way to plan: resolved gives a source's or sink's
 // resolved form (by resolving it, or from a resolved plan).
+// sinkReplicaKey is SeaTunnel's sink common option: writers of each table
+// per subtask. A sink that runs several declares it (Jdbc); any other takes
+// it, and says it ignores a value above 1, rather than calling it unknown.
+const sinkReplicaKey = "multi_table_sink_replica"
+
 func build(job *config.Job, jobID string, resolved func(v *Vertex) ([]byte, error)) (*Plan, error) {
 	p := &Plan{JobID: jobID, Job: job, Warnings: append([]config.Warning(nil), job.Warnings...),
 		JobCtx: connectors.JobContext{JobID: jobID, JobName: job.Name, Mode: connectors.JobMode(job.Mode), Parallelism: job.Parallelism,
@@ -101,9 +107,21 @@ func build(job *config.Job, jobID string, resolved func(v *Vertex) ([]byte, erro
 			v.sinkFactory, opts = f, f.Options
 			v.Name = fmt.Sprintf("Sink[%d]-%s", pl.Index, f.Name)
 		}
-		cfg, warns, err := config.Validate(job.File, pl.Where(), pl.Name, pl.Pos, pl.Body, opts, config.CommonPluginOptions)
+		common := config.CommonPluginOptions
+		replicaOption := v.Kind == SinkVertex && !slices.ContainsFunc(opts, func(o config.Option) bool { return o.Key == sinkReplicaKey })
+		if replicaOption {
+			common = append(slices.Clip(common), config.Option{Key: sinkReplicaKey, Type: config.TypeInt, Default: int64(1)})
+		}
+		cfg, warns, err := config.Validate(job.File, pl.Where(), pl.Name, pl.Pos, pl.Body, opts, common)
 		if err != nil {
 			return nil, err
+		}
+		if replicaOption {
+			if n := cfg.Int(sinkReplicaKey); n < 1 {
+				return nil, cfg.Errorf(sinkReplicaKey, "must be at least 1, got %d", n)
+			} else if n > 1 {
+				cfg.Warnf(sinkReplicaKey, "%d is ignored: %s runs one writer of each table in a subtask (raise parallelism for more writers)", n, v.Plugin.Name)
+			}
 		}
 		p.Warnings = append(p.Warnings, warns...)
 		v.Config = cfg

@@ -554,3 +554,27 @@ sink { Console {} }`, plan.MaxParallelism+1))
 		t.Fatalf("parallelism past the limit: %v", err)
 	}
 }
+
+// multi_table_sink_replica, SeaTunnel's sink common option, is not an
+// unknown option on a sink that does not run replicas: 1 is silent, more
+// is a warning that it is ignored, less is an error.
+func TestSinkReplicaOption(t *testing.T) {
+	job := func(n string) string {
+		return "source {\n  PlanTestSource {}\n}\nsink {\n  PlanTestSink { multi_table_sink_replica = " + n + " }\n}"
+	}
+	if p := build(t, job("1")); len(p.Warnings) != 0 {
+		t.Errorf("multi_table_sink_replica = 1: warnings %v", p.Warnings)
+	}
+	p := build(t, job("2"))
+	want := []string{`job.conf:5:45: sink PlanTestSink: multi_table_sink_replica: 2 is ignored: PlanTestSink runs one writer of each table in a subtask (raise parallelism for more writers)`}
+	var got []string
+	for _, w := range p.Warnings {
+		got = append(got, w.String())
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("multi_table_sink_replica = 2: warnings\n got %q\nwant %q", got, want)
+	}
+	if _, err := buildErr(t, job("0")); err == nil || !strings.Contains(err.Error(), `option "multi_table_sink_replica": must be at least 1, got 0`) {
+		t.Errorf("multi_table_sink_replica = 0: %v", err)
+	}
+}
