@@ -73,9 +73,9 @@ func (rw *replicaWriter) Write(b *row.Batch) error {
 			h.WriteByte(1)
 			switch c.Type.Storage() {
 			case row.StoreInt:
-				var b [8]byte
-				binary.LittleEndian.PutUint64(b[:], uint64(c.Ints[i]))
-				h.Write(b[:])
+				var v [8]byte
+				binary.LittleEndian.PutUint64(v[:], uint64(c.Ints[i]))
+				h.Write(v[:])
 			case row.StoreString:
 				h.WriteString(c.Strs[i])
 			default:
