@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -142,6 +143,9 @@ func (c *Committer) run(ctx actor.Context) {
 			c.backoff = c.cfg.CommitBackoff
 		} else {
 			c.backoff = min(2*c.backoff, c.cfg.CommitBackoffMax)
+		}
+		if errors.Is(err, errWriterAbsent) {
+			c.backoff = min(c.backoff, max(writerAbsentRetry, c.cfg.CommitBackoff))
 		}
 		ev := c.log.Warn().Err(err).Str("sink", c.v.Name).Dur("retry_in", c.backoff)
 		if m != nil {

@@ -15,8 +15,14 @@ import (
 // Committing on the writer's node (DESIGN §8). Each info names the node
 // that wrote it and that node's TaskExecutionService as it was; the node
 // is looked up again by id (Job.Workers) because a node that restarted
-// keeps its id but not its address; the recorded pid is the fallback when
-// the workers cannot be listed, and for a node they do not list. A node
+// keeps its id but not its address; the recorded pid is the fallback only
+// when the workers cannot be listed. A node the workers do not list is not
+// asked at its recorded address: it failed its health check or died, and
+// a request to a dead address waits out protoactor's connect retries (5 ×
+// 2 s) before it fails, which held a worker's SIGKILL up for 10 s
+// (benchmarks/RESULTS.md). Its part fails at once (errWriterAbsent) and is
+// retried every writerAbsentRetry at most, until the node is listed again
+// (a restarted node, at its new address) or NodeGoneAfter passes. A node
 // missing from the ResourceManager's workers for NodeGoneAfter has left the
 // cluster: its part is committed here rather than waited for, with
 // CommitContext.WriterGone set — right on a shared filesystem; without one
@@ -49,7 +55,17 @@ type nodePart struct {
 	// when the node was not found by id.
 	newest int64
 	gone   bool // the node left the cluster; its part is committed here
+	absent bool // not listed, not gone yet: not asked unless here (errWriterAbsent)
 }
+
+// errWriterAbsent is a part's error while its node is missing from the
+// cluster's workers and not yet gone for NodeGoneAfter: the commit is
+// retried, every writerAbsentRetry at most (no request is sent, so a
+// retry is cheap, and the node is committed on soon after it is back).
+var errWriterAbsent = errors.New("the node is not among the cluster's workers")
+
+// writerAbsentRetry bounds the commit backoff while a writer is absent.
+const writerAbsentRetry = 250 * time.Millisecond
 
 // commitOnNodes commits m's infos on the nodes that wrote them, then, on
 // restore, aborts stale work on every node.
@@ -157,7 +173,9 @@ func partsByNode(infos []*messages.PendingCommit, workers map[string]*actor.PID,
 		}
 		if w := workers[p.node]; w != nil {
 			p.to = w
-		} else if gone(p.node) {
+		} else if !gone(p.node) {
+			p.absent = true
+		} else {
 			// The node that wrote is gone (the ResourceManager no longer
 			// lists it): waiting for it could wait forever, so its part is
 			// committed here, which is right on a shared filesystem. Files
@@ -201,7 +219,9 @@ func (c *Committer) staleTargets(parts []*nodePart, workers map[string]*actor.PI
 		add(workers[id])
 	}
 	for _, p := range parts {
-		add(p.to)
+		if !p.absent {
+			add(p.to)
+		}
 	}
 	return out
 }
@@ -227,12 +247,20 @@ func (c *Committer) eachNode(parts []*nodePart, done map[string]bool, local func
 		f *actor.Future
 	}
 	var futures []sent
+	// A node not listed is not asked (errWriterAbsent), unless it is
+	// this one, alive by definition (a leader without the worker role).
+	absent := func(p *nodePart) bool { return p.absent && !isHere(p) }
+	var errs []error
 	for _, p := range parts {
-		if !done[p.key] && !isHere(p) {
+		if absent(p) && !done[p.key] {
+			errs = append(errs, fmt.Errorf("on node %s: %w; its part is committed there once it is back, or here once it has been missing for %s", p.node, errWriterAbsent, c.cfg.NodeGoneAfter))
+		}
+	}
+	for _, p := range parts {
+		if !done[p.key] && !absent(p) && !isHere(p) {
 			futures = append(futures, sent{p, c.sys.Root.RequestFuture(p.to, request(p), timeout)})
 		}
 	}
-	var errs []error
 	for _, p := range parts {
 		if done[p.key] || !isHere(p) {
 			continue

@@ -260,8 +260,10 @@ func TestCommitterRoutesInfosToTheNodesThatWrote(t *testing.T) {
 
 // A node that restarted keeps its id but not its address: the committer
 // finds it through the cluster's workers. A node the workers do not list
-// (yet: a new leader that has not heard from Consul, a missed health
-// check) is still asked at its recorded address.
+// (it died, or missed its health check) is not asked at its recorded
+// address — a request to a dead address would wait out protoactor's
+// connect retries, 10 s — but retried soon, and asked as soon as it is
+// listed again.
 func TestCommitterFindsARestartedNodeByID(t *testing.T) {
 	c := newCluster(t, "b:2", "c:1")
 	c.setWorkers(map[string]string{"b": "b:2"})
@@ -270,6 +272,15 @@ func TestCommitterFindsARestartedNodeByID(t *testing.T) {
 	c.sys.Root.Send(pid, &commit{checkpoint: 9, infos: []*messages.PendingCommit{
 		pending(8, 0, "b", "b:1"), pending(9, 0, "b", "b:1"), pending(9, 1, "c", "c:1"),
 	}})
+	select {
+	case e := <-c.events:
+		t.Fatalf("reported %#v while node c is not listed", e)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if got := c.nodes["c:1"].requests(); len(got) != 0 {
+		t.Fatalf("node c, not listed, was asked at its recorded address: %v", infosOf(got))
+	}
+	c.setWorkers(map[string]string{"b": "b:2", "c": "c:1"})
 	if ev := c.next(t); ev.(*committed).checkpoint != 9 {
 		t.Fatalf("got %#v", ev)
 	}
@@ -285,7 +296,8 @@ func TestCommitterFindsARestartedNodeByID(t *testing.T) {
 }
 
 // A node missing from the workers for NodeGoneAfter left the cluster: its
-// part is retried where it was until then, and committed here after, with
+// part is retried (not asked where it was) until then, and committed here
+// after, with
 // WriterGone set (right on a shared filesystem; LocalFile fails otherwise).
 func TestCommitterCommitsADepartedNodesPartHere(t *testing.T) {
 	c := newCluster(t, "b:1")
