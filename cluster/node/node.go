@@ -3,7 +3,8 @@
 // roles, resources and tags and passes a TTL check; a worker runs a
 // TaskExecutionService; a master campaigns for the cluster's leader lock
 // and, while it leads, runs the ResourceManager and the CoordinatorService,
-// feeds the ResourceManager the workers that Consul says are healthy,
+// feeds the ResourceManager the workers that Consul says are healthy (and
+// takes out at once a worker whose connection broke, workers.go),
 // keeps the job registry in Consul KV, and on taking over resumes every job
 // that was running from its latest checkpoint. Workers report their system
 // load over NATS for SYSTEM_LOAD placement (load.go). Rows between nodes travel
@@ -36,7 +37,6 @@ import (
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/monitor/metrics"
 	"github.com/stactor/stactor/monitor/tap"
-	"github.com/stactor/stactor/resources"
 	"github.com/stactor/stactor/storage"
 	"github.com/stactor/stactor/storage/jetstream"
 )
@@ -329,39 +329,6 @@ func (n *Node) serve(ctx context.Context, l *consul.Leader) {
 	n.mu.Lock()
 	n.master = nil
 	n.mu.Unlock()
-}
-
-// feedWorkers tells the ResourceManager which workers are healthy, as
-// Consul's membership changes; fed is closed after the first membership.
-func (n *Node) feedWorkers(ctx context.Context, m *engine.Master, fed chan struct{}) {
-	known := map[string]bool{}
-	first := true
-	for members := range consul.Watch(ctx, n.client, n.cfg.Cluster) {
-		seen := map[string]bool{}
-		for _, mb := range members {
-			if !slices.Contains(mb.Roles, "worker") || !mb.Healthy {
-				continue
-			}
-			seen[mb.ID] = true
-			w := resources.Worker{ID: mb.ID, Address: mb.Address, Tags: mb.Tags,
-				Profile: resources.Profile{CPU: mb.CPU, MemoryMB: mb.MemoryMB}, FixedSlots: n.cfg.FixedSlots}
-			n.sys.Root.Send(m.Resources, &resource.WorkerUp{Worker: w})
-			if !known[mb.ID] {
-				n.log.Info().Str("worker", mb.ID).Str("address", mb.Address).Msg("worker joined")
-			}
-		}
-		for id := range known {
-			if !seen[id] {
-				n.log.Warn().Str("worker", id).Msg("worker left or failed")
-				n.sys.Root.Send(m.Resources, &resource.WorkerDown{ID: id})
-			}
-		}
-		known = seen
-		if first {
-			first = false
-			close(fed)
-		}
-	}
 }
 
 // resume restarts, from their latest checkpoints, the jobs the registry
