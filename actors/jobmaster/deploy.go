@@ -64,10 +64,33 @@ func (j *JobMaster) deploy(ctx actor.Context, p *pipelineRun, g *resource.Grante
 	for _, c := range p.p.Chains {
 		for i := 0; i < c.Parallelism; i++ {
 			loc := &messages.TaskLocation{JobId: j.spec.JobId, Pipeline: int32(p.p.ID), Attempt: int32(p.attempt), Chain: int32(c.ID), Subtask: int32(i), Term: j.opts.Term}
-			p.tasks[[2]int32{int32(c.ID), int32(i)}] = &taskRun{pipe: p, loc: loc, state: state.TaskCreated}
 			worker, node := workerPID(g.Addresses[slot]), g.Slots[slot].ID.Worker
+			p.tasks[[2]int32{int32(c.ID), int32(i)}] = &taskRun{pipe: p, loc: loc, state: state.TaskCreated, worker: worker}
 			slot++
 			ctx.Request(worker, &messages.DeployTask{Loc: loc, Job: j.spec, JobMaster: messages.FromPID(ctx.Self()), Restore: p.restore, Node: node})
+		}
+	}
+}
+
+// onUndeliverable fails a deploying pipeline whose DeployTask could not
+// be delivered: the worker's address is dead (protoactor answers a
+// request to it with a DeadLetterResponse once its connect retries are
+// spent). Without this the pipeline would wait for a DeployTaskReply that
+// never comes — a worker that died between the grant and the deploy and
+// came back at a new address before Consul noticed is never reported lost.
+func (j *JobMaster) onUndeliverable(ctx actor.Context, target *actor.PID) {
+	if target == nil {
+		return
+	}
+	for _, p := range j.pipelines {
+		if p.state != state.PipelineDeploying {
+			continue
+		}
+		for _, t := range p.tasks {
+			if t.pid == nil && t.worker != nil && t.worker.Address == target.Address && t.worker.Id == target.Id {
+				j.failPipeline(ctx, p, fmt.Sprintf("deploying subtask %d of chain %d: the worker at %s cannot be reached", t.loc.Subtask, t.loc.Chain, target.Address))
+				break
+			}
 		}
 	}
 }

@@ -188,9 +188,10 @@ type taskRun struct {
 	metrics *messages.TaskMetrics // the latest report
 	prev    *messages.TaskMetrics // the one before
 	drained bool
-	gone    bool    // terminated
-	stopAsk bool    // we asked it to close or cancel
-	rate    float64 // the read rate sent to it (read_limit.adaptive); 0: none
+	worker  *actor.PID // the TaskExecutionService asked to deploy it
+	gone    bool       // terminated
+	stopAsk bool       // we asked it to close or cancel
+	rate    float64    // the read rate sent to it (read_limit.adaptive); 0: none
 }
 
 // New is the props producer of a JobMaster for spec (a client's tree, or
@@ -266,6 +267,8 @@ func (j *JobMaster) Receive(ctx actor.Context) {
 		}
 	case *messages.DeployTaskReply:
 		j.onDeployed(ctx, m)
+	case *actor.DeadLetterResponse:
+		j.onUndeliverable(ctx, m.Target)
 	case *messages.TaskStateChanged:
 		if t := j.task(m.Loc); t != nil {
 			t.state = m.State
