@@ -8,6 +8,7 @@ package engine_test
 
 import (
 	"fmt"
+	"net"
 	"testing"
 	"time"
 
@@ -129,4 +130,55 @@ sink { EngineTestSink { key = "lost", parallelism = 3 } }`)
 	}
 	_, committed := got.get("lost")
 	checkExactlyOnce(t, "committed", committed, 4000)
+}
+
+// A subtask deployed to a worker whose address is dead (it died between
+// the grant and the deploy, and nothing has told the ResourceManager) fails
+// its pipeline over once protoactor gives the deploy up as undeliverable,
+// instead of leaving the pipeline waiting for a reply that never comes.
+func TestDeployToADeadWorkerFailsOver(t *testing.T) {
+	nc := startNATS(t)
+	cfg := clusterConfig(t, nc)
+	master, err := engine.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(master.Stop)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	master.RemoveWorker("local")
+	master.AddWorker(resources.Worker{ID: "a", Address: master.System.Address(), FixedSlots: 1})
+	master.AddWorker(resources.Worker{ID: "dead", Address: dead, FixedSlots: 1})
+	submit(t, master, "deploy-dead", `
+env { job.retry.times = 3, job.retry.interval.seconds = 0 }
+source { EngineTestSource { rows = 500, parallelism = 2 } }
+sink { EngineTestSink { key = "deploy-dead", parallelism = 2 } }`)
+	// protoactor answers a request to an unreachable address after its
+	// connect retries (5 × 2 s).
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st, err := master.Status("deploy-dead")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Pipelines) > 0 && st.Pipelines[0].Attempt >= 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s (%s), pipeline %v 30 s after deploying onto a dead worker: it waits for a reply that never comes", st.State, st.Error, st.Pipelines)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	master.RemoveWorker("dead")
+	master.AddWorker(resources.Worker{ID: "a", Address: master.System.Address(), FixedSlots: 2})
+	st := wait(t, master, "deploy-dead")
+	if st.State != state.JobFinished {
+		t.Fatalf("state %s: %s", st.State, st.Error)
+	}
+	_, committed := got.get("deploy-dead")
+	checkExactlyOnce(t, "committed", committed, 1000)
 }
