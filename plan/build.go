@@ -50,13 +50,13 @@ const (
 	MaxPlugins     = 512  // sources, transforms and sinks together
 )
 
-// build is the one way to plan: resolved gives a source's or sink's
-// resolved form (by resolving it, or from a resolved plan).
 // sinkReplicaKey is SeaTunnel's sink common option: writers of each table
 // per subtask. A sink that runs several declares it (Jdbc); any other takes
 // it, and says it ignores a value above 1, rather than calling it unknown.
 const sinkReplicaKey = "multi_table_sink_replica"
 
+// build is the one way to plan: resolved gives a source's or sink's
+// resolved form (by resolving it, or from a resolved plan).
 func build(job *config.Job, jobID string, resolved func(v *Vertex) ([]byte, error)) (*Plan, error) {
 	p := &Plan{JobID: jobID, Job: job, Warnings: append([]config.Warning(nil), job.Warnings...),
 		JobCtx: connectors.JobContext{JobID: jobID, JobName: job.Name, Mode: connectors.JobMode(job.Mode), Parallelism: job.Parallelism,

@@ -194,17 +194,7 @@ func appendColumn(dst []byte, t *Type, c *Column, n int) []byte {
 	case StoreString:
 		dst = appendStrings(dst, c.Strs[:n])
 	case StoreBytes:
-		size := 0
-		for _, s := range c.Bins[:n] {
-			size += uvarintLen(uint64(len(s))) + len(s)
-		}
-		dst = slices.Grow(dst, size)
-		for _, s := range c.Bins[:n] {
-			dst = binary.AppendUvarint(dst, uint64(len(s)))
-		}
-		for _, s := range c.Bins[:n] {
-			dst = append(dst, s...)
-		}
+		dst = appendVarLen(dst, c.Bins[:n])
 	case StoreDecimal:
 		for i, d := range c.Decs[:n] {
 			if nulls == nil || !nulls[i] {
@@ -232,18 +222,7 @@ func appendStrings(dst []byte, strs []string) []byte {
 		longest = max(longest, len(s))
 	}
 	if longest >= 0x80 {
-		size := total
-		for _, s := range strs {
-			size += uvarintLen(uint64(len(s)))
-		}
-		dst = slices.Grow(dst, size)
-		for _, s := range strs {
-			dst = binary.AppendUvarint(dst, uint64(len(s)))
-		}
-		for _, s := range strs {
-			dst = append(dst, s...)
-		}
-		return dst
+		return appendVarLen(dst, strs)
 	}
 	start := len(dst)
 	dst = slices.Grow(dst, len(strs)+total)
@@ -255,4 +234,21 @@ func appendStrings(dst []byte, strs []string) []byte {
 		off += copy(data[off:], s)
 	}
 	return dst[:start+len(out)]
+}
+
+// appendVarLen writes values' lengths as uvarints, then their bytes: a
+// bytes column, or a string column with a value of 128 bytes or more.
+func appendVarLen[T string | []byte](dst []byte, vals []T) []byte {
+	size := 0
+	for _, v := range vals {
+		size += uvarintLen(uint64(len(v))) + len(v)
+	}
+	dst = slices.Grow(dst, size)
+	for _, v := range vals {
+		dst = binary.AppendUvarint(dst, uint64(len(v)))
+	}
+	for _, v := range vals {
+		dst = append(dst, v...)
+	}
+	return dst
 }
