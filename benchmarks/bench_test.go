@@ -435,7 +435,7 @@ func csvFile(b testing.TB, rows int) string {
 	batch := makeBatch(batchRows)
 	for i := 0; i < rows; i++ {
 		k := i % batchRows
-		fmt.Fprintf(w, "%d,%s,%.2f,%s\n", i, batch.Cols[1].Strs[k], batch.Cols[2].Floats[k], [...]string{"Berlin", "Lyon", "Osaka"}[i%3])
+		fmt.Fprintf(w, "%d,%s,%.2f,%s\n", i, batch.Cols[1].Str(k), batch.Cols[2].Floats[k], [...]string{"Berlin", "Lyon", "Osaka"}[i%3])
 	}
 	if err := w.Flush(); err != nil {
 		b.Fatal(err)

@@ -288,9 +288,11 @@ func (r *reader[T]) column(t *Type, n int) (*Column, error) {
 	if flags&^colNulls != 0 {
 		return nil, corrupt("column flags %#x", flags)
 	}
-	c := &Column{Type: t}
+	var c *Column
 	if r.recycle {
-		c = NewRecycledColumn(t, n)
+		c = recycledColumn(t, n, t.Storage() != StoreString) // strings are packed
+	} else {
+		c = &Column{Type: t}
 	}
 	if flags&colNulls != 0 {
 		if c.Nulls, err = r.bitmap(n); err != nil {
@@ -325,7 +327,9 @@ func (r *reader[T]) column(t *Type, n int) (*Column, error) {
 	case StoreBool:
 		c.Bools, err = r.bitmap(n)
 	case StoreString:
-		c.Strs, err = r.strs(c.Strs, n)
+		room := c.spareBounds
+		c.spareBounds = nil
+		c.Text, c.Bounds, err = r.strs(room, n)
 	case StoreBytes:
 		c.Bins, err = r.bins(n, c.Nulls)
 	case StoreDecimal:
@@ -359,29 +363,34 @@ func (r *reader[T]) lengths(n int) (int, int, error) {
 	return start, total, nil
 }
 
-func (r *reader[T]) strs(dst []string, n int) ([]string, error) {
+// strs reads a string column's n values packed (packed.go): their bytes
+// as one string (a copy, or the source's own bytes when the reader may
+// alias them) and n+1 bounds, filled into room (a recycled column's).
+func (r *reader[T]) strs(room []uint32, n int) (string, []uint32, error) {
 	start, total, err := r.lengths(n)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
-	all := r.sharedString(r.p, total) // the one copy, or none (alias)
-	out := sized(dst, n)
+	all := r.sharedString(r.p, total)
+	if total > math.MaxUint32 {
+		return "", nil, corrupt("a string column of %d bytes", total)
+	}
+	bounds := sized(room, n+1)
+	bounds[0] = 0
 	lr := reader[T]{b: r.b, p: start}
-	off := 0
-	for i := range out {
-		var k int
+	off := uint32(0)
+	for i := 1; i <= n; i++ {
 		if c := lr.b[lr.p]; c < 0x80 {
-			k = int(c)
+			off += uint32(c)
 			lr.p++
 		} else {
 			u, _ := lr.uvarint() // checked by lengths
-			k = int(u)
+			off += uint32(u)
 		}
-		out[i] = all[off : off+k]
-		off += k
+		bounds[i] = off
 	}
 	r.p += total
-	return out, nil
+	return all, bounds, nil
 }
 
 func (r *reader[T]) bins(n int, nulls []bool) ([][]byte, error) {

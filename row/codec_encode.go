@@ -192,7 +192,11 @@ func appendColumn(dst []byte, t *Type, c *Column, n int) []byte {
 	case StoreBool:
 		dst = appendBitmap(dst, c.Bools[:n])
 	case StoreString:
-		dst = appendStrings(dst, c.Strs[:n])
+		if c.Bounds != nil {
+			dst = appendPacked(dst, c.Text, c.Bounds[:n+1])
+		} else {
+			dst = appendStrings(dst, c.Strs[:n])
+		}
 	case StoreBytes:
 		dst = appendVarLen(dst, c.Bins[:n])
 	case StoreDecimal:
@@ -234,6 +238,21 @@ func appendStrings(dst []byte, strs []string) []byte {
 		off += copy(data[off:], s)
 	}
 	return dst[:start+len(out)]
+}
+
+// appendPacked is appendStrings for a packed column's values (bounds, n+1
+// of them): their lengths, then their bytes in one copy.
+func appendPacked(dst []byte, text string, bounds []uint32) []byte {
+	n := len(bounds) - 1
+	size := int(bounds[n] - bounds[0])
+	for i := range n {
+		size += uvarintLen(uint64(bounds[i+1] - bounds[i]))
+	}
+	dst = slices.Grow(dst, size)
+	for i := range n {
+		dst = binary.AppendUvarint(dst, uint64(bounds[i+1]-bounds[i]))
+	}
+	return append(dst, text[bounds[0]:bounds[n]]...)
 }
 
 // appendVarLen writes values' lengths as uvarints, then their bytes: a

@@ -75,7 +75,8 @@ func SplitBySize(b *Batch, maxBytes int) []*Batch {
 		case StoreBool:
 			bitmaps++
 		case StoreString:
-			for i, s := range c.Strs[:n] {
+			for i := range n {
+				s := c.Str(i)
 				cost[i] += uvarintLen(uint64(len(s))) + len(s)
 			}
 		case StoreBytes:
@@ -152,6 +153,13 @@ func columnSize(t *Type, c *Column, n int) int {
 	case StoreBool:
 		size += bitmapLen(n)
 	case StoreString:
+		if c.Bounds != nil {
+			size += c.textBytes(n)
+			for i := range n {
+				size += uvarintLen(uint64(c.Bounds[i+1] - c.Bounds[i]))
+			}
+			break
+		}
 		for _, s := range c.Strs[:n] {
 			size += strSize(s)
 		}

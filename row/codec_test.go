@@ -237,14 +237,21 @@ func TestDecodeOwnedAliases(t *testing.T) {
 	}
 	aliased := 0
 	for j, c := range owned.Cols {
-		for i, s := range c.Strs {
+		if c.Type.Storage() == StoreString && !c.Packed() {
+			t.Errorf("column %d: decoded as a vector, not packed", j)
+		}
+		for i := range c.Len() {
+			s := ""
+			if c.Type.Storage() == StoreString {
+				s = c.Str(i)
+			}
 			if s == "" {
 				continue
 			}
 			if !inside(unsafe.Pointer(unsafe.StringData(s))) {
 				t.Errorf("DecodeOwned: column %d row %d: %q not in the input", j, i, s)
 			}
-			if inside(unsafe.Pointer(unsafe.StringData(copied.Cols[j].Strs[i]))) {
+			if inside(unsafe.Pointer(unsafe.StringData(copied.Cols[j].Str(i)))) {
 				t.Errorf("Decode: column %d row %d: %q points into the input", j, i, s)
 			}
 			aliased++

@@ -20,7 +20,8 @@ import (
 // StoreTimestampTZ holds a timestamp_tz (SeaTunnel's OffsetDateTime) in
 // three: Secs, the instant in seconds since 1970-01-01T00:00Z, Nanos as
 // for a timestamp, and Offs, the UTC offset in seconds (see timestamptz.go).
-// StoreAny holds
+// StoreString holds strings in Strs, or packed into Text and Bounds
+// (packed.go); read them with Str. StoreAny holds
 // arrays and rows as []any and maps as *MapValue, their elements boxed as
 // Value describes.
 type Column struct {
@@ -33,9 +34,13 @@ type Column struct {
 	Bins   [][]byte
 	Decs   []decimal.Decimal
 	Anys   []any
-	Secs   []int64 // timestamp seconds (timestamp_tz: of the instant)
-	Nanos  []int32 // timestamp nanoseconds, 0..999,999,999
-	Offs   []int32 // timestamp_tz UTC offsets, seconds
+	Secs   []int64  // timestamp seconds (timestamp_tz: of the instant)
+	Nanos  []int32  // timestamp nanoseconds, 0..999,999,999
+	Offs   []int32  // timestamp_tz UTC offsets, seconds
+	Text   string   // a packed string column's bytes (packed.go)
+	Bounds []uint32 // a packed string column's value i is Text[Bounds[i]:Bounds[i+1]]
+
+	spareBounds []uint32 // a recycled column's room for Bounds while it is a vector
 }
 
 // NewColumn is an empty column of type t with room for capacity values.
@@ -77,6 +82,9 @@ func (c *Column) Len() int {
 	case StoreFloat:
 		return len(c.Floats)
 	case StoreString:
+		if c.Bounds != nil {
+			return len(c.Bounds) - 1
+		}
 		return len(c.Strs)
 	case StoreBool:
 		return len(c.Bools)
@@ -116,6 +124,7 @@ func (c *Column) AppendFloat(v float64) {
 
 // AppendString appends to a string column.
 func (c *Column) AppendString(v string) {
+	c.unpack()
 	c.Strs = append(c.Strs, v)
 	if c.Nulls != nil {
 		c.Nulls = append(c.Nulls, false)
@@ -186,6 +195,7 @@ func (c *Column) TimestampTZ(i int) (sec int64, nano, off int32) {
 
 // AppendNull appends a null.
 func (c *Column) AppendNull() {
+	c.unpack()
 	n := c.Len()
 	if c.Nulls == nil {
 		c.Nulls = make([]bool, n, cap(c.Ints)+cap(c.Floats)+cap(c.Strs)+cap(c.Bools)+cap(c.Bins)+cap(c.Decs)+cap(c.Anys)+cap(c.Secs)+1)
@@ -267,7 +277,7 @@ func (c *Column) Value(i int) any {
 	case StoreFloat:
 		return c.Floats[i]
 	case StoreString:
-		return c.Strs[i]
+		return c.Str(i)
 	case StoreBool:
 		return c.Bools[i]
 	case StoreBytes:
@@ -296,7 +306,11 @@ func (c *Column) Slice(from, to int) *Column {
 	case StoreFloat:
 		s.Floats = c.Floats[from:to:to]
 	case StoreString:
-		s.Strs = c.Strs[from:to:to]
+		if c.Bounds != nil {
+			s.Text, s.Bounds = c.Text, c.Bounds[from:to+1:to+1]
+		} else {
+			s.Strs = c.Strs[from:to:to]
+		}
 	case StoreBool:
 		s.Bools = c.Bools[from:to:to]
 	case StoreBytes:
@@ -331,7 +345,14 @@ func (c *Column) Take(idx []int) *Column {
 	case StoreFloat:
 		s.Floats = takeSlice(c.Floats, idx)
 	case StoreString:
-		s.Strs = takeSlice(c.Strs, idx)
+		if c.Bounds != nil {
+			s.Strs = make([]string, len(idx))
+			for k, i := range idx {
+				s.Strs[k] = c.Str(i)
+			}
+		} else {
+			s.Strs = takeSlice(c.Strs, idx)
+		}
 	case StoreBool:
 		s.Bools = takeSlice(c.Bools, idx)
 	case StoreBytes:
@@ -373,6 +394,10 @@ func (c *Column) ByteSize() int {
 	case StoreBool:
 		n += len(c.Bools)
 	case StoreString:
+		if c.Bounds != nil {
+			n += c.textBytes(c.Len()) + 4*c.Len()
+			break
+		}
 		for _, s := range c.Strs {
 			n += len(s) + 4
 		}
@@ -436,7 +461,7 @@ func (c *Column) ApproxByteSize() int {
 		i := k * step
 		switch c.Type.Storage() {
 		case StoreString:
-			sum += len(c.Strs[i]) + 4
+			sum += len(c.Str(i)) + 4
 		case StoreBytes:
 			sum += len(c.Bins[i]) + 4
 		default:
@@ -464,6 +489,7 @@ func (c *Column) GrowFloats(n int) []float64 {
 
 // GrowStrings is GrowInts for a string column.
 func (c *Column) GrowStrings(n int) []string {
+	c.unpack()
 	c.Strs = growBy(c.Strs, n)
 	c.growNulls(n)
 	return c.Strs[len(c.Strs)-n:]

@@ -24,4 +24,10 @@
 // releases it, so a fused chain in steady state allocates nothing per
 // batch. Immutability is unchanged; the count only says when a batch's
 // last reader is done, and a batch never released is simply collected.
+//
+// A string column is a vector of Go strings or packed (packed.go): all its
+// values' bytes in one string and their bounds, as a decoded batch has it,
+// so that a cross-node channel decodes and releases a string column
+// without a pointer per value. Read strings with Column.Str, which reads
+// either form.
 package row

@@ -160,6 +160,12 @@ func (b *Batch) Hold(other *Batch) {
 // values, from the pool when it has one. Give it to a recycled batch
 // (Own) to have it come back.
 func NewRecycledColumn(t *Type, capacity int) *Column {
+	return recycledColumn(t, capacity, true)
+}
+
+// recycledColumn is NewRecycledColumn; a new column has room for capacity
+// values only when room says so (a decoder packing strings needs none).
+func recycledColumn(t *Type, capacity int, room bool) *Column {
 	s := t.Storage()
 	pool.Lock()
 	var c *Column
@@ -170,6 +176,9 @@ func NewRecycledColumn(t *Type, capacity int) *Column {
 	}
 	pool.Unlock()
 	if c == nil || c.capacity() < capacity {
+		if !room {
+			return &Column{Type: t}
+		}
 		return NewColumn(t, capacity)
 	}
 	c.Type = t
@@ -191,7 +200,14 @@ func (c *Column) TakeRecycled(idx []int) *Column {
 	case StoreFloat:
 		s.Floats = takeInto(s.Floats, c.Floats, idx)
 	case StoreString:
-		s.Strs = takeInto(s.Strs, c.Strs, idx)
+		if c.Bounds != nil {
+			s.Strs = sized(s.Strs, len(idx))
+			for k, i := range idx {
+				s.Strs[k] = c.Str(i)
+			}
+		} else {
+			s.Strs = takeInto(s.Strs, c.Strs, idx)
+		}
 	case StoreBool:
 		s.Bools = takeInto(s.Bools, c.Bools, idx)
 	case StoreBytes:
@@ -237,7 +253,7 @@ func (c *Column) capacity() int {
 	case StoreFloat:
 		return cap(c.Floats)
 	case StoreString:
-		return cap(c.Strs)
+		return max(cap(c.Strs), cap(c.spareBounds)-1)
 	case StoreBool:
 		return cap(c.Bools)
 	case StoreBytes:
@@ -268,7 +284,14 @@ func putColumn(c *Column) {
 	case StoreFloat:
 		c.Floats = c.Floats[:0]
 	case StoreString:
-		c.Strs = emptied(c.Strs)
+		if c.Bounds != nil {
+			// Packed: no pointer to clear but Text, and its vector room
+			// (if any) was cleared when it was last put.
+			c.spareBounds = c.Bounds[:0]
+			c.Text, c.Bounds = "", nil
+		} else {
+			c.Strs = emptied(c.Strs)
+		}
 	case StoreBool:
 		c.Bools = c.Bools[:0]
 	case StoreBytes:
@@ -320,6 +343,8 @@ func poison(c *Column) {
 	for i := range c.Strs {
 		c.Strs[i] = released
 	}
+	clear(c.Bounds) // a packed column's values all read as ""
+
 	for i := range c.Bools {
 		c.Bools[i] = !c.Bools[i]
 	}

@@ -59,6 +59,7 @@ type program struct {
 	// only to compute something are gathered into reused buffers.
 	outCols  map[int]bool
 	gathered map[int]*row.Column
+	identity []int // 0, 1, 2 …: all rows, for gather
 }
 
 func newProgram() *program {
@@ -97,7 +98,14 @@ func (p *program) gather(j int, src *row.Column, sel []int) *row.Column {
 	case row.StoreFloat:
 		g.Floats = gatherInto(g.Floats, src.Floats, sel)
 	case row.StoreString:
-		g.Strs = gatherInto(g.Strs, src.Strs, sel)
+		if src.Packed() {
+			g.Strs = grow(g.Strs, n)
+			for k, i := range sel {
+				g.Strs[k] = src.Str(i)
+			}
+		} else {
+			g.Strs = gatherInto(g.Strs, src.Strs, sel)
+		}
 	case row.StoreBool:
 		g.Bools = gatherInto(g.Bools, src.Bools, sel)
 	case row.StoreBytes:
@@ -113,6 +121,14 @@ func (p *program) gather(j int, src *row.Column, sel []int) *row.Column {
 		}
 	}
 	return g
+}
+
+// all is the selection of rows [0, n), reused.
+func (p *program) all(n int) []int {
+	for len(p.identity) < n {
+		p.identity = append(p.identity, len(p.identity))
+	}
+	return p.identity[:n]
 }
 
 func gatherInto[T any](dst, src []T, sel []int) []T {
@@ -172,6 +188,21 @@ func (c *evalCtx) col(j int) *row.Column {
 		if c.sel != nil && !c.prog.outCols[j] {
 			c.cols[j] = c.prog.gather(j, src, c.sel)
 			return c.cols[j]
+		}
+		if c.sel == nil && src.Packed() {
+			// The evaluator works on string vectors; a packed column
+			// (a batch decoded from another node, row/packed.go) is
+			// unpacked once per batch: into the reused buffer when it
+			// is only read, into a pooled column the output owns
+			// (taken) when it is passed through.
+			if !c.prog.outCols[j] {
+				c.cols[j] = c.prog.gather(j, src, c.prog.all(src.Len()))
+				return c.cols[j]
+			}
+			src = src.UnpackedRecycled()
+			c.taken = append(c.taken, src)
+			c.cols[j] = src
+			return src
 		}
 	} else {
 		src = c.parent.col(j)

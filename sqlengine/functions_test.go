@@ -39,12 +39,16 @@ func one() (*row.Schema, [][]any) {
 func evalOne(t *testing.T, expr string) (string, *row.Type, error) {
 	t.Helper()
 	s, rows := one()
-	tr, err := Compile("SELECT "+expr+" AS x FROM t", s)
+	q := "SELECT " + expr + " AS x FROM t"
+	tr, err := Compile(q, s)
 	if err != nil {
 		return "", nil, err
 	}
-	tr.prog.now = func() time.Time { return time.Date(2025, 6, 7, 8, 9, 10, 0, time.Local) }
-	out, err := tr.Process(batchOf(t, s, rows))
+	now := func() time.Time { return time.Date(2025, 6, 7, 8, 9, 10, 0, time.Local) }
+	tr.prog.now = now
+	in := batchOf(t, s, rows)
+	out, err := tr.Process(in)
+	samePacked(t, q, func() *Query { q := mustCompile(t, q, s); q.prog.now = now; return q }, in, out, err)
 	if err != nil {
 		return "", nil, err
 	}

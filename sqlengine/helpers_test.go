@@ -2,6 +2,7 @@ package sqlengine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -87,11 +88,32 @@ func mustCompile(t testing.TB, q string, s *row.Schema) *Query {
 func run(t testing.TB, q string, s *row.Schema, rows [][]any) ([]string, *Query, error) {
 	t.Helper()
 	tr := mustCompile(t, q, s)
-	out, err := tr.Process(batchOf(t, s, rows))
+	in := batchOf(t, s, rows)
+	out, err := tr.Process(in)
+	samePacked(t, q, func() *Query { return mustCompile(t, q, s) }, in, out, err)
 	if err != nil {
 		return nil, tr, err
 	}
 	return render2(out), tr, nil
+}
+
+// samePacked processes in again as the row codec decodes it (a batch from
+// another node: its string columns packed, row/packed.go) with a fresh
+// query from compile, and fails t unless that gives the same rows or the
+// same error as out, err did.
+func samePacked(t testing.TB, q string, compile func() *Query, in, out *row.Batch, err error) {
+	t.Helper()
+	packed, _, derr := row.NewDecoder().Decode(row.AppendBatch(nil, in))
+	if derr != nil {
+		t.Fatalf("decode: %v", derr)
+	}
+	pout, perr := compile().Process(packed)
+	if fmt.Sprint(perr) != fmt.Sprint(err) {
+		t.Fatalf("%q over packed strings: error %v, over vectors %v", q, perr, err)
+	}
+	if err == nil && !slices.Equal(render2(pout), render2(out)) {
+		t.Fatalf("%q over packed strings:\n%q\nover vectors:\n%q", q, render2(pout), render2(out))
+	}
 }
 
 func render2(b *row.Batch) []string {

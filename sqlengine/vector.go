@@ -236,7 +236,7 @@ func readVal(c *row.Column, i int, v *val) {
 	case row.StoreFloat:
 		v.f = c.Floats[i]
 	case row.StoreString:
-		v.s = c.Strs[i]
+		v.s = c.Str(i)
 	case row.StoreBool:
 		v.b = c.Bools[i]
 	case row.StoreBytes:
@@ -401,7 +401,7 @@ func copyAt(dst *row.Column, to int, src *row.Column, from int) {
 	case row.StoreFloat:
 		dst.Floats[to] = src.Floats[from]
 	case row.StoreString:
-		dst.Strs[to] = src.Strs[from]
+		dst.Strs[to] = src.Str(from)
 	case row.StoreBool:
 		dst.Bools[to] = src.Bools[from]
 	case row.StoreBytes:
@@ -445,7 +445,14 @@ func cloneCol(c *row.Column, n int) *row.Column {
 	case row.StoreFloat:
 		out.Floats = append(out.Floats[:0], c.Floats[:n]...)
 	case row.StoreString:
-		out.Strs = append(out.Strs[:0], c.Strs[:n]...)
+		if c.Packed() {
+			out.Strs = grow(out.Strs, n)
+			for i := range out.Strs {
+				out.Strs[i] = c.Str(i)
+			}
+		} else {
+			out.Strs = append(out.Strs[:0], c.Strs[:n]...)
+		}
 	case row.StoreBool:
 		out.Bools = append(out.Bools[:0], c.Bools[:n]...)
 	case row.StoreBytes:

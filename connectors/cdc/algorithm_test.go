@@ -84,7 +84,7 @@ func (c hCollector) Emit(b *row.Batch) {
 		return
 	}
 	for i := 0; i < b.Len(); i++ {
-		c.h.out = append(c.h.out, outRow{kind: b.Kind(i), id: b.Cols[0].Ints[i], v: b.Cols[1].Strs[i]})
+		c.h.out = append(c.h.out, outRow{kind: b.Kind(i), id: b.Cols[0].Ints[i], v: b.Cols[1].Str(i)})
 	}
 }
 

@@ -27,7 +27,7 @@ func KeyOf(c *row.Column, i int) *Key {
 	case row.StoreDecimal:
 		return &Key{S: c.Decs[i].String()}
 	case row.StoreString:
-		return &Key{S: c.Strs[i]}
+		return &Key{S: c.Str(i)}
 	}
 	return nil
 }

@@ -47,7 +47,8 @@
 // also in a reader's state.
 //
 // A sink's test fills a Sink and calls RunSink: rows of each supported
-// type written by parallel writers, committed (through the Committer or
+// type written by parallel writers (every other batch as decoded from
+// another node, its strings packed), committed (through the Committer or
 // the AggregatedCommitter, as the engine's committer actor does) and read
 // back with the case's ReadBack; a checkpoint without rows; a writer with
 // a cancelled context; a commit info it did not make (an error); writers

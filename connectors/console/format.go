@@ -28,7 +28,7 @@ import (
 func appendField(buf []byte, t *row.Type, c *row.Column, i int) []byte {
 	switch t.ID {
 	case row.TypeString:
-		return append(buf, c.Strs[i]...)
+		return append(buf, c.Str(i)...)
 	case row.TypeTinyInt, row.TypeSmallInt, row.TypeInt, row.TypeBigInt:
 		return strconv.AppendInt(buf, c.Ints[i], 10)
 	case row.TypeDouble:

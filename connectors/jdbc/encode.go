@@ -38,7 +38,7 @@ func argOf(dialect string, t *row.Type) (argFunc, error) {
 		}
 		return func(c *row.Column, i int) any { return c.Decs[i].String() }, nil
 	case row.TypeString:
-		return func(c *row.Column, i int) any { return c.Strs[i] }, nil
+		return func(c *row.Column, i int) any { return c.Str(i) }, nil
 	case row.TypeBytes:
 		return func(c *row.Column, i int) any { return c.Bins[i] }, nil
 	case row.TypeNull:

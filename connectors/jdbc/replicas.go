@@ -77,7 +77,7 @@ func (rw *replicaWriter) Write(b *row.Batch) error {
 				binary.LittleEndian.PutUint64(v[:], uint64(c.Ints[i]))
 				h.Write(v[:])
 			case row.StoreString:
-				h.WriteString(c.Strs[i])
+				h.WriteString(c.Str(i))
 			default:
 				h.WriteString(row.Text(c.Type, c.Value(i)))
 			}

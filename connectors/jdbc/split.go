@@ -26,7 +26,7 @@ func keyOf(c *row.Column, i int) *keyVal {
 	case row.StoreDecimal:
 		return &keyVal{S: c.Decs[i].String()}
 	case row.StoreString:
-		return &keyVal{S: c.Strs[i]}
+		return &keyVal{S: c.Str(i)}
 	}
 	return nil
 }
@@ -43,7 +43,7 @@ func (k *keyVal) equal(c *row.Column, i int) bool {
 		d, err := decimal.NewFromString(k.S)
 		return err == nil && c.Decs[i].Equal(d)
 	case row.StoreString:
-		return c.Strs[i] == k.S
+		return c.Str(i) == k.S
 	}
 	return false
 }

@@ -196,8 +196,8 @@ func (t *transform) value(b *row.Batch, i int, c *column, d *document) (any, err
 		switch {
 		case src.IsNull(i):
 			d.null = true
-		case src.Strs != nil: // the common case, without boxing the string
-			d.v, d.err = parseJSON(src.Strs[i])
+		case src.Type.Storage() == row.StoreString: // the common case, without boxing the string
+			d.v, d.err = parseJSON(src.Str(i))
 		default:
 			d.v, d.err = sourceJSON(c.srcType, src.Value(i))
 		}

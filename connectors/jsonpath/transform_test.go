@@ -9,6 +9,7 @@ import (
 	"github.com/stactor/stactor/config"
 	"github.com/stactor/stactor/config/hocon"
 	"github.com/stactor/stactor/connectors"
+	"github.com/stactor/stactor/connectors/transformtest"
 	"github.com/stactor/stactor/row"
 )
 
@@ -210,6 +211,10 @@ func TestSources(t *testing.T) {
 			}
 			if got := texts(out, 6); !reflect.DeepEqual(got, [][]string{c.want}) {
 				t.Errorf("got  %q\nwant %q", got[0], c.want)
+			}
+			packed, err := tr.Process(transformtest.Packed(t, batch(t, c.data)))
+			if err != nil || !reflect.DeepEqual(texts(packed, 6), texts(out, 6)) {
+				t.Errorf("over packed strings: %v, %q", err, texts(packed, 6))
 			}
 		})
 	}

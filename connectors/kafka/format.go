@@ -316,7 +316,7 @@ func appendRowObject(dst []byte, b *row.Batch, i int) []byte {
 		case c.IsNull(i):
 			dst = append(dst, "null"...)
 		case c.Type.Storage() == row.StoreString:
-			dst = appendJSONString(dst, c.Strs[i])
+			dst = appendJSONString(dst, c.Str(i))
 		case c.Type.IsInteger():
 			dst = strconv.AppendInt(dst, c.Ints[i], 10)
 		default:

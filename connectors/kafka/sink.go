@@ -97,7 +97,7 @@ func parseSink(cfg *config.PluginConfig, inputs []*row.Schema, job connectors.Jo
 			if b.Cols[value].IsNull(i) {
 				return nil // a tombstone
 			}
-			return append(dst, b.Cols[value].Strs[i]...)
+			return append(dst, b.Cols[value].Str(i)...)
 		}
 	} else if m := topicField.FindStringSubmatch(topic); m != nil {
 		if sc.topicField = in.Index(m[1]); sc.topicField < 0 {

@@ -111,7 +111,7 @@ func (w *writer) Write(b *row.Batch) error {
 		switch {
 		case w.cfg.keyField >= 0:
 			if c := b.Cols[w.cfg.keyField]; !c.IsNull(i) {
-				r.Key = []byte(c.Strs[i])
+				r.Key = []byte(c.Str(i))
 			}
 		case len(w.cfg.keyCols) > 0:
 			r.Key = w.key(b, i)

@@ -51,7 +51,7 @@ func (w *writer) writeBinary(b *row.Batch) error {
 		if data.IsNull(i) || rels.IsNull(i) || parts.IsNull(i) {
 			return connectors.Permanent(fmt.Errorf("LocalFile binary: row %d has a null data, relativePath or partIndex", i))
 		}
-		rel, part := rels.Strs[i], parts.Ints[i]
+		rel, part := rels.Str(i), parts.Ints[i]
 		if err := checkRelPath(rel); err != nil {
 			return connectors.Permanent(err)
 		}

@@ -337,7 +337,7 @@ func (x *excelOut) cell(c *row.Column, i int) (any, error) {
 	t := c.Type
 	switch t.ID {
 	case row.TypeString:
-		return excelize.Cell{StyleID: x.text, Value: c.Strs[i]}, nil
+		return excelize.Cell{StyleID: x.text, Value: c.Str(i)}, nil
 	case row.TypeBoolean:
 		return excelize.Cell{StyleID: x.general, Value: c.Bools[i]}, nil
 	case row.TypeTinyInt, row.TypeSmallInt, row.TypeInt, row.TypeBigInt:

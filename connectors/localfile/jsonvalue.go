@@ -472,7 +472,7 @@ func appendJSONCol(b []byte, c *row.Column, i int) []byte {
 	t := c.Type
 	switch t.ID {
 	case row.TypeString:
-		return row.AppendJSONString(b, c.Strs[i])
+		return row.AppendJSONString(b, c.Str(i))
 	case row.TypeBoolean:
 		return strconv.AppendBool(b, c.Bools[i])
 	case row.TypeTinyInt, row.TypeSmallInt, row.TypeInt, row.TypeBigInt:

@@ -160,7 +160,7 @@ func appendORCValue(v *orc.Vector, c *row.Column, i int) error {
 		v.Floats = append(v.Floats, c.Floats[i])
 	case row.StoreString:
 		appendPresent(v)
-		s := c.Strs[i]
+		s := c.Str(i)
 		// the writer copies the bytes; the batch's strings are immutable
 		v.Bytes = append(v.Bytes, unsafe.Slice(unsafe.StringData(s), len(s)))
 	case row.StoreBytes:

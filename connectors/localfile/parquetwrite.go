@@ -193,7 +193,7 @@ func columnLeaf(n *pnode, c *row.Column, i int) (parquet.Value, error) {
 	case cDouble:
 		return parquet.DoubleValue(c.Floats[i]), nil
 	case cString:
-		s := c.Strs[i]
+		s := c.Str(i)
 		// The writer copies the bytes; the batch's strings are immutable.
 		return parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(s), len(s))), nil
 	case cBytes:

@@ -100,12 +100,12 @@ func TestCSVStringsOutliveTheReadBuffer(t *testing.T) {
 		// Kept batches are the even polls: 1000 rows each, in order.
 		for k := 0; k < b.Len(); k++ {
 			i := 2*bi*1000 + k
-			name, city := b.Cols[1].Strs[k], b.Cols[3]
+			name, city := b.Cols[1].Str(k), b.Cols[3]
 			if name != recycleName(i) {
 				t.Fatalf("row %d: name %q, want %q", i, name, recycleName(i))
 			}
-			if want := recycleCity(i); want == "" && !city.IsNull(k) || want != "" && city.Strs[k] != want {
-				t.Fatalf("row %d: city %q (null %v), want %q", i, city.Strs[k], city.IsNull(k), want)
+			if want := recycleCity(i); want == "" && !city.IsNull(k) || want != "" && city.Str(k) != want {
+				t.Fatalf("row %d: city %q (null %v), want %q", i, city.Str(k), city.IsNull(k), want)
 			}
 			seen++
 		}

@@ -274,9 +274,9 @@ func (r *textRender) appendCol(b []byte, c *row.Column, i int) []byte {
 	switch t.ID {
 	case row.TypeString:
 		if r.csv {
-			return r.appendCSVString(b, c.Strs[i])
+			return r.appendCSVString(b, c.Str(i))
 		}
-		return append(b, c.Strs[i]...)
+		return append(b, c.Str(i)...)
 	case row.TypeBoolean:
 		return strconv.AppendBool(b, c.Bools[i])
 	case row.TypeTinyInt, row.TypeSmallInt, row.TypeInt, row.TypeBigInt:
@@ -366,7 +366,7 @@ func (r *textRender) appendBoxed(b []byte, t *row.Type, v any, level int) []byte
 	}
 	if t.ID == row.TypeString && r.csv {
 		// Only top-level strings are quoted (CsvSerializationSchema).
-		return append(b, c.Strs[0]...)
+		return append(b, c.Str(0)...)
 	}
 	return r.appendCol(b, c, 0)
 }

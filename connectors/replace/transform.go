@@ -104,10 +104,10 @@ func (r *replacer) Process(b *row.Batch) (*row.Batch, error) {
 	copy(cols, b.Cols)
 	for _, j := range r.fields {
 		in := cols[j] // a field listed twice is replaced twice, as in SeaTunnel
-		out := &row.Column{Type: in.Type, Nulls: in.Nulls, Strs: make([]string, len(in.Strs))}
-		for i, s := range in.Strs {
+		out := &row.Column{Type: in.Type, Nulls: in.Nulls, Strs: make([]string, in.Len())}
+		for i := range out.Strs {
 			if !in.IsNull(i) {
-				out.Strs[i] = r.replace(s)
+				out.Strs[i] = r.replace(in.Str(i))
 			}
 		}
 		cols[j] = out

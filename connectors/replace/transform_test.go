@@ -85,6 +85,10 @@ func TestReplace(t *testing.T) {
 			if !reflect.DeepEqual(got, c.want) {
 				t.Errorf("got  %q\nwant %q", got, c.want)
 			}
+			packed, err := tr.Process(transformtest.Packed(t, b))
+			if err != nil || !reflect.DeepEqual(transformtest.Rows(packed), transformtest.Rows(out)) {
+				t.Errorf("over packed strings: %v, %q", err, transformtest.Rows(packed))
+			}
 			if out.Cols[0] != b.Cols[0] {
 				t.Error("untouched column was copied")
 			}

@@ -121,8 +121,8 @@ func (s *splitter) Process(b *row.Batch) (*row.Batch, error) {
 			continue
 		}
 		var str string
-		if in.Strs != nil {
-			str = in.Strs[i]
+		if in.Type.Storage() == row.StoreString {
+			str = in.Str(i)
 		} else {
 			str = row.Text(in.Type, in.Value(i))
 		}

@@ -119,6 +119,9 @@ func TestSplit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if packed, err := tr.Process(transformtest.Packed(t, b)); err != nil || !reflect.DeepEqual(transformtest.Rows(packed), transformtest.Rows(out)) {
+				t.Errorf("over packed strings: %v, %q", err, transformtest.Rows(packed))
+			}
 			for i := 0; i < out.Len(); i++ {
 				if out.Kind(i) != b.Kind(i) {
 					t.Errorf("row %d kind %v", i, out.Kind(i))

@@ -1,6 +1,7 @@
 // Package transformtest helps the transforms' tests: it builds a transform
 // from the body of its job-file block, validated as a job file's would be,
-// and reads batches back as rows.
+// reads batches back as rows, and gives a batch in the form it has after
+// a cross-node channel (Packed).
 package transformtest
 
 import (
@@ -40,4 +41,16 @@ func Rows(b *row.Batch) [][]any {
 		out = append(out, append([]any{b.Kind(i).Short()}, b.Row(i)...))
 	}
 	return out
+}
+
+// Packed is b as the row codec decodes it, as a batch from another node
+// arrives: its string columns packed (row/packed.go). A transform that
+// reads strings must give the same rows for it as for b.
+func Packed(t testing.TB, b *row.Batch) *row.Batch {
+	t.Helper()
+	p, _, err := row.NewDecoder().Decode(row.AppendBatch(nil, b))
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	return p
 }

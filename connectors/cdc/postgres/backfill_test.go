@@ -27,7 +27,7 @@ func TestBackfillFromChunk(t *testing.T) {
 		got := map[int64]string{}
 		low, high, err := d.ReadChunk(ctx, tables[0], cdc.Chunk{}, 10, func(b *row.Batch) error {
 			for i := 0; i < b.Len(); i++ {
-				got[b.Cols[0].Ints[i]] = b.Cols[1].Strs[i]
+				got[b.Cols[0].Ints[i]] = b.Cols[1].Str(i)
 			}
 			return nil
 		})

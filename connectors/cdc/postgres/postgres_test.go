@@ -428,7 +428,7 @@ func TestUnchangedToast(t *testing.T) {
 	var bigs []string
 	for _, ev := range c.events {
 		for i := 0; ev.Rows != nil && i < ev.Rows.Len(); i++ {
-			bigs = append(bigs, ev.Rows.Cols[1].Strs[i])
+			bigs = append(bigs, ev.Rows.Cols[1].Str(i))
 		}
 	}
 	if len(bigs) != 3 || len(bigs[0]) != 16000 || bigs[1] != bigs[0] || bigs[2] != bigs[0] {
