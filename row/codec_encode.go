@@ -234,10 +234,36 @@ func appendStrings(dst []byte, strs []string) []byte {
 	lens, data := out[:len(strs)], out[len(strs):]
 	off := 0
 	for i, s := range strs {
-		lens[i] = byte(len(s))
-		off += copy(data[off:], s)
+		k := len(s)
+		lens[i] = byte(k)
+		// A short value in two overlapping words, without a call to
+		// memmove per value (most names, codes, ids).
+		switch w := data[off : off+k]; {
+		case k >= 8 && k <= 16:
+			binary.LittleEndian.PutUint64(w, le64s(s, 0))
+			binary.LittleEndian.PutUint64(w[k-8:], le64s(s, k-8))
+		case k >= 4 && k < 8:
+			binary.LittleEndian.PutUint32(w, le32s(s, 0))
+			binary.LittleEndian.PutUint32(w[k-4:], le32s(s, k-4))
+		default:
+			copy(w, s)
+		}
+		off += k
 	}
 	return dst[:start+len(out)]
+}
+
+// le64s is the little-endian word at s[i:i+8] (the compiler loads it in one).
+func le64s(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// le32s is the little-endian word at s[i:i+4].
+func le32s(s string, i int) uint32 {
+	s = s[i : i+4]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 
 // appendPacked is appendStrings for a packed column's values (bounds, n+1

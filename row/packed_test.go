@@ -158,3 +158,27 @@ func TestRecycledPackedColumnsReuseTheirBounds(t *testing.T) {
 		t.Errorf("decoding a recycled batch with a string column: %.0f allocations, want 0", allocs)
 	}
 }
+
+// Every short length takes its own path through appendStrings (words of 4
+// or 8 bytes, or a copy): each decodes to what was written.
+func TestStringsOfEveryShortLength(t *testing.T) {
+	for _, longest := range []int{127, 128} { // one-byte lengths, then uvarints
+		c := NewColumn(String, longest+1)
+		for k := range longest + 1 {
+			b := make([]byte, k)
+			for i := range b {
+				b[i] = byte('a' + (i*7+k)%26)
+			}
+			c.AppendString(string(b))
+		}
+		s := &Schema{TableID: "t", Fields: []Field{{Name: "s", Type: String}}}
+		want := NewBatch(s, nil, []*Column{c})
+		got, _, err := NewDecoder().Decode(AppendBatch(nil, want))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := batchEqual(want, got); err != nil {
+			t.Fatalf("lengths 0..%d: %v", longest, err)
+		}
+	}
+}
