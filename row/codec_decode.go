@@ -365,31 +365,46 @@ func (r *reader[T]) lengths(n int) (int, int, error) {
 
 // strs reads a string column's n values packed (packed.go): their bytes
 // as one string (a copy, or the source's own bytes when the reader may
-// alias them) and n+1 bounds, filled into room (a recycled column's).
+// alias them) and n+1 bounds, filled into room (a recycled column's). The
+// lengths are read in one pass that writes the bounds as it goes.
 func (r *reader[T]) strs(room []uint32, n int) (string, []uint32, error) {
-	start, total, err := r.lengths(n)
-	if err != nil {
-		return "", nil, err
-	}
-	all := r.sharedString(r.p, total)
-	if total > math.MaxUint32 {
-		return "", nil, corrupt("a string column of %d bytes", total)
+	if n > r.left() { // every value has a length of one byte at least
+		return "", nil, ErrTruncated
 	}
 	bounds := sized(room, n+1)
 	bounds[0] = 0
-	lr := reader[T]{b: r.b, p: start}
-	off := uint32(0)
-	for i := 1; i <= n; i++ {
-		if c := lr.b[lr.p]; c < 0x80 {
-			off += uint32(c)
-			lr.p++
-		} else {
-			u, _ := lr.uvarint() // checked by lengths
-			off += uint32(u)
+	ends := bounds[1 : n+1]
+	var total uint64
+	i := 0
+	// Lengths under 128 take one byte (the common case): no call each.
+	for lens := r.b[r.p : r.p+n]; i < len(lens); i++ {
+		c := lens[i]
+		if c >= 0x80 {
+			break
 		}
-		bounds[i] = off
+		total += uint64(c)
+		ends[i] = uint32(total)
 	}
-	r.p += total
+	r.p += i
+	for ; i < n; i++ {
+		k, err := r.count(1)
+		if err != nil {
+			return "", nil, err
+		}
+		total += uint64(k)
+		if total > math.MaxUint32 {
+			return "", nil, corrupt("a string column of more than %d bytes", uint64(math.MaxUint32))
+		}
+		ends[i] = uint32(total)
+	}
+	if total > uint64(r.left()) {
+		return "", nil, ErrTruncated
+	}
+	if total > math.MaxUint32 {
+		return "", nil, corrupt("a string column of %d bytes", total)
+	}
+	all := r.sharedString(r.p, int(total))
+	r.p += int(total)
 	return all, bounds, nil
 }
 
