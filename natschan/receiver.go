@@ -14,9 +14,10 @@ import (
 // each channel's messages on in the order they were sent:
 // *messages.Batch, *messages.EndOfData, and for a barrier *messages.Barrier
 // then *messages.BarrierMarker. A delivered batch is decoded into recycled
-// vectors (row.Decoder.Recycle): whoever it is delivered to owns its one
-// reference and releases it when done (row.Batch.Release), or simply
-// drops it.
+// vectors (row.Decoder.Recycle), its string columns packed and aliasing
+// the message's payload (row/packed.go): whoever it is delivered to owns
+// its one reference and releases it when done (row.Batch.Release), or
+// simply drops it.
 //
 // deliver and onError are called from the subscriptions' goroutines (and
 // onError also from the goroutines that watch the connection and the
