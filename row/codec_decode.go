@@ -392,10 +392,7 @@ func (r *reader[T]) strs(room []uint32, n int) (string, []uint32, error) {
 			return "", nil, err
 		}
 		total += uint64(k)
-		if total > math.MaxUint32 {
-			return "", nil, corrupt("a string column of more than %d bytes", uint64(math.MaxUint32))
-		}
-		ends[i] = uint32(total)
+		ends[i] = uint32(total) // checked below
 	}
 	if total > uint64(r.left()) {
 		return "", nil, ErrTruncated

@@ -270,15 +270,21 @@ func le32s(s string, i int) uint32 {
 // of them): their lengths, then their bytes in one copy.
 func appendPacked(dst []byte, text string, bounds []uint32) []byte {
 	n := len(bounds) - 1
-	size := int(bounds[n] - bounds[0])
-	for i := range n {
-		size += uvarintLen(uint64(bounds[i+1] - bounds[i]))
-	}
-	dst = slices.Grow(dst, size)
+	dst = slices.Grow(dst, packedSize(bounds))
 	for i := range n {
 		dst = binary.AppendUvarint(dst, uint64(bounds[i+1]-bounds[i]))
 	}
 	return append(dst, text[bounds[0]:bounds[n]]...)
+}
+
+// packedSize is appendPacked's output size for bounds.
+func packedSize(bounds []uint32) int {
+	n := len(bounds) - 1
+	size := int(bounds[n] - bounds[0])
+	for i := range n {
+		size += uvarintLen(uint64(bounds[i+1] - bounds[i]))
+	}
+	return size
 }
 
 // appendVarLen writes values' lengths as uvarints, then their bytes: a

@@ -154,10 +154,7 @@ func columnSize(t *Type, c *Column, n int) int {
 		size += bitmapLen(n)
 	case StoreString:
 		if c.Bounds != nil {
-			size += c.textBytes(n)
-			for i := range n {
-				size += uvarintLen(uint64(c.Bounds[i+1] - c.Bounds[i]))
-			}
+			size += packedSize(c.Bounds[:n+1])
 			break
 		}
 		for _, s := range c.Strs[:n] {

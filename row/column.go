@@ -345,14 +345,7 @@ func (c *Column) Take(idx []int) *Column {
 	case StoreFloat:
 		s.Floats = takeSlice(c.Floats, idx)
 	case StoreString:
-		if c.Bounds != nil {
-			s.Strs = make([]string, len(idx))
-			for k, i := range idx {
-				s.Strs[k] = c.Str(i)
-			}
-		} else {
-			s.Strs = takeSlice(c.Strs, idx)
-		}
+		s.Strs = c.takeStrings(nil, idx)
 	case StoreBool:
 		s.Bools = takeSlice(c.Bools, idx)
 	case StoreBytes:

@@ -23,7 +23,7 @@ package row
 //
 // Readers that take one value use Str(i), which reads either form; code
 // that wants a []string calls Strings (a packed column's costs an
-// allocation) or works on Unpacked. Appending to a packed column turns it
+// allocation) or works on UnpackedRecycled. Appending to a packed column turns it
 // into a vector first. Exactly one form is in use: Bounds is nil for a
 // vector column, Strs is nil for a packed one.
 
@@ -51,19 +51,6 @@ func (c *Column) Strings() []string {
 	return out
 }
 
-// Unpacked is c itself unless c is packed; then a new vector column with
-// c's values (sharing Text's bytes) and its own copy of the nulls.
-func (c *Column) Unpacked() *Column {
-	if c.Bounds == nil {
-		return c
-	}
-	u := &Column{Type: c.Type, Strs: c.Strings()}
-	if c.Nulls != nil {
-		u.Nulls = append([]bool(nil), c.Nulls...)
-	}
-	return u
-}
-
 // UnpackedRecycled is Unpacked into a column from the pool (for the
 // caller to own, as TakeRecycled), or c itself unless c is packed.
 func (c *Column) UnpackedRecycled() *Column {
@@ -80,6 +67,19 @@ func (c *Column) UnpackedRecycled() *Column {
 		u.Strs[i] = c.Text[c.Bounds[i]:c.Bounds[i+1]]
 	}
 	return u
+}
+
+// takeStrings is the values at idx as a vector, in dst's room: Take's and
+// TakeRecycled's string case, either form.
+func (c *Column) takeStrings(dst []string, idx []int) []string {
+	if c.Bounds == nil {
+		return takeInto(dst, c.Strs, idx)
+	}
+	dst = sized(dst, len(idx))
+	for k, i := range idx {
+		dst[k] = c.Text[c.Bounds[i]:c.Bounds[i+1]]
+	}
+	return dst
 }
 
 // unpack turns a packed c into a vector column in place, before an append.

@@ -200,14 +200,7 @@ func (c *Column) TakeRecycled(idx []int) *Column {
 	case StoreFloat:
 		s.Floats = takeInto(s.Floats, c.Floats, idx)
 	case StoreString:
-		if c.Bounds != nil {
-			s.Strs = sized(s.Strs, len(idx))
-			for k, i := range idx {
-				s.Strs[k] = c.Str(i)
-			}
-		} else {
-			s.Strs = takeInto(s.Strs, c.Strs, idx)
-		}
+		s.Strs = c.takeStrings(s.Strs, idx)
 	case StoreBool:
 		s.Bools = takeInto(s.Bools, c.Bools, idx)
 	case StoreBytes:

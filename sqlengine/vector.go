@@ -445,14 +445,7 @@ func cloneCol(c *row.Column, n int) *row.Column {
 	case row.StoreFloat:
 		out.Floats = append(out.Floats[:0], c.Floats[:n]...)
 	case row.StoreString:
-		if c.Packed() {
-			out.Strs = grow(out.Strs, n)
-			for i := range out.Strs {
-				out.Strs[i] = c.Str(i)
-			}
-		} else {
-			out.Strs = append(out.Strs[:0], c.Strs[:n]...)
-		}
+		out.Strs = append(out.Strs[:0], c.Strs[:n]...) // never packed: evalCtx.col unpacks inputs
 	case row.StoreBool:
 		out.Bools = append(out.Bools[:0], c.Bools[:n]...)
 	case row.StoreBytes:
