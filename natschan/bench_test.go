@@ -1,6 +1,7 @@
 package natschan
 
 import (
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -68,14 +69,41 @@ func BenchmarkSendReceive(b *testing.B) {
 
 // BenchmarkRawNATS is the transport alone, for comparison: payloads of the
 // same size as BenchmarkSendReceive's batches, with the same window, no
-// codec and no headers.
+// codec and no frame.
 func BenchmarkRawNATS(b *testing.B) {
+	benchRaw(b, func(sc *nats.Conn, _ int, data []byte) error { return sc.Publish("raw", data) }, func(*nats.Msg) {})
+}
+
+// BenchmarkRawNATSHeaders is BenchmarkRawNATS with the five NATS headers
+// every batch carried before the channel's frame replaced them (wire.go):
+// the cost of headers alone, which the frame avoids.
+func BenchmarkRawNATSHeaders(b *testing.B) {
+	msg := nats.Msg{Subject: "raw", Header: nats.Header{}}
+	for k, v := range map[string]string{"Stactor-Attempt": "3", "Stactor-Term": "7", "Stactor-From": "0", "Stactor-Kind": "batch"} {
+		msg.Header.Set(k, v)
+	}
+	benchRaw(b, func(sc *nats.Conn, i int, data []byte) error {
+		msg.Header.Set("Stactor-Seq", strconv.Itoa(i+1))
+		msg.Data = data
+		return sc.PublishMsg(&msg)
+	}, func(m *nats.Msg) {
+		if m.Header.Get("Stactor-Seq") == "" {
+			b.Error("a message without its headers")
+		}
+	})
+}
+
+// benchRaw publishes b.N payloads with publish on one connection and
+// receives them on another, with the channel benchmark's credit window;
+// check reads each message received.
+func benchRaw(b *testing.B, publish func(sc *nats.Conn, i int, data []byte) error, check func(*nats.Msg)) {
 	s := runServer(b, nil)
 	rc, sc := connect(b, s), connect(b, s)
 	credits := make(chan struct{}, benchWindow)
 	done := make(chan struct{})
 	n, target := 0, b.N
-	sub, err := rc.Subscribe("raw", func(*nats.Msg) {
+	sub, err := rc.Subscribe("raw", func(m *nats.Msg) {
+		check(m)
 		<-credits
 		if n++; n == target {
 			close(done)
@@ -93,9 +121,9 @@ func BenchmarkRawNATS(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := cpuTime()
-	for range b.N {
+	for i := range b.N {
 		credits <- struct{}{}
-		if err := sc.Publish("raw", data); err != nil {
+		if err := publish(sc, i, data); err != nil {
 			b.Fatal(err)
 		}
 	}

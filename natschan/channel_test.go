@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -253,22 +252,20 @@ func TestBarrierCopyThenMarker(t *testing.T) {
 }
 
 // publish sends a channel message by hand, as a broken or stale sender
-// would.
-func publish(t *testing.T, nc *nats.Conn, subject string, hdr map[string]string, data []byte) {
+// would: f's frame, then data (data alone when f is nil).
+func publish(t *testing.T, nc *nats.Conn, subject string, f *frame, data []byte) {
 	t.Helper()
-	m := nats.NewMsg(subject)
-	for k, v := range hdr {
-		m.Header.Set(k, v)
+	var msg []byte
+	if f != nil {
+		msg = appendFrame(nil, f)
 	}
-	m.Data = data
-	if err := nc.PublishMsg(m); err != nil {
+	if err := nc.Publish(subject, append(msg, data...)); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func batchHeader(s Scope, from int32, seq int64) map[string]string {
-	return map[string]string{HeaderAttempt: strconv.Itoa(int(s.Attempt)), HeaderTerm: strconv.FormatUint(s.Term, 10), HeaderFrom: strconv.Itoa(int(from)),
-		HeaderKind: KindBatch, HeaderSeq: strconv.FormatInt(seq, 10)}
+func batchFrame(s Scope, from int32, seq int64) *frame {
+	return &frame{kind: kindBatch, from: from, attempt: s.Attempt, term: s.Term, seq: seq, parts: 1}
 }
 
 func TestOtherAttemptDropped(t *testing.T) {
@@ -299,11 +296,11 @@ func TestOtherAttemptDropped(t *testing.T) {
 	enc := row.AppendBatch(nil, b)
 	next := scope
 	next.Attempt++
-	publish(t, nc, subject, batchHeader(next, 0, 1), enc)
-	publish(t, nc, subject, batchHeader(oldLeader, 0, 1), enc)
+	publish(t, nc, subject, batchFrame(next, 0, 1), enc)
+	publish(t, nc, subject, batchFrame(oldLeader, 0, 1), enc)
 	publish(t, nc, subject, nil, enc)
 	// Then ours: seq 1 is still expected.
-	publish(t, nc, subject, batchHeader(scope, 0, 1), enc)
+	publish(t, nc, subject, batchFrame(scope, 0, 1), enc)
 	got := c.waitMsgs(t, 1)
 	if m, ok := got[0].(*messages.Batch); !ok || m.Seq != 1 {
 		t.Fatalf("delivered %s", describe(got[0]))
@@ -338,7 +335,7 @@ func TestGapAndDuplicate(t *testing.T) {
 			subject, _ := Subject(DefaultPrefix, scope, 1, 0)
 			enc := row.AppendBatch(nil, scoreBatch(0, 3, 12))
 			for _, seq := range tc.seqs {
-				publish(t, nc, subject, batchHeader(scope, 4, seq), enc)
+				publish(t, nc, subject, batchFrame(scope, 4, seq), enc)
 			}
 			err := c.waitErr(t)
 			var ce *ChannelError
@@ -346,8 +343,8 @@ func TestGapAndDuplicate(t *testing.T) {
 				t.Fatalf("error %v, want a channel error (edge 1, from 4) wrapping %v", err, tc.want)
 			}
 			// The failed channel delivers nothing more; another one does.
-			publish(t, nc, subject, batchHeader(scope, 4, tc.seqs[len(tc.seqs)-1]+1), enc)
-			publish(t, nc, subject, batchHeader(scope, 5, 1), enc)
+			publish(t, nc, subject, batchFrame(scope, 4, tc.seqs[len(tc.seqs)-1]+1), enc)
+			publish(t, nc, subject, batchFrame(scope, 5, 1), enc)
 			checkFor(t, 5*time.Second, 5*time.Millisecond, func() error {
 				got, _ := c.snapshot()
 				if len(got) == 0 || describe(got[len(got)-1]) != "batch e1 f5 #1 b0 (3 rows)" {

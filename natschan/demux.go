@@ -1,11 +1,9 @@
 package natschan
 
 import (
+	"encoding/binary"
 	"fmt"
-	"strconv"
 	"sync/atomic"
-
-	"github.com/nats-io/nats.go"
 
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/row"
@@ -15,8 +13,8 @@ import (
 // joins the parts of batches, decodes them and hands the messages on. Its
 // owner calls it from one goroutine at a time.
 type demux struct {
-	attempt string // the scope's attempt, as HeaderAttempt carries it
-	term    string // and its leader's term, as HeaderTerm does
+	attempt int32  // the scope's attempt
+	term    uint64 // and its leader's term
 	deliver func(any)
 	onError func(error)
 	chans   map[chanKey]*inChan
@@ -35,15 +33,14 @@ type inChan struct {
 	failed  bool
 	// a batch being joined from its parts; parts is nil when none is
 	parts    [][]byte
-	count    int
+	count    uint32
 	seq      int64
-	passed   int64 // the batch's barrier header
+	passed   int64 // the batch's barrier
 	partSize int
 }
 
 func newDemux(s Scope, deliver func(any), onError func(error)) *demux {
-	return &demux{attempt: strconv.FormatInt(int64(s.Attempt), 10), term: strconv.FormatUint(s.Term, 10), deliver: deliver, onError: onError,
-		chans: map[chanKey]*inChan{}}
+	return &demux{attempt: s.Attempt, term: s.Term, deliver: deliver, onError: onError, chans: map[chanKey]*inChan{}}
 }
 
 // fail stops all delivery and reports err, once.
@@ -55,25 +52,25 @@ func (d *demux) fail(err error) {
 	d.onError(err)
 }
 
-// handle takes one NATS message.
-func (d *demux) handle(subject string, h nats.Header, data []byte) {
+// handle takes one NATS message: its subject and payload (wire.go).
+func (d *demux) handle(subject string, msg []byte) {
 	if d.failed {
 		return
 	}
-	if h.Get(HeaderAttempt) != d.attempt || h.Get(HeaderTerm) != d.term {
+	if !isFrame(msg) || int32(binary.LittleEndian.Uint32(msg[8:])) != d.attempt || binary.LittleEndian.Uint64(msg[20:]) != d.term {
 		// Another attempt's or leader's sender (a paused node that woke
 		// up) or not a channel message at all: it must not count (DESIGN
 		// §6 fencing).
 		d.dropped.Add(1)
 		return
 	}
+	f, data, err := readFrame(msg)
 	edge, ok := edgeOf(subject)
-	from, err := strconv.ParseInt(h.Get(HeaderFrom), 10, 32)
-	if !ok || err != nil || from < 0 {
-		d.fail(fmt.Errorf("%w: %s: no channel in the subject or %s %q", ErrCorrupt, subject, HeaderFrom, h.Get(HeaderFrom)))
+	if !ok || f.from < 0 {
+		d.fail(fmt.Errorf("%w: %s: no channel in the subject or sending subtask %d", ErrCorrupt, subject, f.from))
 		return
 	}
-	k := chanKey{edge, int32(from)}
+	k := chanKey{edge, f.from}
 	c := d.chans[k]
 	if c == nil {
 		// Recycled: the subtask that is delivered a batch owns its one
@@ -84,49 +81,55 @@ func (d *demux) handle(subject string, h nats.Header, data []byte) {
 	if c.failed {
 		return
 	}
-	if err := d.channel(k, c, h, data); err != nil {
+	if err == nil {
+		err = d.channel(k, c, &f, data)
+	} else {
+		err = fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	if err != nil {
 		c.failed = true
 		c.parts = nil
 		d.onError(&ChannelError{Edge: k.edge, From: k.from, Err: err})
 	}
 }
 
-func (d *demux) channel(k chanKey, c *inChan, h nats.Header, data []byte) error {
-	seq, err := strconv.ParseInt(h.Get(HeaderSeq), 10, 64)
-	if err != nil || seq < 0 {
-		return fmt.Errorf("%w: %s %q", ErrCorrupt, HeaderSeq, h.Get(HeaderSeq))
+func (d *demux) channel(k chanKey, c *inChan, f *frame, data []byte) error {
+	if f.seq < 0 {
+		return fmt.Errorf("%w: %s with sequence number %d", ErrCorrupt, kindName(f.kind), f.seq)
 	}
-	switch kind := h.Get(HeaderKind); kind {
-	case KindBatch:
-		return d.batch(k, c, seq, h, data)
-	case KindEnd:
-		if err := c.follows(seq, "end of data"); err != nil {
+	if f.kind != kindBatch && (f.part != 0 || f.parts != 1 || len(data) != 0) {
+		return fmt.Errorf("%w: %s as part %d of %d with %d bytes of data", ErrCorrupt, kindName(f.kind), f.part, f.parts, len(data))
+	}
+	switch f.kind {
+	case kindBatch:
+		return d.batch(k, c, f, data)
+	case kindEnd:
+		if err := c.follows(f.seq, "end of data"); err != nil {
 			return err
 		}
 		if c.ended {
 			return fmt.Errorf("%w: end of data twice", ErrDuplicate)
 		}
 		c.ended = true
-		d.deliver(&messages.EndOfData{Edge: k.edge, From: k.from, Seq: seq})
-	case KindBarrier:
-		id, err := strconv.ParseInt(h.Get(HeaderBarrier), 10, 64)
-		if err != nil || id < 1 {
-			return fmt.Errorf("%w: barrier id %q", ErrCorrupt, h.Get(HeaderBarrier))
+		d.deliver(&messages.EndOfData{Edge: k.edge, From: k.from, Seq: f.seq})
+	case kindBarrier:
+		id := f.barrier
+		if id < 1 {
+			return fmt.Errorf("%w: barrier id %d", ErrCorrupt, id)
 		}
-		if err := c.follows(seq, fmt.Sprintf("barrier %d", id)); err != nil {
+		if err := c.follows(f.seq, fmt.Sprintf("barrier %d", id)); err != nil {
 			return err
 		}
 		if id <= c.barrier {
 			return fmt.Errorf("%w: barrier %d after barrier %d", ErrDuplicate, id, c.barrier)
 		}
 		c.barrier = id
-		typ := h.Get(HeaderType)
 		// The priority copy first: it may overtake queued data at the
 		// receiver; the marker stays in order with the batches.
-		d.deliver(&messages.Barrier{Id: id, Edge: k.edge, From: k.from, Type: typ})
-		d.deliver(&messages.BarrierMarker{ID: id, Edge: k.edge, From: k.from, Seq: seq, Type: typ})
+		d.deliver(&messages.Barrier{Id: id, Edge: k.edge, From: k.from, Type: f.typ})
+		d.deliver(&messages.BarrierMarker{ID: id, Edge: k.edge, From: k.from, Seq: f.seq, Type: f.typ})
 	default:
-		return fmt.Errorf("%w: %s %q", ErrCorrupt, HeaderKind, kind)
+		return fmt.Errorf("%w: %s", ErrCorrupt, kindName(f.kind))
 	}
 	return nil
 }
@@ -145,14 +148,17 @@ func (c *inChan) follows(seq int64, what string) error {
 	return nil
 }
 
-func (d *demux) batch(k chanKey, c *inChan, seq int64, h nats.Header, data []byte) error {
-	part, count, err := parsePart(h.Get(HeaderPart))
-	if err != nil {
-		return fmt.Errorf("%w: batch %d: %w", ErrCorrupt, seq, err)
+func (d *demux) batch(k chanKey, c *inChan, f *frame, data []byte) error {
+	seq, part, count := f.seq, f.part, f.parts
+	if count < 1 || count > maxParts || part >= count {
+		return fmt.Errorf("%w: batch %d: part %d of %d", ErrCorrupt, seq, part, count)
+	}
+	if f.typ != "" {
+		return fmt.Errorf("%w: batch %d with a barrier type", ErrCorrupt, seq)
 	}
 	var passed int64
 	if c.parts != nil {
-		want := len(c.parts)
+		want := uint32(len(c.parts))
 		switch {
 		case seq < c.seq || seq == c.seq && part < want:
 			return fmt.Errorf("%w: batch %d part %d while joining part %d of batch %d", ErrDuplicate, seq, part, want, c.seq)
@@ -163,7 +169,7 @@ func (d *demux) batch(k chanKey, c *inChan, seq int64, h nats.Header, data []byt
 		}
 		c.parts = append(c.parts, data)
 		c.partSize += len(data)
-		if len(c.parts) < c.count {
+		if uint32(len(c.parts)) < c.count {
 			return nil
 		}
 		joined := make([]byte, 0, c.partSize)
@@ -182,12 +188,10 @@ func (d *demux) batch(k chanKey, c *inChan, seq int64, h nats.Header, data []byt
 			return fmt.Errorf("%w: batch %d begins with part %d of %d", ErrGap, seq, part, count)
 		case c.ended:
 			return fmt.Errorf("%w: batch %d after end of data", ErrCorrupt, seq)
+		case f.barrier < 0:
+			return fmt.Errorf("%w: batch %d after barrier %d", ErrCorrupt, seq, f.barrier)
 		}
-		if s := h.Get(HeaderBarrier); s != "" {
-			if passed, err = strconv.ParseInt(s, 10, 64); err != nil || passed < 0 {
-				return fmt.Errorf("%w: batch %d: %s %q", ErrCorrupt, seq, HeaderBarrier, s)
-			}
-		}
+		passed = f.barrier
 		if count > 1 {
 			c.parts, c.count, c.seq, c.passed, c.partSize = [][]byte{data}, count, seq, passed, len(data)
 			return nil

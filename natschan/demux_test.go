@@ -5,28 +5,34 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/stactor/stactor/row"
 )
 
 // wireMsg is one message as the demux sees it; edge picks the subject.
+// raw, when set, is the whole payload (not a frame of ours); otherwise the
+// payload is f's frame then data.
 type wireMsg struct {
 	edge int32
-	hdr  map[string]string
+	f    frame
 	data []byte
+	raw  []byte
 }
 
-func hdr(kv ...string) map[string]string {
-	m := map[string]string{HeaderAttempt: "3", HeaderTerm: "7", HeaderFrom: "1"}
-	for i := 0; i < len(kv); i += 2 {
-		if kv[i+1] == "-" {
-			delete(m, kv[i])
-			continue
-		}
-		m[kv[i]] = kv[i+1]
+// msgOf is a message of kind on scope's attempt from subtask 1, whole
+// (part 0 of 1), edited by edits.
+func msgOf(kind byte, seq int64, data []byte, edits ...func(*frame)) wireMsg {
+	f := frame{kind: kind, from: 1, attempt: scope.Attempt, term: scope.Term, seq: seq, parts: 1}
+	for _, e := range edits {
+		e(&f)
 	}
-	return m
+	return wireMsg{f: f, data: data}
+}
+
+func (m wireMsg) payload() []byte {
+	if m.raw != nil {
+		return m.raw
+	}
+	return append(appendFrame(nil, &m.f), m.data...)
 }
 
 func runDemux(t *testing.T, msgs []wireMsg) ([]any, []error) {
@@ -38,11 +44,7 @@ func runDemux(t *testing.T, msgs []wireMsg) ([]any, []error) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h := nats.Header{}
-		for k, v := range m.hdr {
-			h.Set(k, v)
-		}
-		d.handle(subject, h, m.data)
+		d.handle(subject, m.payload())
 	}
 	return c.snapshot()
 }
@@ -51,15 +53,13 @@ func TestDemuxProtocol(t *testing.T) {
 	enc := row.AppendBatch(nil, scoreBatch(0, 100, 12))
 	third := len(enc) / 3
 	p0, p1, p2 := enc[:third], enc[third:2*third], enc[2*third:]
-	batch := func(seq string, kv ...string) wireMsg {
-		return wireMsg{hdr: hdr(append([]string{HeaderKind, KindBatch, HeaderSeq, seq}, kv...)...), data: enc}
+	batch := func(seq int64, edits ...func(*frame)) wireMsg { return msgOf(kindBatch, seq, enc, edits...) }
+	part := func(seq int64, i, n uint32, data []byte) wireMsg {
+		return msgOf(kindBatch, seq, data, func(f *frame) { f.part, f.parts = i, n })
 	}
-	part := func(seq, p string, data []byte) wireMsg {
-		return wireMsg{hdr: hdr(HeaderKind, KindBatch, HeaderSeq, seq, HeaderPart, p), data: data}
-	}
-	end := func(seq string) wireMsg { return wireMsg{hdr: hdr(HeaderKind, KindEnd, HeaderSeq, seq)} }
-	barrier := func(id, seq string) wireMsg {
-		return wireMsg{hdr: hdr(HeaderKind, KindBarrier, HeaderSeq, seq, HeaderBarrier, id, HeaderType, "checkpoint")}
+	end := func(seq int64) wireMsg { return msgOf(kindEnd, seq, nil) }
+	barrier := func(id, seq int64) wireMsg {
+		return msgOf(kindBarrier, seq, nil, func(f *frame) { f.barrier, f.typ = id, "checkpoint" })
 	}
 	for _, tc := range []struct {
 		name string
@@ -67,38 +67,56 @@ func TestDemuxProtocol(t *testing.T) {
 		want string // delivered, one per line
 		err  error  // the error reported, if any
 	}{
-		{name: "parts joined", msgs: []wireMsg{part("1", "0/3", p0), part("1", "1/3", p1), part("1", "2/3", p2), end("1")},
+		{name: "parts joined", msgs: []wireMsg{part(1, 0, 3, p0), part(1, 1, 3, p1), part(1, 2, 3, p2), end(1)},
 			want: "batch e0 f1 #1 b0 (100 rows)\nend e0 f1 #1"},
 		{name: "barrier of a split batch", msgs: []wireMsg{
-			{hdr: hdr(HeaderKind, KindBatch, HeaderSeq, "1", HeaderPart, "0/2", HeaderBarrier, "9"), data: enc[:10]},
-			{hdr: hdr(HeaderKind, KindBatch, HeaderSeq, "1", HeaderPart, "1/2"), data: enc[10:]}},
+			msgOf(kindBatch, 1, enc[:10], func(f *frame) { f.part, f.parts, f.barrier = 0, 2, 9 }),
+			msgOf(kindBatch, 1, enc[10:], func(f *frame) { f.part, f.parts = 1, 2 })},
 			want: "batch e0 f1 #1 b9 (100 rows)"},
-		{name: "part missing", msgs: []wireMsg{part("1", "0/3", p0), part("1", "2/3", p2)}, err: ErrGap},
-		{name: "part repeated", msgs: []wireMsg{part("1", "0/3", p0), part("1", "0/3", p0)}, err: ErrDuplicate},
-		{name: "next batch before the last part", msgs: []wireMsg{part("1", "0/3", p0), batch("2")}, err: ErrGap},
-		{name: "end before the last part", msgs: []wireMsg{part("1", "0/3", p0), end("1")}, err: ErrGap},
-		{name: "barrier before the last part", msgs: []wireMsg{part("1", "0/3", p0), barrier("1", "1")}, err: ErrGap},
-		{name: "first parts missing", msgs: []wireMsg{part("1", "1/3", p1)}, err: ErrGap},
-		{name: "part count changes", msgs: []wireMsg{part("1", "0/3", p0), part("1", "1/4", p1)}, err: ErrCorrupt},
-		{name: "bad part", msgs: []wireMsg{part("1", "3/3", p0)}, err: ErrCorrupt},
-		{name: "end twice", msgs: []wireMsg{batch("1"), end("1"), end("1")}, want: "batch e0 f1 #1 b0 (100 rows)\nend e0 f1 #1", err: ErrDuplicate},
-		{name: "end after a lost batch", msgs: []wireMsg{batch("1"), end("2")}, want: "batch e0 f1 #1 b0 (100 rows)", err: ErrGap},
-		{name: "empty channel", msgs: []wireMsg{barrier("1", "0"), end("0")}, want: "barrier e0 f1 id1 checkpoint\nmarker e0 f1 id1 #0 checkpoint\nend e0 f1 #0"},
-		{name: "barrier repeated", msgs: []wireMsg{barrier("2", "0"), barrier("2", "0")}, want: "barrier e0 f1 id2 checkpoint\nmarker e0 f1 id2 #0 checkpoint", err: ErrDuplicate},
-		{name: "old barrier", msgs: []wireMsg{batch("1"), barrier("1", "0")}, want: "batch e0 f1 #1 b0 (100 rows)", err: ErrDuplicate},
-		{name: "batch after end", msgs: []wireMsg{end("0"), batch("1")}, want: "end e0 f1 #0", err: ErrCorrupt},
-		{name: "bad kind", msgs: []wireMsg{{hdr: hdr(HeaderKind, "what", HeaderSeq, "1")}}, err: ErrCorrupt},
-		{name: "bad seq", msgs: []wireMsg{{hdr: hdr(HeaderKind, KindBatch, HeaderSeq, "x")}}, err: ErrCorrupt},
-		{name: "no sender", msgs: []wireMsg{{hdr: hdr(HeaderKind, KindBatch, HeaderSeq, "1", HeaderFrom, "-")}}, err: ErrCorrupt},
-		{name: "not a batch", msgs: []wireMsg{{hdr: hdr(HeaderKind, KindBatch, HeaderSeq, "1"), data: []byte("hello")}}, err: ErrCorrupt},
-		{name: "bytes after the batch", msgs: []wireMsg{{hdr: hdr(HeaderKind, KindBatch, HeaderSeq, "1"), data: append(enc[:len(enc):len(enc)], 0)}}, err: ErrCorrupt},
-		{name: "other attempt", msgs: []wireMsg{{hdr: hdr(HeaderAttempt, "2", HeaderKind, KindBatch, HeaderSeq, "1"), data: enc}, batch("1")},
+		{name: "part missing", msgs: []wireMsg{part(1, 0, 3, p0), part(1, 2, 3, p2)}, err: ErrGap},
+		{name: "part repeated", msgs: []wireMsg{part(1, 0, 3, p0), part(1, 0, 3, p0)}, err: ErrDuplicate},
+		{name: "next batch before the last part", msgs: []wireMsg{part(1, 0, 3, p0), batch(2)}, err: ErrGap},
+		{name: "end before the last part", msgs: []wireMsg{part(1, 0, 3, p0), end(1)}, err: ErrGap},
+		{name: "barrier before the last part", msgs: []wireMsg{part(1, 0, 3, p0), barrier(1, 1)}, err: ErrGap},
+		{name: "first parts missing", msgs: []wireMsg{part(1, 1, 3, p1)}, err: ErrGap},
+		{name: "part count changes", msgs: []wireMsg{part(1, 0, 3, p0), part(1, 1, 4, p1)}, err: ErrCorrupt},
+		{name: "bad part", msgs: []wireMsg{part(1, 3, 3, p0)}, err: ErrCorrupt},
+		{name: "end twice", msgs: []wireMsg{batch(1), end(1), end(1)}, want: "batch e0 f1 #1 b0 (100 rows)\nend e0 f1 #1", err: ErrDuplicate},
+		{name: "end after a lost batch", msgs: []wireMsg{batch(1), end(2)}, want: "batch e0 f1 #1 b0 (100 rows)", err: ErrGap},
+		{name: "empty channel", msgs: []wireMsg{barrier(1, 0), end(0)}, want: "barrier e0 f1 id1 checkpoint\nmarker e0 f1 id1 #0 checkpoint\nend e0 f1 #0"},
+		{name: "barrier repeated", msgs: []wireMsg{barrier(2, 0), barrier(2, 0)}, want: "barrier e0 f1 id2 checkpoint\nmarker e0 f1 id2 #0 checkpoint", err: ErrDuplicate},
+		{name: "old barrier", msgs: []wireMsg{batch(1), barrier(1, 0)}, want: "batch e0 f1 #1 b0 (100 rows)", err: ErrDuplicate},
+		{name: "batch after end", msgs: []wireMsg{end(0), batch(1)}, want: "end e0 f1 #0", err: ErrCorrupt},
+		{name: "bad kind", msgs: []wireMsg{msgOf(9, 1, nil)}, err: ErrCorrupt},
+		{name: "bad seq", msgs: []wireMsg{batch(-1)}, err: ErrCorrupt},
+		{name: "no parts", msgs: []wireMsg{batch(1, func(f *frame) { f.parts = 0 })}, err: ErrCorrupt},
+		{name: "too many parts", msgs: []wireMsg{batch(1, func(f *frame) { f.parts = maxParts + 1 })}, err: ErrCorrupt},
+		{name: "end in parts", msgs: []wireMsg{msgOf(kindEnd, 0, nil, func(f *frame) { f.parts = 2 })}, err: ErrCorrupt},
+		{name: "end with data", msgs: []wireMsg{msgOf(kindEnd, 0, enc)}, err: ErrCorrupt},
+		{name: "barrier with no id", msgs: []wireMsg{barrier(0, 0)}, err: ErrCorrupt},
+		{name: "batch with a type", msgs: []wireMsg{batch(1, func(f *frame) { f.typ = "checkpoint" })}, err: ErrCorrupt},
+		{name: "negative barrier", msgs: []wireMsg{batch(1, func(f *frame) { f.barrier = -1 })}, err: ErrCorrupt},
+		{name: "type longer than the message", msgs: []wireMsg{{raw: func() []byte {
+			m := barrier(1, 0).payload()
+			m[44] = 200
+			return m
+		}()}}, err: ErrCorrupt},
+		{name: "no sender", msgs: []wireMsg{batch(1, func(f *frame) { f.from = -1 })}, err: ErrCorrupt},
+		{name: "not a batch", msgs: []wireMsg{msgOf(kindBatch, 1, []byte("hello"))}, err: ErrCorrupt},
+		{name: "bytes after the batch", msgs: []wireMsg{msgOf(kindBatch, 1, append(enc[:len(enc):len(enc)], 0))}, err: ErrCorrupt},
+		{name: "other attempt", msgs: []wireMsg{batch(1, func(f *frame) { f.attempt = 2 }), batch(1)},
 			want: "batch e0 f1 #1 b0 (100 rows)"},
-		{name: "other term", msgs: []wireMsg{{hdr: hdr(HeaderTerm, "6", HeaderKind, KindBatch, HeaderSeq, "1"), data: enc}, batch("1")},
+		{name: "other term", msgs: []wireMsg{batch(1, func(f *frame) { f.term = 6 }), batch(1)},
 			want: "batch e0 f1 #1 b0 (100 rows)"},
-		{name: "no term", msgs: []wireMsg{{hdr: hdr(HeaderTerm, "-", HeaderKind, KindBatch, HeaderSeq, "1"), data: enc}, batch("1")},
+		{name: "no frame", msgs: []wireMsg{{raw: enc}, {raw: []byte("sT")}, batch(1)},
 			want: "batch e0 f1 #1 b0 (100 rows)"},
-		{name: "channels are separate", msgs: []wireMsg{batch("1"), {edge: 1, hdr: hdr(HeaderKind, KindBatch, HeaderSeq, "1"), data: enc}, batch("2")},
+		{name: "another version", msgs: []wireMsg{{raw: func() []byte {
+			m := batch(1).payload()
+			m[2] = frameVersion + 1
+			return m
+		}()}, batch(1)},
+			want: "batch e0 f1 #1 b0 (100 rows)"},
+		{name: "channels are separate", msgs: []wireMsg{batch(1), {edge: 1, f: batch(1).f, data: enc}, batch(2)},
 			want: "batch e0 f1 #1 b0 (100 rows)\nbatch e1 f1 #1 b0 (100 rows)\nbatch e0 f1 #2 b0 (100 rows)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -116,31 +134,26 @@ func TestDemuxProtocol(t *testing.T) {
 	}
 }
 
-// FuzzDemux feeds the receiver arbitrary headers and payloads after a valid
-// start: it must never panic, and a batch it delivers must be whole.
+// FuzzDemux feeds the receiver arbitrary messages after a valid first
+// part of a batch: it must never panic, and a batch it delivers must be
+// whole.
 func FuzzDemux(f *testing.F) {
 	enc := row.AppendBatch(nil, everyTypeRows(f))
-	f.Add(KindBatch, "2", "", "", enc)
-	f.Add(KindBatch, "2", "0/2", "1", enc[:20])
-	f.Add(KindBatch, "2", "1/2", "", enc[20:])
-	f.Add(KindEnd, "1", "", "", []byte(nil))
-	f.Add(KindBarrier, "1", "", "5", []byte(nil))
-	f.Add(KindBatch, "-1", "9999999/1", "x", []byte{1, 2, 3})
-	f.Fuzz(func(t *testing.T, kind, seq, part, barrier string, data []byte) {
+	first := msgOf(kindBatch, 1, enc[:7], func(f *frame) { f.parts = 2 }).payload()
+	f.Add(msgOf(kindBatch, 2, enc).payload())
+	f.Add(msgOf(kindBatch, 1, enc[7:], func(f *frame) { f.part, f.parts = 1, 2 }).payload())
+	f.Add(msgOf(kindBatch, 2, enc[:20], func(f *frame) { f.parts, f.barrier = 2, 1 }).payload())
+	f.Add(msgOf(kindEnd, 1, nil).payload())
+	f.Add(msgOf(kindBarrier, 1, nil, func(f *frame) { f.barrier, f.typ = 5, "checkpoint" }).payload())
+	f.Add(msgOf(kindBatch, -1, []byte{1, 2, 3}, func(f *frame) { f.part, f.parts = 9999999, 1 }).payload())
+	f.Add([]byte("sT\x01"))
+	f.Fuzz(func(t *testing.T, msg []byte) {
 		var c collector
 		d := newDemux(scope, c.deliver, c.onError)
 		subject, _ := Subject(DefaultPrefix, scope, 0, 0)
-		first := nats.Header{}
-		for k, v := range hdr(HeaderKind, KindBatch, HeaderSeq, "1", HeaderPart, "0/2") {
-			first.Set(k, v)
-		}
-		d.handle(subject, first, enc[:7])
-		h := nats.Header{}
-		for k, v := range hdr(HeaderKind, kind, HeaderSeq, seq, HeaderPart, part, HeaderBarrier, barrier, HeaderType, "checkpoint") {
-			h.Set(k, v)
-		}
-		d.handle(subject, h, data)
-		d.handle(subject, h, data)
+		d.handle(subject, first)
+		d.handle(subject, msg)
+		d.handle(subject, msg)
 		got, _ := c.snapshot()
 		for _, m := range got {
 			_ = describe(m) // every delivered batch has rows

@@ -16,24 +16,27 @@
 // Subject). A Receiver subscribes to its subtask's subjects of one attempt
 // with a wildcard over edges, or to the subjects of its chain's input edges
 // (WithEdges), which keeps other chains' subtasks of the same index from
-// receiving its traffic. Every message carries headers:
+// receiving its traffic. A message is a fixed 45-byte frame followed by its
+// data, with no NATS headers (wire.go has the layout and the reason):
 //
-//	Stactor-Attempt   the pipeline's attempt; a message of another attempt is dropped
-//	Stactor-Term      the leader's term that started the attempt; likewise
-//	Stactor-From      the sending subtask
-//	Stactor-Kind      batch | end | barrier
-//	Stactor-Seq       batch: its sequence number (1, 2, 3 … per channel);
-//	                  end and barrier: the last batch sent before it
-//	Stactor-Barrier   batch: the last barrier the sender passed (omitted when 0);
-//	                  barrier: its id
-//	Stactor-Part      batch split in n parts: "i/n", i from 0 (omitted when n = 1)
-//	Stactor-Type      barrier: its type (checkpoint, savepoint …)
+//	kind      batch | end of data | barrier
+//	from      the sending subtask
+//	attempt   the pipeline's attempt; a message of another attempt is dropped
+//	term      the leader's term that started the attempt; likewise
+//	seq       batch: its sequence number (1, 2, 3 … per channel);
+//	          end and barrier: the last batch sent before it
+//	barrier   batch: the last barrier the sender passed (0 when none);
+//	          barrier: its id
+//	part      a batch split in n parts: part i of n, i from 0
+//	type      barrier: its type (checkpoint, savepoint …)
 //
-// A batch's payload is its row codec encoding (row.AppendBatch), cut into
-// consecutive byte ranges that fit the connection's max_payload with room for
-// the headers; the parts of one batch share its sequence number and the
+// A message that does not begin with the frame's magic and version is not
+// a channel message of this version and is dropped like another attempt's.
+// A batch's data is its row codec encoding (row.AppendBatch), cut into
+// consecutive byte ranges that fit the connection's max_payload with room
+// for the frame; the parts of one batch share its sequence number and the
 // receiver joins them and decodes one messages.Batch. End and barrier
-// messages have no payload. A barrier and its marker are one message; the
+// messages have no data. A barrier and its marker are one message; the
 // receiver delivers the priority copy (messages.Barrier) and then the
 // in-order marker (messages.BarrierMarker).
 //

@@ -17,7 +17,7 @@ var (
 	// message. The pipeline must fail over.
 	ErrDuplicate = errors.New("natschan: duplicate message")
 	// ErrCorrupt is passed (wrapped) to onError for a message of this
-	// attempt that breaks the protocol: bad headers, a batch that does not
+	// attempt that breaks the protocol: a bad frame, a batch that does not
 	// decode, a batch after end-of-data.
 	ErrCorrupt = errors.New("natschan: corrupt message")
 	// ErrDisconnected is returned by a Sender, and passed to a Receiver's

@@ -123,7 +123,7 @@ func (r *Receiver) handle(m *nats.Msg) {
 	if r.closed {
 		return
 	}
-	r.d.handle(m.Subject, m.Header, m.Data)
+	r.d.handle(m.Subject, m.Data)
 }
 
 // watchConn fails the receiver when the connection is lost: core NATS does

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -28,17 +27,12 @@ import (
 type Sender struct {
 	nc         *nats.Conn
 	subject    string
-	attempt    string
-	term       string
+	attempt    int32
+	term       uint64
 	reconnects uint64 // the connection's reconnect count when opened
-	buf        []byte // the batch encoding, reused
-	msg        nats.Msg
-	// hv holds the header values msg.Header maps to, one slice per
-	// header set again for each message, so that no message allocates
-	// its header map or slices (nats.go only reads them).
-	hv      [8][]string
-	fromNum int32 // the sending subtask that hv's HeaderFrom value says
-	err     error // sticky: the channel is broken
+	buf        []byte // a batch's frame and encoding, reused
+	ctl        []byte // an end or barrier message, reused
+	err        error  // sticky: the channel is broken
 
 	flushTimeout time.Duration
 }
@@ -61,37 +55,18 @@ func NewSender(nc *nats.Conn, s Scope, edge, to int32, opts ...Option) (*Sender,
 	if st := nc.Status(); st != nats.CONNECTED {
 		return nil, fmt.Errorf("%w: opening %s: connection %s", ErrDisconnected, subject, st)
 	}
-	if !nc.HeadersSupported() {
-		return nil, fmt.Errorf("natschan: opening %s: %w", subject, nats.ErrHeadersNotSupported)
-	}
-	snd := &Sender{nc: nc, subject: subject, attempt: strconv.FormatInt(int64(s.Attempt), 10), term: strconv.FormatUint(s.Term, 10),
-		reconnects: reconnects, flushTimeout: o.flushTimeout, msg: nats.Msg{Subject: subject, Header: nats.Header{}}, fromNum: -1}
-	for i := range snd.hv {
-		snd.hv[i] = make([]string, 1)
-	}
-	return snd, nil
+	return &Sender{nc: nc, subject: subject, attempt: s.Attempt, term: s.Term, reconnects: reconnects, flushTimeout: o.flushTimeout}, nil
 }
-
-// Slots of Sender.hv.
-const (
-	hvAttempt = iota
-	hvTerm
-	hvFrom
-	hvKind
-	hvSeq
-	hvBarrier
-	hvPart
-	hvType
-)
 
 // Subject is the channel's subject.
 func (s *Sender) Subject() string { return s.subject }
 
 // SendBatch sends batch seq of the channel from subtask `from`; barrier is
 // the last barrier the sender passed. The batch is encoded with the row
-// codec and, when the encoding does not fit the connection's max_payload
-// (less room for headers), cut into parts that share seq; the receiver
-// delivers one messages.Batch per seq. b is only read, and not kept.
+// codec after room for its frame and, when frame and encoding do not fit
+// the connection's max_payload, cut into parts that share seq; the
+// receiver delivers one messages.Batch per seq. b is only read, and not
+// kept.
 func (s *Sender) SendBatch(from int32, seq int64, barrier int64, b *row.Batch) error {
 	if b == nil || seq < 1 {
 		return fmt.Errorf("natschan: %s: batch %d: no rows or a sequence number below 1", s.subject, seq)
@@ -99,22 +74,23 @@ func (s *Sender) SendBatch(from int32, seq int64, barrier int64, b *row.Batch) e
 	if err := s.check(); err != nil {
 		return err
 	}
-	room := int(s.nc.MaxPayload()) - headerReserve
+	room := int(s.nc.MaxPayload()) - frameSize
 	if room < minPart {
 		return fmt.Errorf("natschan: %s: %w: server max_payload %d leaves no room for data", s.subject, nats.ErrMaxPayload, s.nc.MaxPayload())
 	}
-	s.buf = row.AppendBatch(s.buf[:0], b)
-	data := s.buf
-	n := (len(data) + room - 1) / room
+	// Encoded once, in place after the frame's room: no copy of the
+	// encoding before nats.go's own.
+	s.buf = row.AppendBatch(append(s.buf[:0], make([]byte, frameSize)...), b)
+	size := len(s.buf) - frameSize
+	n := max(1, (size+room-1)/room)
+	f := frame{kind: kindBatch, from: from, attempt: s.attempt, parts: uint32(n), term: s.term, seq: seq, barrier: barrier}
 	for i := range n {
-		s.header(KindBatch, from, seq)
-		if barrier != 0 {
-			s.set(HeaderBarrier, hvBarrier, strconv.FormatInt(barrier, 10))
-		}
-		if n > 1 {
-			s.set(HeaderPart, hvPart, formatPart(i, n))
-		}
-		if err := s.publish(data[i*room : min((i+1)*room, len(data))]); err != nil {
+		// Part i's frame goes right before its bytes, over the last
+		// frameSize bytes of part i-1, which nats.go has copied.
+		at := i * room
+		f.part = uint32(i)
+		putFrame(s.buf[at:], &f)
+		if err := s.publish(s.buf[at : frameSize+min(at+room, size)]); err != nil {
 			return err
 		}
 	}
@@ -130,8 +106,8 @@ func (s *Sender) SendEndOfData(from int32, seq int64) error {
 	if err := s.check(); err != nil {
 		return err
 	}
-	s.header(KindEnd, from, seq)
-	return s.publish(nil)
+	s.ctl = appendFrame(s.ctl[:0], &frame{kind: kindEnd, from: from, attempt: s.attempt, parts: 1, term: s.term, seq: seq})
+	return s.publish(s.ctl)
 }
 
 // SendBarrier sends barrier id of type typ from subtask `from` after batch
@@ -148,10 +124,8 @@ func (s *Sender) SendBarrier(id int64, from int32, seq int64, typ string) error 
 	if err := s.check(); err != nil {
 		return err
 	}
-	s.header(KindBarrier, from, seq)
-	s.set(HeaderBarrier, hvBarrier, strconv.FormatInt(id, 10))
-	s.set(HeaderType, hvType, typ)
-	return s.publish(nil)
+	s.ctl = appendFrame(s.ctl[:0], &frame{kind: kindBarrier, from: from, attempt: s.attempt, parts: 1, term: s.term, seq: seq, barrier: id, typ: typ})
+	return s.publish(s.ctl)
 }
 
 // Flush waits until the server has processed everything sent on the
@@ -193,39 +167,13 @@ func (s *Sender) check() error {
 	return s.err
 }
 
-// header sets the headers every message has and removes the others.
-func (s *Sender) header(kind string, from int32, seq int64) {
-	h := s.msg.Header
-	delete(h, HeaderBarrier)
-	delete(h, HeaderPart)
-	delete(h, HeaderType)
-	if from != s.fromNum {
-		s.fromNum = from
-		s.hv[hvFrom][0] = strconv.FormatInt(int64(from), 10)
-	}
-	s.set(HeaderAttempt, hvAttempt, s.attempt)
-	s.set(HeaderTerm, hvTerm, s.term)
-	s.set(HeaderFrom, hvFrom, s.hv[hvFrom][0])
-	s.set(HeaderKind, hvKind, kind)
-	s.set(HeaderSeq, hvSeq, strconv.FormatInt(seq, 10))
-}
-
-// set gives header name the value v, in its slot of hv.
-func (s *Sender) set(name string, slot int, v string) {
-	s.hv[slot][0] = v
-	s.msg.Header[name] = s.hv[slot]
-}
-
 // publish sends one message; nats.go copies data before it returns, so the
 // caller may reuse it.
 func (s *Sender) publish(data []byte) error {
-	s.msg.Data = data
-	err := s.nc.PublishMsg(&s.msg)
-	s.msg.Data = nil
-	if err != nil {
+	if err := s.nc.Publish(s.subject, data); err != nil {
 		// Anything but a message the server would refuse is the
 		// connection failing: a write error, closed, draining.
-		if !errors.Is(err, nats.ErrMaxPayload) && !errors.Is(err, nats.ErrBadSubject) && !errors.Is(err, nats.ErrHeadersNotSupported) {
+		if !errors.Is(err, nats.ErrMaxPayload) && !errors.Is(err, nats.ErrBadSubject) {
 			s.err = fmt.Errorf("%w: publishing on %s: %w", ErrDisconnected, s.subject, err)
 		} else {
 			s.err = fmt.Errorf("natschan: publishing on %s: %w", s.subject, err)
