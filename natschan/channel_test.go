@@ -316,6 +316,43 @@ func TestOtherAttemptDropped(t *testing.T) {
 	}
 }
 
+// A sender of an older build (channel messages in NATS headers) or of
+// another wire version fails the receiver with an error that says why,
+// rather than being dropped forever as a stale attempt is.
+func TestOtherVersionFails(t *testing.T) {
+	enc := row.AppendBatch(nil, scoreBatch(0, 3, 12))
+	for _, tc := range []struct {
+		name string
+		msg  func(subject string) *nats.Msg
+	}{
+		{"headers", func(subject string) *nats.Msg {
+			m := nats.NewMsg(subject)
+			m.Header.Set("Stactor-Kind", "batch")
+			m.Data = enc
+			return m
+		}},
+		{"version", func(subject string) *nats.Msg {
+			data := append(appendFrame(nil, batchFrame(scope, 0, 1)), enc...)
+			data[2]++
+			return &nats.Msg{Subject: subject, Data: data}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := runServer(t, nil)
+			var c collector
+			newReceiver(t, connect(t, s), scope, 0, &c)
+			nc := connect(t, s)
+			subject, _ := Subject(DefaultPrefix, scope, 0, 0)
+			if err := nc.PublishMsg(tc.msg(subject)); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.waitErr(t); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "same stactor build") {
+				t.Fatalf("error %v, want ErrCorrupt saying every node must run the same build", err)
+			}
+		})
+	}
+}
+
 func TestGapAndDuplicate(t *testing.T) {
 	for _, tc := range []struct {
 		name string

@@ -57,6 +57,10 @@ func (d *demux) handle(subject string, msg []byte) {
 	if d.failed {
 		return
 	}
+	if len(msg) >= 3 && msg[0] == frameMagic0 && msg[1] == frameMagic1 && msg[2] != frameVersion {
+		d.fail(fmt.Errorf("%w: %s: a channel message of wire version %d, this node's is %d: every node of a cluster must run the same stactor build", ErrCorrupt, subject, msg[2], frameVersion))
+		return
+	}
 	if !isFrame(msg) || int32(binary.LittleEndian.Uint32(msg[8:])) != d.attempt || binary.LittleEndian.Uint64(msg[20:]) != d.term {
 		// Another attempt's or leader's sender (a paused node that woke
 		// up) or not a channel message at all: it must not count (DESIGN

@@ -114,8 +114,7 @@ func TestDemuxProtocol(t *testing.T) {
 			m := batch(1).payload()
 			m[2] = frameVersion + 1
 			return m
-		}()}, batch(1)},
-			want: "batch e0 f1 #1 b0 (100 rows)"},
+		}()}, batch(1)}, err: ErrCorrupt},
 		{name: "channels are separate", msgs: []wireMsg{batch(1), {edge: 1, f: batch(1).f, data: enc}, batch(2)},
 			want: "batch e0 f1 #1 b0 (100 rows)\nbatch e1 f1 #1 b0 (100 rows)\nbatch e0 f1 #2 b0 (100 rows)"},
 	} {

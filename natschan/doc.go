@@ -30,8 +30,10 @@
 //	part      a batch split in n parts: part i of n, i from 0
 //	type      barrier: its type (checkpoint, savepoint …)
 //
-// A message that does not begin with the frame's magic and version is not
-// a channel message of this version and is dropped like another attempt's.
+// A message that does not begin with the frame's magic is not a channel
+// message and is dropped like another attempt's; one of another wire
+// version, or with NATS headers (as builds before the frame sent), fails
+// the receiver with ErrCorrupt: every node of a cluster runs one build.
 // A batch's data is its row codec encoding (row.AppendBatch), cut into
 // consecutive byte ranges that fit the connection's max_payload with room
 // for the frame; the parts of one batch share its sequence number and the

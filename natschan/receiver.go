@@ -123,6 +123,12 @@ func (r *Receiver) handle(m *nats.Msg) {
 	if r.closed {
 		return
 	}
+	if len(m.Header) > 0 {
+		// Channel messages have none (wire.go); stactor builds before
+		// the frame sent theirs in headers.
+		r.d.fail(fmt.Errorf("%w: %s: a message with NATS headers, as stactor builds before wire version %d sent: every node of a cluster must run the same stactor build", ErrCorrupt, m.Subject, frameVersion))
+		return
+	}
 	r.d.handle(m.Subject, m.Data)
 }
 
