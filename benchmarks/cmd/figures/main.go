@@ -14,6 +14,9 @@
 //	taps       workload 1 of cmd/peers with taps available and no
 //	           listener (an embedded NATS server, a tap point per vertex)
 //	           against --nats none, interleaved
+//	channel    a cross-node channel (natschan) against raw NATS on the
+//	           same embedded server, -channel-rounds rounds: the median
+//	           of the rounds' ratios of bytes/s
 //	all        all of them
 //
 // Usage: go run ./benchmarks/cmd/figures [flags] NAME...; the bench:*
@@ -32,32 +35,36 @@ import (
 )
 
 type options struct {
-	startupRuns  int
-	flowFor      time.Duration
-	flowRows     int64
-	flowFastRows int64
-	flowDelayMs  int
-	fusedRows    int64
-	fusedRuns    int
-	tapsRows     int64
-	tapsRuns     int
-	results      string
-	write        bool
-	stactorBin   string
+	startupRuns   int
+	flowFor       time.Duration
+	flowRows      int64
+	flowFastRows  int64
+	flowDelayMs   int
+	fusedRows     int64
+	fusedRuns     int
+	tapsRows      int64
+	tapsRuns      int
+	channelRounds int
+	channelTime   string
+	results       string
+	write         bool
+	stactorBin    string
 }
 
 // figure is one subcommand.
 type figure struct {
-	name string
-	run  func(*env) (string, error) // returns the section's Markdown
+	name    string
+	run     func(*env) (string, error) // returns the section's Markdown
+	noBuild bool                       // needs no stactor binary
 }
 
 var figures = []figure{
-	{"startup", startup},
-	{"ratelimit", ratelimit},
-	{"flow", flow},
-	{"fused", fused},
-	{"taps", taps},
+	{"startup", startup, false},
+	{"ratelimit", ratelimit, false},
+	{"flow", flow, false},
+	{"fused", fused, false},
+	{"taps", taps, false},
+	{"channel", channel, true},
 }
 
 // env is what a figure runs with.
@@ -80,11 +87,13 @@ func main() {
 	flag.IntVar(&o.fusedRuns, "fused-runs", 3, "fused: runs per parallelism")
 	flag.Int64Var(&o.tapsRows, "taps-rows", 40_000_000, "taps: rows per run")
 	flag.IntVar(&o.tapsRuns, "taps-runs", 7, "taps: runs with and without taps each")
+	flag.IntVar(&o.channelRounds, "channel-rounds", 16, "channel: rounds of the channel's and raw NATS's benchmarks")
+	flag.StringVar(&o.channelTime, "channel-benchtime", "1s", "channel: -test.benchtime of each benchmark in a round")
 	flag.StringVar(&o.results, "results", "", "RESULTS.md to write (default: benchmarks/RESULTS.md of the module)")
 	flag.BoolVar(&o.write, "write", true, "write the sections into RESULTS.md")
 	flag.StringVar(&o.stactorBin, "stactor", "", "a stactor binary to measure instead of building ./cmd/stactor")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: figures [flags] startup|ratelimit|flow|fused|taps|all ...\n")
+		fmt.Fprintf(os.Stderr, "usage: figures [flags] startup|ratelimit|flow|fused|taps|channel|all ...\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -105,7 +114,7 @@ func run(o options, names []string) error {
 			}
 		}
 		if !found {
-			return fmt.Errorf("unknown figure %q (startup, ratelimit, flow, fused, taps, all)", n)
+			return fmt.Errorf("unknown figure %q (startup, ratelimit, flow, fused, taps, channel, all)", n)
 		}
 	}
 	if len(todo) == 0 {
@@ -127,7 +136,11 @@ func run(o options, names []string) error {
 	e := &env{o: o, tmp: tmp, machine: harness.ReadMachine()}
 	fmt.Print(e.machine.Markdown())
 	e.stactor = o.stactorBin
-	if e.stactor == "" {
+	build := false
+	for _, f := range todo {
+		build = build || !f.noBuild
+	}
+	if e.stactor == "" && build {
 		if e.stactor, err = harness.BuildStactor(root, tmp); err != nil {
 			return err
 		}
