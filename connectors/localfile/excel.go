@@ -1,20 +1,16 @@
 package localfile
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
-	"time"
-
-	"github.com/xuri/excelize/v2"
 
 	"github.com/stactor/stactor/row"
 )
 
-// Excel files: xlsx read and written with excelize (BSD-3-Clause); the
+// Excel files: xlsx read by xlsx.go and written by xlsxwrite.go; the
 // legacy .xls (BIFF8) read by xls.go.
 
 // parseExcel reads the records of an xlsx file as SeaTunnel's
@@ -37,97 +33,9 @@ func parseExcel(cfg *sourceConfig, path, name string, data []byte) ([]docRecord,
 		// SeaTunnel: "Only support read excel file".
 		return nil, fmt.Errorf("%s: not an excel file (SeaTunnel reads *.xlsx and *.xls)", path)
 	}
-	f, err := excelize.OpenReader(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("%s: not an xlsx file: %w", path, err)
-	}
-	defer f.Close()
-	sheet := cfg.sheet
-	if sheet == "" {
-		list := f.GetSheetList()
-		if len(list) == 0 {
-			return nil, fmt.Errorf("%s: the workbook has no sheet", path)
-		}
-		sheet = list[0]
-	} else if idx, err := f.GetSheetIndex(sheet); err != nil || idx < 0 {
-		return nil, fmt.Errorf("%s: no sheet %q (sheet_name)", path, sheet)
-	}
-	props, err := f.GetWorkbookProps()
+	rows, err := xlsxSheetRows(data, cfg.sheet)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	date1904 := props.Date1904 != nil && *props.Date1904
-	raw, err := f.GetRows(sheet, excelize.Options{RawCellValue: true})
-	if err != nil {
-		return nil, fmt.Errorf("%s: sheet %q: %w", path, sheet, err)
-	}
-	dateStyle := map[int]bool{}
-	isDate := func(axis string) bool {
-		id, err := f.GetCellStyle(sheet, axis)
-		if err != nil {
-			return false
-		}
-		d, ok := dateStyle[id]
-		if !ok {
-			if st, err := f.GetStyle(id); err == nil {
-				custom := ""
-				if st.CustomNumFmt != nil {
-					custom = *st.CustomNumFmt
-				}
-				d = isDateFormat(st.NumFmt, custom)
-			}
-			dateStyle[id] = d
-		}
-		return d
-	}
-	rows := make([][]docCell, len(raw))
-	for r, cells := range raw {
-		if len(cells) == 0 {
-			continue // no such row (POI's getRow is null)
-		}
-		rows[r] = make([]docCell, len(cells))
-		for j, v := range cells {
-			axis, _ := excelize.CoordinatesToCellName(j+1, r+1)
-			typ, err := f.GetCellType(sheet, axis)
-			if err != nil {
-				return nil, fmt.Errorf("%s: cell %s: %w", path, axis, err)
-			}
-			switch typ {
-			case excelize.CellTypeSharedString, excelize.CellTypeInlineString, excelize.CellTypeFormula:
-				rows[r][j] = docCell{kind: cellString, s: v}
-			case excelize.CellTypeBool:
-				rows[r][j] = docCell{kind: cellBool, b: v == "1" || strings.EqualFold(v, "true")}
-			case excelize.CellTypeError:
-				// POI's ERROR cells read as null.
-			case excelize.CellTypeDate:
-				t, err := time.Parse(time.RFC3339Nano, v)
-				if err != nil {
-					if t, err = time.Parse("2006-01-02T15:04:05.999999999", v); err != nil {
-						return nil, fmt.Errorf("%s: cell %s: bad date %q", path, axis, v)
-					}
-				}
-				sec, nano := row.TimestampOf(t)
-				rows[r][j] = docCell{kind: cellDate, sec: sec, nano: nano}
-			default:
-				if v == "" {
-					continue // a blank cell: null
-				}
-				n, err := strconv.ParseFloat(v, 64)
-				if err != nil {
-					rows[r][j] = docCell{kind: cellString, s: v}
-					continue
-				}
-				if isDate(axis) {
-					sec, nano, err := excelDate(n, date1904)
-					if err != nil {
-						return nil, fmt.Errorf("%s: cell %s: %w", path, axis, err)
-					}
-					rows[r][j] = docCell{kind: cellDate, sec: sec, nano: nano}
-				} else {
-					rows[r][j] = docCell{kind: cellNumber, f: n}
-				}
-			}
-		}
 	}
 	return sheetRecords(cfg, path, rows)
 }
@@ -239,80 +147,44 @@ func excelSerial(sec int64, nano int32) float64 {
 // text style, numbers and booleans in General, decimals as doubles, dates,
 // timestamps and times as Excel dates in date_format, datetime_format and
 // time_format, bytes as Java's list of byte values, maps and arrays as
-// JSON, rows as their fields joined by field_delimiter. Rows go to
-// excelize's stream writer, which spills to a temporary file.
+// JSON, rows as their fields joined by field_delimiter. Rows are streamed
+// into the file as they come (xlsxWriter).
 type excelOut struct {
 	cfg   *sinkConfig
-	file  *excelize.File
-	sw    *excelize.StreamWriter
-	next  int // the next row number, 1-based
+	xw    *xlsxWriter
 	width int
-	// styles
-	general, text, date, datetime, clock int
-	vals                                 []any
+	vals  []xlsxCell
 }
 
-func newExcelOut(cfg *sinkConfig) (*excelOut, error) {
-	f := excelize.NewFile()
-	x := &excelOut{cfg: cfg, file: f, next: 1}
-	sheet := "Sheet1"
-	if cfg.sheetName != "" && cfg.sheetName != sheet {
-		if err := f.SetSheetName(sheet, cfg.sheetName); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("sheet_name %q: %w", cfg.sheetName, err)
-		}
-		sheet = cfg.sheetName
-	}
-	var err error
-	style := func(s *excelize.Style) int {
-		if err != nil {
-			return 0
-		}
-		var id int
-		id, err = f.NewStyle(s)
-		return id
-	}
-	custom := func(p string) *excelize.Style { return &excelize.Style{CustomNumFmt: &p} }
-	x.general = style(&excelize.Style{NumFmt: 0})
-	x.text = style(&excelize.Style{NumFmt: 49})
-	x.date = style(custom(cfg.times.datePat))
-	x.datetime = style(custom(cfg.times.datetimePat))
-	x.clock = style(custom(cfg.times.todPat))
-	if err == nil {
-		x.sw, err = f.NewStreamWriter(sheet)
-	}
+func newExcelOut(cfg *sinkConfig, out io.Writer) (*excelOut, error) {
+	xw, err := newXLSXWriter(out, cfg.sheetName, cfg.times.datePat, cfg.times.datetimePat, cfg.times.todPat)
 	if err != nil {
-		f.Close()
 		return nil, err
 	}
+	x := &excelOut{cfg: cfg, xw: xw}
 	for _, c := range cfg.cols {
 		x.width = max(x.width, c+1)
 	}
-	x.vals = make([]any, x.width)
+	x.vals = make([]xlsxCell, x.width)
 	for k, c := range cfg.cols {
-		x.vals[c] = cfg.fields[k].Name
+		x.vals[c] = xlsxCell{kind: xlsxString, v: cfg.fields[k].Name, style: xfGeneral}
 	}
 	if err := x.flushRow(); err != nil {
-		x.file.Close()
 		return nil, err
 	}
 	return x, nil
 }
 
 func (x *excelOut) flushRow() error {
-	axis, _ := excelize.CoordinatesToCellName(1, x.next)
-	if err := x.sw.SetRow(axis, x.vals); err != nil {
-		return err
-	}
-	x.next++
+	err := x.xw.writeRow(x.vals)
 	clear(x.vals)
-	return nil
+	return err
 }
 
 // write writes rows idx of b.
 func (x *excelOut) write(b *row.Batch, idx []int) error {
-	if x.next+len(idx) > excelize.TotalRows+1 {
-		return fmt.Errorf("an xlsx sheet holds at most %d rows (lower batch_size)", excelize.TotalRows)
+	if x.xw.rows+len(idx) > xlsxMaxRows {
+		return fmt.Errorf("an xlsx sheet holds at most %d rows (lower batch_size)", xlsxMaxRows)
 	}
 	for _, i := range idx {
 		for k, c := range x.cfg.cols {
@@ -333,46 +205,64 @@ func (x *excelOut) write(b *row.Batch, idx []int) error {
 	return nil
 }
 
-func (x *excelOut) cell(c *row.Column, i int) (any, error) {
+func (x *excelOut) cell(c *row.Column, i int) (xlsxCell, error) {
 	t := c.Type
+	text := func(s string) (xlsxCell, error) { return xlsxCell{kind: xlsxString, v: s, style: xfText}, nil }
 	switch t.ID {
 	case row.TypeString:
-		return excelize.Cell{StyleID: x.text, Value: c.Str(i)}, nil
+		return text(c.Str(i))
 	case row.TypeBoolean:
-		return excelize.Cell{StyleID: x.general, Value: c.Bools[i]}, nil
+		v := "0"
+		if c.Bools[i] {
+			v = "1"
+		}
+		return xlsxCell{kind: xlsxBool, v: v, style: xfGeneral}, nil
 	case row.TypeTinyInt, row.TypeSmallInt, row.TypeInt, row.TypeBigInt:
-		return excelize.Cell{StyleID: x.general, Value: c.Ints[i]}, nil
+		return xlsxCell{kind: xlsxNumber, v: strconv.FormatInt(c.Ints[i], 10), style: xfGeneral}, nil
 	case row.TypeFloat:
-		return excelize.Cell{StyleID: x.general, Value: float32(c.Floats[i])}, nil
+		return xlsxNumberCell(c.Floats[i], 32, xfGeneral), nil
 	case row.TypeDouble:
-		return excelize.Cell{StyleID: x.general, Value: c.Floats[i]}, nil
+		return xlsxNumberCell(c.Floats[i], 64, xfGeneral), nil
 	case row.TypeDecimal:
 		f, _ := c.Decs[i].Float64()
-		return excelize.Cell{StyleID: x.general, Value: f}, nil
+		return xlsxNumberCell(f, 64, xfGeneral), nil
 	case row.TypeBytes:
 		b := c.Bins[i]
 		parts := make([]string, len(b))
 		for k, v := range b {
 			parts[k] = strconv.Itoa(int(int8(v)))
 		}
-		return excelize.Cell{StyleID: x.text, Value: "[" + strings.Join(parts, ", ") + "]"}, nil
+		return text("[" + strings.Join(parts, ", ") + "]")
 	case row.TypeDate:
-		return excelize.Cell{StyleID: x.date, Value: excelSerial(c.Ints[i]*86400, 0)}, nil
+		return xlsxNumberCell(excelSerial(c.Ints[i]*86400, 0), 64, xfDate), nil
 	case row.TypeTimestamp:
-		return excelize.Cell{StyleID: x.datetime, Value: excelSerial(c.Secs[i], c.Nanos[i])}, nil
+		return xlsxNumberCell(excelSerial(c.Secs[i], c.Nanos[i]), 64, xfDateTime), nil
 	case row.TypeTimestampTZ: // a date cell has no zone: OffsetDateTime's text
-		return excelize.Cell{StyleID: x.text, Value: string(row.AppendJavaTimestampTZ(nil, c.Secs[i], c.Nanos[i], c.Offs[i]))}, nil
+		return text(string(row.AppendJavaTimestampTZ(nil, c.Secs[i], c.Nanos[i], c.Offs[i])))
 	case row.TypeTime:
 		// Timestamp.valueOf(time.atDate(1970-01-01)).
-		return excelize.Cell{StyleID: x.clock, Value: excelSerial(c.Ints[i]/1e9, int32(c.Ints[i]%1e9))}, nil
+		return xlsxNumberCell(excelSerial(c.Ints[i]/1e9, int32(c.Ints[i]%1e9)), 64, xfTime), nil
 	case row.TypeArray, row.TypeMap:
-		return excelize.Cell{StyleID: x.text, Value: string(appendJSONBoxed(nil, t, c.Anys[i]))}, nil
+		return text(string(appendJSONBoxed(nil, t, c.Anys[i])))
 	case row.TypeRow:
-		return excelize.Cell{StyleID: x.text, Value: x.rowText(t, c.Anys[i])}, nil
+		return text(x.rowText(t, c.Anys[i]))
 	case row.TypeNull:
-		return nil, nil
+		return xlsxCell{}, nil
 	}
-	return nil, fmt.Errorf("type %s cannot be written to excel files", t)
+	return xlsxCell{}, fmt.Errorf("type %s cannot be written to excel files", t)
+}
+
+// xlsxNumberCell is a number cell as POI's setCellValue(double) writes it:
+// an infinity is the error #DIV/0! and NaN #NUM!; the number in its
+// shortest decimal form at bits' precision (a float's 1.1 is "1.1").
+func xlsxNumberCell(f float64, bits int, style int) xlsxCell {
+	switch {
+	case math.IsInf(f, 0):
+		return xlsxCell{kind: xlsxError, v: "#DIV/0!", style: style}
+	case math.IsNaN(f):
+		return xlsxCell{kind: xlsxError, v: "#NUM!", style: style}
+	}
+	return xlsxCell{kind: xlsxNumber, v: strconv.FormatFloat(f, 'f', -1, bits), style: style}
 }
 
 // rowText is ExcelGenerator.convert of a row: its fields joined by
@@ -402,11 +292,5 @@ func (x *excelOut) rowText(t *row.Type, v any) string {
 	return strings.Join(parts, x.cfg.nestedDelim)
 }
 
-// close writes the workbook to out.
-func (x *excelOut) close(out io.Writer) error {
-	defer x.file.Close()
-	if err := x.sw.Flush(); err != nil {
-		return err
-	}
-	return x.file.Write(out)
-}
+// close ends the workbook.
+func (x *excelOut) close() error { return x.xw.close() }

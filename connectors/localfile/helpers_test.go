@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -389,5 +390,30 @@ func compareRows(t testing.TB, names []string, got, want [][]any) {
 				t.Errorf("row %d field %s: got %s, want %s", i, names[j], show(got[i][j]), show(want[i][j]))
 			}
 		}
+	}
+}
+
+// mutate runs parse on n damaged copies of orig (one to four bytes
+// changed, every tenth also cut short), from a seeded generator, and fails
+// the test on a panic: a damaged file must be an error or other values.
+func mutate(t *testing.T, orig []byte, n int, seed uint64, parse func([]byte)) {
+	t.Helper()
+	r := mrand.New(mrand.NewPCG(seed, seed+1))
+	for i := range n {
+		bad := append([]byte(nil), orig...)
+		for k := 0; k < 1+i%4; k++ {
+			bad[r.IntN(len(bad))] = byte(r.IntN(256))
+		}
+		if i%10 == 0 {
+			bad = bad[:r.IntN(len(bad))]
+		}
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Fatalf("mutant %d panics: %v", i, p)
+				}
+			}()
+			parse(bad)
+		}()
 	}
 }

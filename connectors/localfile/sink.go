@@ -227,6 +227,12 @@ func newSinkConfig(cfg *config.PluginConfig, inputs []*row.Schema) (*sinkConfig,
 		}
 	case formatExcel:
 		sc.sheetName = cfg.String("sheet_name")
+		if sc.sheetName == "" {
+			sc.sheetName = "Sheet1"
+		}
+		if err := validSheetName(sc.sheetName); err != nil {
+			return nil, cfg.Errorf("sheet_name", "%v", err)
+		}
 	}
 	switch {
 	case sc.format == formatBinary || sc.format == formatExcel:

@@ -192,7 +192,7 @@ func (w *writer) fileFor(partDir string) (*outFile, error) {
 			return nil, err
 		}
 	case formatExcel:
-		if f.xl, err = newExcelOut(w.cfg); err != nil {
+		if f.xl, err = newExcelOut(w.cfg, f.f); err != nil {
 			f.f.Close()
 			os.Remove(f.path)
 			return nil, err
@@ -400,7 +400,7 @@ func (f *outFile) finish(w *writer) error {
 		err = f.orc.close()
 	}
 	if f.xl != nil {
-		err = f.xl.close(f.f)
+		err = f.xl.close()
 	}
 	if f.xml != nil {
 		w.writeLine(f, f.xml.footer())
