@@ -47,7 +47,7 @@ func xlsxSheetRows(data []byte, sheet string) ([][]docCell, error) {
 	}
 	pkg := xlsxPackage{files: map[string]*zip.File{}}
 	for _, f := range zr.File {
-		pkg.files[strings.TrimPrefix(f.Name, "/")] = f
+		pkg.files[strings.ToLower(strings.TrimPrefix(f.Name, "/"))] = f
 	}
 	wbPath := "xl/workbook.xml"
 	if rels, err := pkg.rels("_rels/.rels", ""); err == nil {
@@ -108,7 +108,7 @@ func xlsxSheetRows(data []byte, sheet string) ([][]docCell, error) {
 			return nil, err
 		}
 	}
-	f := pkg.files[sheetPath]
+	f := pkg.part(sheetPath)
 	if f == nil {
 		return nil, fmt.Errorf("sheet %q: no part %s", wb.Sheets[k].Name, sheetPath)
 	}
@@ -124,11 +124,14 @@ func xlsxSheetRows(data []byte, sheet string) ([][]docCell, error) {
 	return rows, nil
 }
 
-// xlsxPackage is a workbook's parts by name.
+// xlsxPackage is a workbook's parts by name, which compare ignoring case
+// (as the Open Packaging Conventions have them).
 type xlsxPackage struct{ files map[string]*zip.File }
 
+func (p xlsxPackage) part(name string) *zip.File { return p.files[strings.ToLower(name)] }
+
 func (p xlsxPackage) decode(name string, v any) error {
-	f := p.files[name]
+	f := p.part(name)
 	if f == nil {
 		return fmt.Errorf("no part %s", name)
 	}
@@ -188,7 +191,7 @@ func (p xlsxPackage) rels(name, dir string) (xlsxRels, error) {
 // sharedStrings reads the shared string table: each item's text, its rich
 // text runs joined, phonetic runs left out.
 func (p xlsxPackage) sharedStrings(name string) ([]string, error) {
-	f := p.files[name]
+	f := p.part(name)
 	if f == nil {
 		return nil, nil
 	}
@@ -286,7 +289,7 @@ func (p xlsxPackage) dateStyles(name string) ([]bool, error) {
 			NumFmt int `xml:"numFmtId,attr"`
 		} `xml:"cellXfs>xf"`
 	}
-	if p.files[name] == nil {
+	if p.part(name) == nil {
 		return nil, nil
 	}
 	if err := p.decode(name, &doc); err != nil {

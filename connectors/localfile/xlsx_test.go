@@ -218,7 +218,8 @@ func TestXLSXReadsExcelizeWorkbooks(t *testing.T) {
 }
 
 // TestXLSXStrict reads a workbook in ISO 29500 strict namespaces, with
-// absolute part names and no cell or row references, as some tools
+// absolute part names, a part whose name differs in case from its
+// relationship's target, and no cell or row references, as some tools
 // write them.
 func TestXLSXStrict(t *testing.T) {
 	const ns = `xmlns="http://purl.oclc.org/ooxml/spreadsheetml/main" xmlns:r="http://purl.oclc.org/ooxml/officeDocument/relationships"`
@@ -229,7 +230,7 @@ func TestXLSXStrict(t *testing.T) {
 		"book/wb.xml": `<workbook ` + ns + `><sheets><sheet name="S" sheetId="1" r:id="x"/></sheets></workbook>`,
 		"book/_rels/wb.xml.rels": `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="x" Type="` + rel +
 			`worksheet" Target="/book/s.xml"/><Relationship Id="y" Type="` + rel + `sharedStrings" Target="strings.xml"/></Relationships>`,
-		"book/strings.xml": `<sst ` + ns + `><si><t>zero</t></si><si><r><t>o</t></r><r><t>ne</t></r><rPh><t>ワン</t></rPh></si></sst>`,
+		"book/Strings.xml": `<sst ` + ns + `><si><t>zero</t></si><si><r><t>o</t></r><r><t>ne</t></r><rPh><t>ワン</t></rPh></si></sst>`,
 		"book/s.xml": `<worksheet ` + ns + `><sheetData><row><c t="s"><v>1</v></c><c><v>2.5</v></c></row>` +
 			`<row><c t="s"><v>0</v></c><c t="e"><v>#N/A</v></c><c t="inlineStr"><is><t>in_x000A_line</t></is></c><c t="d"><v>2024-02-29T12:00:00</v></c></row></sheetData></worksheet>`,
 	}
