@@ -4268,8 +4268,12 @@ type CompletedCheckpoint struct {
 	Timings         []*SubtaskTiming `protobuf:"bytes,18,rep,name=timings,proto3" json:"timings,omitempty"`
 	Commits         []*CommitTiming  `protobuf:"bytes,19,rep,name=commits,proto3" json:"commits,omitempty"`
 	CommittedUnixMs int64            `protobuf:"varint,20,opt,name=committed_unix_ms,json=committedUnixMs,proto3" json:"committed_unix_ms,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// When the coordinator sent the triggers: the store had handed out the
+	// checkpoint's id (trigger_unix_us until then; 0 when taken by an older
+	// stactor).
+	TriggersSentUnixUs int64 `protobuf:"varint,21,opt,name=triggers_sent_unix_us,json=triggersSentUnixUs,proto3" json:"triggers_sent_unix_us,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *CompletedCheckpoint) Reset() {
@@ -4438,6 +4442,13 @@ func (x *CompletedCheckpoint) GetCommits() []*CommitTiming {
 func (x *CompletedCheckpoint) GetCommittedUnixMs() int64 {
 	if x != nil {
 		return x.CommittedUnixMs
+	}
+	return 0
+}
+
+func (x *CompletedCheckpoint) GetTriggersSentUnixUs() int64 {
+	if x != nil {
+		return x.TriggersSentUnixUs
 	}
 	return 0
 }
@@ -5004,7 +5015,7 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\aundo_to\x18\f \x01(\x03R\x06undoTo\"G\n" +
 	"\x11CommitOnNodeReply\x12\x14\n" +
 	"\x05error\x18\x01 \x01(\tR\x05error\x12\x1c\n" +
-	"\tpermanent\x18\x02 \x01(\bR\tpermanent\"\x89\a\n" +
+	"\tpermanent\x18\x02 \x01(\bR\tpermanent\"\xbc\a\n" +
 	"\x13CompletedCheckpoint\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x1a\n" +
 	"\bpipeline\x18\x02 \x01(\x05R\bpipeline\x12\x0e\n" +
@@ -5028,7 +5039,8 @@ const file_messages_stactor_proto_rawDesc = "" +
 	"\x0ftrigger_unix_us\x18\x11 \x01(\x03R\rtriggerUnixUs\x129\n" +
 	"\atimings\x18\x12 \x03(\v2\x1f.stactor.messages.SubtaskTimingR\atimings\x128\n" +
 	"\acommits\x18\x13 \x03(\v2\x1e.stactor.messages.CommitTimingR\acommits\x12*\n" +
-	"\x11committed_unix_ms\x18\x14 \x01(\x03R\x0fcommittedUnixMs\x1a>\n" +
+	"\x11committed_unix_ms\x18\x14 \x01(\x03R\x0fcommittedUnixMs\x121\n" +
+	"\x15triggers_sent_unix_us\x18\x15 \x01(\x03R\x12triggersSentUnixUs\x1a>\n" +
 	"\x10ParallelismEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x05R\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\"{\n" +

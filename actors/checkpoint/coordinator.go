@@ -71,6 +71,7 @@ type inflight struct {
 	id      int64 // -1 until the store handed it out
 	typ     string
 	started time.Time
+	sent    time.Time // the triggers sent, the id in hand
 	acks    map[string]*messages.CheckpointAck
 	need    int
 	// writing: every ack is in and the completed checkpoint (cp) is being
@@ -273,7 +274,7 @@ func (c *Coordinator) onIDReserved(ctx actor.Context, m *idReserved) {
 		c.fail(ctx, fmt.Sprintf("checkpoint storage: %v", m.err), errors.Is(m.err, storage.ErrFenced))
 		return
 	}
-	in.id = m.id
+	in.id, in.sent = m.id, time.Now()
 	for _, pid := range c.enums {
 		ctx.Send(pid, &messages.CheckpointTrigger{Id: in.id, Type: in.typ})
 	}
@@ -344,7 +345,8 @@ func (c *Coordinator) onAck(ctx actor.Context, a *messages.CheckpointAck) {
 func (c *Coordinator) write(ctx actor.Context) {
 	in := c.inflight
 	cp := &messages.CompletedCheckpoint{JobId: c.jobID, Pipeline: int32(c.pipe.ID), Id: in.id, Attempt: int32(c.attempt), Term: c.term,
-		Type: in.typ, TriggerUnixMs: in.started.UnixMilli(), TriggerUnixUs: in.started.UnixMicro(), Parallelism: map[int32]int32{}}
+		Type: in.typ, TriggerUnixMs: in.started.UnixMilli(), TriggerUnixUs: in.started.UnixMicro(), TriggersSentUnixUs: in.sent.UnixMicro(),
+		Parallelism: map[int32]int32{}}
 	for _, v := range c.pipe.Vertices {
 		cp.Parallelism[int32(v.ID)] = int32(v.Parallelism)
 	}

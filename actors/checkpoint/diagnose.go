@@ -21,7 +21,13 @@ const (
 	ReasonState = "writing state"
 	// ReasonCommit: a sink committing the checkpoint's output.
 	ReasonCommit = "committing"
+	// ReasonID: the checkpoint storage handing out the checkpoint's id,
+	// before any trigger is sent.
+	ReasonID = "reserving the checkpoint id"
 )
+
+// StorageVertex names the checkpoint storage where a Delay is its.
+const StorageVertex = "checkpoint storage"
 
 // Topology is what the diagnosis needs of a job's plan: names of vertices
 // and chains, and which chains feed which over channels.
@@ -115,6 +121,9 @@ func Diagnose(cp *messages.CompletedCheckpoint, topo Topology) Diagnosis {
 	if trigger == 0 {
 		trigger = cp.TriggerUnixMs * 1000
 	}
+	// The triggers go out once the store has handed out the id: a source
+	// is only late from then on.
+	sent := max(trigger, cp.TriggersSentUnixUs)
 	forwarded := map[int][]int64{} // by chain: when each subtask forwarded its barrier
 	for _, t := range cp.Timings {
 		forwarded[int(t.Chain)] = append(forwarded[int(t.Chain)], t.BarrierUnixUs+t.SnapshotUs)
@@ -140,7 +149,7 @@ func Diagnose(cp *messages.CompletedCheckpoint, topo Topology) Diagnosis {
 			StateWrite: us(t.StateWriteUs), Ack: us(t.AckUnixUs - trigger), StateBytes: t.StateBytes,
 			ChannelBatches: t.ChannelBatches, ChannelBytes: t.ChannelBytes})
 		// When could it have seen the barrier, and all its markers?
-		first, last := trigger, trigger
+		first, last := sent, sent
 		if ups := topo.Upstream[chain]; len(ups) > 0 {
 			first, last = int64(1<<62), int64(0)
 			for _, u := range ups {
@@ -149,7 +158,7 @@ func Diagnose(cp *messages.CompletedCheckpoint, topo Topology) Diagnosis {
 				}
 			}
 			if last == 0 {
-				first, last = trigger, trigger
+				first, last = sent, sent
 			}
 		}
 		if busy := us(t.BarrierUnixUs - first); busy > 0 {
@@ -181,6 +190,10 @@ func Diagnose(cp *messages.CompletedCheckpoint, topo Topology) Diagnosis {
 			parts = append(parts, Delay{Vertex: name, Chain: chain, Subtask: int(t.Subtask), Reason: ReasonState, Took: us(t.StateWriteUs),
 				Detail: fmt.Sprintf("writing %s of state (%s of it channel state) to checkpoint storage", bytesText(t.StateBytes), bytesText(t.ChannelBytes))})
 		}
+	}
+	if sent > trigger {
+		parts = append(parts, Delay{Vertex: StorageVertex, Chain: -1, Subtask: -1, Reason: ReasonID, Took: time.Duration(sent-trigger) * time.Microsecond,
+			Detail: "the store handed out the checkpoint's id before any barrier could be sent (a slow or busy store)"})
 	}
 	for _, c := range cp.Commits {
 		name := topo.Vertices[int(c.Vertex)]

@@ -44,6 +44,14 @@ func TestDiagnose(t *testing.T) {
 			timing(0, 0, 100, 50, 150, 200), timing(0, 1, 100, 50, 150, 200),
 			timing(1, 0, 300, 10, 400, 700_000)}),
 			"Sink[0]-Slow #0: writing state (700ms: writing 0 B of state (0 B of it channel state) to checkpoint storage)"},
+		{"the store's id, not the sources, when the triggers went out late", func() *messages.CompletedCheckpoint {
+			c := cp([]*messages.SubtaskTiming{
+				timing(0, 0, 5_000_100, 50, 5_000_150, 200), timing(0, 1, 5_000_120, 50, 5_000_170, 200),
+				timing(1, 0, 5_000_300, 10, 5_000_400, 300)})
+			c.TriggersSentUnixUs = 1_000_000 + 5_000_000
+			return c
+		}(),
+			"checkpoint storage: reserving the checkpoint id (5s: the store handed out the checkpoint's id before any barrier could be sent (a slow or busy store))"},
 		{"committing", cp([]*messages.SubtaskTiming{
 			timing(0, 0, 100, 50, 150, 200), timing(1, 0, 300, 10, 400, 500)},
 			&messages.CommitTiming{Vertex: 1, CommitUs: 2_000_000}),
