@@ -1,7 +1,6 @@
 package natschan
 
 import (
-	"encoding/binary"
 	"fmt"
 	"sync/atomic"
 
@@ -57,18 +56,22 @@ func (d *demux) handle(subject string, msg []byte) {
 	if d.failed {
 		return
 	}
-	if len(msg) >= 3 && msg[0] == frameMagic0 && msg[1] == frameMagic1 && msg[2] != frameVersion {
-		d.fail(fmt.Errorf("%w: %s: a channel message of wire version %d, this node's is %d: every node of a cluster must run the same stactor build", ErrCorrupt, subject, msg[2], frameVersion))
+	v, ok := frameVersionOf(msg)
+	if ok && v != frameVersion {
+		d.fail(fmt.Errorf("%w: %s: a channel message of wire version %d, this node's is %d: every node of a cluster must run the same stactor build", ErrCorrupt, subject, v, frameVersion))
 		return
 	}
-	if !isFrame(msg) || int32(binary.LittleEndian.Uint32(msg[8:])) != d.attempt || binary.LittleEndian.Uint64(msg[20:]) != d.term {
-		// Another attempt's or leader's sender (a paused node that woke
-		// up) or not a channel message at all: it must not count (DESIGN
-		// §6 fencing).
-		d.dropped.Add(1)
+	if !ok || len(msg) < frameSize {
+		d.dropped.Add(1) // not a channel message at all
 		return
 	}
 	f, data, err := readFrame(msg)
+	if f.attempt != d.attempt || f.term != d.term {
+		// Another attempt's or leader's sender (a paused node that woke
+		// up): it must not count (DESIGN §6 fencing).
+		d.dropped.Add(1)
+		return
+	}
 	edge, ok := edgeOf(subject)
 	if !ok || f.from < 0 {
 		d.fail(fmt.Errorf("%w: %s: no channel in the subject or sending subtask %d", ErrCorrupt, subject, f.from))

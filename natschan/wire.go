@@ -91,15 +91,20 @@ func appendFrame(dst []byte, f *frame) []byte {
 	return append(dst, f.typ...)
 }
 
-// isFrame tells whether msg starts like a channel message of this
-// version; anything else on a channel subject is not ours to judge.
-func isFrame(msg []byte) bool {
-	return len(msg) >= frameSize && msg[0] == frameMagic0 && msg[1] == frameMagic1 && msg[2] == frameVersion
+// frameVersionOf is the wire version of a message that starts with the
+// frame's magic; ok is false for anything else on a channel subject,
+// which is not ours to judge.
+func frameVersionOf(msg []byte) (version byte, ok bool) {
+	if len(msg) < 3 || msg[0] != frameMagic0 || msg[1] != frameMagic1 {
+		return 0, false
+	}
+	return msg[2], true
 }
 
-// readFrame reads the frame of a message that isFrame and returns the
-// payload after it (aliasing msg). Only the type's length can be wrong
-// here; the fields' values are the demux's to check.
+// readFrame reads the frame of a message of this version at least
+// frameSize long and returns the payload after it (aliasing msg). Only the
+// type's length can be wrong here, and f's fixed fields are read even
+// then; the fields' values are the demux's to check.
 func readFrame(msg []byte) (f frame, payload []byte, err error) {
 	_ = msg[frameSize-1]
 	f = frame{
@@ -114,7 +119,7 @@ func readFrame(msg []byte) (f frame, payload []byte, err error) {
 	}
 	end := frameSize + int(msg[44])
 	if end > len(msg) {
-		return frame{}, nil, fmt.Errorf("a barrier type of %d bytes in a message of %d", msg[44], len(msg))
+		return f, nil, fmt.Errorf("a barrier type of %d bytes in a message of %d", msg[44], len(msg))
 	}
 	if end > frameSize {
 		f.typ = string(msg[frameSize:end])

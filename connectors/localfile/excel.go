@@ -183,8 +183,8 @@ func (x *excelOut) flushRow() error {
 
 // write writes rows idx of b.
 func (x *excelOut) write(b *row.Batch, idx []int) error {
-	if x.xw.rows+len(idx) > xlsxMaxRows {
-		return fmt.Errorf("an xlsx sheet holds at most %d rows (lower batch_size)", xlsxMaxRows)
+	if err := x.xw.room(len(idx)); err != nil {
+		return err // before any row of the batch is written
 	}
 	for _, i := range idx {
 		for k, c := range x.cfg.cols {

@@ -264,17 +264,29 @@ func xlsxUnescape(s string) string {
 	}
 	var sb strings.Builder
 	for i := 0; i < len(s); {
-		if i+7 <= len(s) && s[i] == '_' && s[i+1] == 'x' && s[i+6] == '_' {
-			if v, err := strconv.ParseUint(s[i+2:i+6], 16, 16); err == nil {
-				sb.WriteRune(rune(v))
-				i += 7
-				continue
-			}
+		if xlsxEscaped(s, i) {
+			v, _ := strconv.ParseUint(s[i+2:i+6], 16, 16)
+			sb.WriteRune(rune(v))
+			i += 7
+			continue
 		}
 		sb.WriteByte(s[i])
 		i++
 	}
 	return sb.String()
+}
+
+// xlsxEscaped tells whether an _xHHHH_ escape starts at s[i].
+func xlsxEscaped(s string, i int) bool {
+	if i+7 > len(s) || s[i] != '_' || s[i+1] != 'x' || s[i+6] != '_' {
+		return false
+	}
+	for _, c := range []byte(s[i+2 : i+6]) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // dateStyles reads which cell formats (by index, a cell's s) show numbers

@@ -128,8 +128,8 @@ func validSheetName(name string) error {
 
 // writeRow writes the next row: cells[j] in column j, none where zero.
 func (x *xlsxWriter) writeRow(cells []xlsxCell) error {
-	if x.rows >= xlsxMaxRows {
-		return fmt.Errorf("an xlsx sheet holds at most %d rows (lower batch_size)", xlsxMaxRows)
+	if err := x.room(1); err != nil {
+		return err
 	}
 	x.rows++
 	r := strconv.Itoa(x.rows)
@@ -166,6 +166,14 @@ func (x *xlsxWriter) writeRow(cells []xlsxCell) error {
 	return err
 }
 
+// room fails when n more rows would not fit the sheet.
+func (x *xlsxWriter) room(n int) error {
+	if x.rows+n > xlsxMaxRows {
+		return fmt.Errorf("an xlsx sheet holds at most %d rows (lower batch_size)", xlsxMaxRows)
+	}
+	return nil
+}
+
 // appendXLSXText escapes s for a t element: XML's escapes, and Excel's
 // _xHHHH_ for the characters XML 1.0 cannot hold (and for a literal
 // underscore that would read as such an escape), as Excel writes them.
@@ -183,7 +191,7 @@ func appendXLSXText(b []byte, s string) []byte {
 			b = append(b, "&#xD;"...)
 		case c < 0x20 && c != '\t' && c != '\n':
 			b = fmt.Appendf(b, "_x%04X_", c)
-		case c == '_' && i+7 <= len(s) && s[i+1] == 'x' && s[i+6] == '_' && isHex4(s[i+2:i+6]):
+		case c == '_' && xlsxEscaped(s, i):
 			b = append(b, "_x005F_"...)
 		case c >= utf8.RuneSelf:
 			r, n := utf8.DecodeRuneInString(s[i:])
@@ -198,11 +206,6 @@ func appendXLSXText(b []byte, s string) []byte {
 		}
 	}
 	return b
-}
-
-func isHex4(s string) bool {
-	_, err := strconv.ParseUint(s, 16, 16)
-	return err == nil && len(s) == 4
 }
 
 // close ends the sheet and the package.
