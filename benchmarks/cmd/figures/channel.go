@@ -19,6 +19,9 @@ import (
 // from round to round on a 2-core machine, so the figure is the median of
 // the rounds' ratios, each taken from two runs a second apart.
 func channel(e *env) (string, error) {
+	if e.o.channelRounds < 1 {
+		return "", fmt.Errorf("-channel-rounds %d: at least one round", e.o.channelRounds)
+	}
 	bin := filepath.Join(e.tmp, "natschan.test")
 	root, err := harness.ModuleRoot()
 	if err != nil {
