@@ -19,13 +19,9 @@ import (
 
 // What `stactor run` gives `stactor tap` and `stactor top` (DESIGN §9):
 // its subtasks' taps and its JobMaster's metrics snapshots, on the NATS
-// server of --nats URL, or on one the run serves itself on loopback. The
-// run writes that server's URL to STACTOR_HOME/run/JOB.nats while it
-// runs, where tap and top look first. The run's own server starts only
-// when the first of them connects (natsserver.Lazy): until then the run's
-// client is refused and keeps trying, its subscriptions wait to be sent
-// and its metrics snapshots are dropped, as while any NATS connection is
-// down, without being buffered.
+// server of --nats URL, or on one the run serves itself on loopback
+// (monitor/natsserver). The run writes that server's URL to
+// STACTOR_HOME/run/JOB.nats while it runs, where tap and top look first.
 
 // tapOptions are the tap.* engine settings.
 func (s *settings) tapOptions() (tap.Options, error) {
@@ -48,7 +44,7 @@ func (s *settings) prefix() string { return "stactor." + s.v.GetString("cluster"
 // localMonitor is a local run's NATS connection for taps and metrics,
 // and the embedded server when it serves one.
 type localMonitor struct {
-	srv  *natsserver.Lazy
+	srv  *natsserver.Server
 	nc   *nats.Conn
 	url  string
 	file string // STACTOR_HOME/run/JOB.nats
@@ -62,15 +58,13 @@ func startLocalMonitor(s *settings, url, jobID string) (*localMonitor, error) {
 	}
 	m := &localMonitor{url: url}
 	opts := []nats.Option{nats.Name("stactor-run-" + jobID), nats.MaxReconnects(-1)}
-	connected := make(chan struct{}) // the embedded server's first connection
 	if url == "" {
 		srv, err := natsserver.Listen("127.0.0.1")
 		if err != nil {
 			return nil, err
 		}
 		m.srv, m.url = srv, srv.URL()
-		opts = append(opts, nats.InProcessServer(srv), nats.RetryOnFailedConnect(true), nats.ReconnectBufSize(-1),
-			nats.ConnectHandler(func(*nats.Conn) { close(connected) }))
+		opts = append(opts, nats.InProcessServer(srv))
 	} else {
 		auth, err := s.natsAuth().Options()
 		if err != nil {
@@ -84,19 +78,6 @@ func startLocalMonitor(s *settings, url, jobID string) (*localMonitor, error) {
 		return nil, &exitError{2, fmt.Errorf("--nats %s: connecting for taps and metrics: %w", m.url, err)}
 	}
 	m.nc = nc
-	if m.srv != nil {
-		m.srv.OnStart(func() {
-			// Connected (and subscribed) before the first client's bytes
-			// reach the server, unless that takes over a second: a tap
-			// repeats its interest every second anyway.
-			if nc.ForceReconnect() == nil {
-				select {
-				case <-connected:
-				case <-time.After(time.Second):
-				}
-			}
-		})
-	}
 	dir := filepath.Join(s.v.GetString("home"), "run")
 	if err := os.MkdirAll(dir, 0o755); err == nil {
 		m.file = filepath.Join(dir, jobID+".nats")
@@ -112,11 +93,6 @@ func startLocalMonitor(s *settings, url, jobID string) (*localMonitor, error) {
 func (m *localMonitor) wire(cfg *engine.Config, s *settings, opts tap.Options, log zerolog.Logger) {
 	if m == nil {
 		return
-	}
-	if m.srv != nil {
-		m.srv.OnError(func(err error) {
-			log.Warn().Err(err).Msg("a tap or top was refused: this run's embedded NATS server did not start (the next one tries again)")
-		})
 	}
 	cfg.Task.Taps = tap.NewHub(m.nc, s.prefix(), opts, log)
 	cfg.Metrics = metrics.NewPublisher(m.nc, s.prefix(), log)

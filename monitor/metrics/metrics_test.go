@@ -8,14 +8,14 @@ import (
 	"github.com/rs/zerolog"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/stactor/stactor/internal/natstest"
 	"github.com/stactor/stactor/messages"
-	"github.com/stactor/stactor/monitor/natsserver"
 )
 
 // A published snapshot reaches a subscriber of its job and of every job,
 // whole; a subscriber of another job gets nothing.
 func TestPublishSubscribe(t *testing.T) {
-	s, err := natsserver.Start("127.0.0.1")
+	s, err := natstest.Start("127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,140 +1,106 @@
-// Package natsserver serves an embedded NATS server for a local
-// `stactor run` that was given no --nats (DESIGN §9): its taps and
-// metrics subjects then live on a server in the run's own process, on
-// loopback, which `stactor tap` and `stactor top` on the same machine
-// reach. Core NATS only: a local run keeps its checkpoints on disk.
-//
-// A local run serves it lazily (Lazy): it listens on loopback at once,
-// but starts the server only when the first client (a tap or top)
-// connects there, and then carries each client's bytes to the server's
-// in-process connections. Most runs are never tapped, and starting the
-// server is the largest part of a local run's own start: its code, run
-// once, is about 4 MiB of the process's resident pages (workload 2 of
-// benchmarks/RESULTS.md: 51 → 47 MiB peak RSS).
-//
-// A server that fails to start is not silent: the client that asked for
-// it is told why in the NATS protocol's own way (an INFO, then -ERR with
-// the cause, which nats.go returns from Connect as "nats: …"), OnError
-// hears it on the run's side, and the next client tries again.
 package natsserver
 
 import (
 	"errors"
 	"fmt"
-	"io"
+	"math/rand/v2"
 	"net"
-	"strings"
+	"strconv"
 	"sync"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nuid"
 )
 
-// Start serves NATS on host (127.0.0.1 for loopback) at an OS-assigned
-// port; Shutdown stops it.
-func Start(host string) (*server.Server, error) {
-	return start(&server.Options{Host: host, Port: -1})
+const (
+	// MaxPayload is the largest message a client may publish (nats-server's
+	// default, which nats.go reads from the server's INFO).
+	MaxPayload = 1 << 20
+	// MaxPending is how many bytes of messages may wait for one client
+	// before it is disconnected as a slow consumer.
+	MaxPending = 8 << 20
+	// WriteDeadline is how long a write to a client may block before the
+	// client is disconnected (nats-server's default).
+	WriteDeadline = 10 * time.Second
+	// maxControlLine is the longest protocol line but a CONNECT's.
+	maxControlLine = 4096
+	// maxConnectLine is the longest CONNECT line (it carries the
+	// client's name and options), and the room a client's lines are read
+	// in.
+	maxConnectLine = 16 << 10
+)
+
+// Server serves core NATS on a loopback listener and to in-process
+// connections. Safe for concurrent use.
+type Server struct {
+	ln            net.Listener
+	id            string
+	maxPending    int           // MaxPending, or a test's
+	writeDeadline time.Duration // WriteDeadline, or a test's
+
+	mu      sync.Mutex // protects the fields below, and every client's opts and subs
+	clients map[*client]struct{}
+	subs    map[*subscription]struct{}
+	nextID  uint64
+	closed  bool
+
+	wg sync.WaitGroup // the accept loop and every client's two goroutines
 }
 
-// start starts a server of o: quiet, no signal handlers, no system
-// account (a local run needs neither its monitoring nor JetStream, and it
-// costs a few ms of CPU at start and while idle).
-func start(o *server.Options) (*server.Server, error) {
-	o.NoLog, o.NoSigs, o.NoSystemAccount = true, true, true
-	s, err := server.NewServer(o)
+// Listen serves on host (127.0.0.1 for loopback) at an OS-assigned port.
+func Listen(host string) (*Server, error) { return listen(host, MaxPending, WriteDeadline) }
+
+// listen is Listen with other limits (a test's).
+func listen(host string, maxPending int, writeDeadline time.Duration) (*Server, error) {
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
-		return nil, fmt.Errorf("embedded NATS server: %w", err)
+		return nil, fmt.Errorf("NATS server: %w", err)
 	}
-	s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		s.Shutdown()
-		return nil, fmt.Errorf("embedded NATS server on %s did not start", o.Host)
+	s := &Server{
+		ln: ln, id: nuid.Next(), maxPending: maxPending, writeDeadline: writeDeadline,
+		clients: map[*client]struct{}{}, subs: map[*subscription]struct{}{},
 	}
+	s.wg.Add(1)
+	go s.accept()
 	return s, nil
 }
 
-// ErrNotStarted is what Lazy.InProcessConn returns before a client has
-// connected: nothing has asked for the server yet.
-var ErrNotStarted = errors.New("embedded NATS server: not started (no client has connected)")
-
-// Lazy is an embedded server started on first use: Listen listens on
-// loopback, and the first connection accepted there starts the server
-// (which itself listens nowhere); every accepted connection is then
-// carried to one of the server's in-process connections. The process's
-// own client connects with nats.InProcessServer(lazy) and
-// nats.RetryOnFailedConnect: it is refused (ErrNotStarted) until the
-// server runs, and OnStart tells it to try again then. Safe for
-// concurrent use.
-type Lazy struct {
-	ln net.Listener
-	wg sync.WaitGroup
-
-	start func(*server.Options) (*server.Server, error) // start, or a test's
-
-	mu      sync.Mutex // protects the fields below
-	srv     *server.Server
-	onStart func()
-	onError func(error)
-	conns   map[net.Conn]struct{}
-	closed  bool
-}
-
-// Listen listens on host (127.0.0.1 for loopback) at an OS-assigned port.
-func Listen(host string) (*Lazy, error) {
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	if err != nil {
-		return nil, fmt.Errorf("embedded NATS server: %w", err)
-	}
-	l := &Lazy{ln: ln, start: start, conns: map[net.Conn]struct{}{}}
-	l.wg.Add(1)
-	go l.accept()
-	return l, nil
-}
-
 // URL is where clients connect (nats://host:port).
-func (l *Lazy) URL() string { return "nats://" + l.ln.Addr().String() }
+func (s *Server) URL() string { return "nats://" + s.ln.Addr().String() }
 
-// OnStart sets fn to run once the server has started, before the first
-// client's bytes reach it (the process's own client reconnecting, so
-// that it subscribes before the first client asks anything).
-func (l *Lazy) OnStart(fn func()) {
-	l.mu.Lock()
-	l.onStart = fn
-	l.mu.Unlock()
-}
-
-// OnError sets fn to hear every failure to start the server (each one
-// refused a client, which was told the same cause); the next client tries
-// again.
-func (l *Lazy) OnError(fn func(error)) {
-	l.mu.Lock()
-	l.onError = fn
-	l.mu.Unlock()
-}
-
-// InProcessConn is a new in-process connection to the server once it
-// runs (nats.InProcessConnProvider), ErrNotStarted before.
-func (l *Lazy) InProcessConn() (net.Conn, error) {
-	l.mu.Lock()
-	srv := l.srv
-	l.mu.Unlock()
-	if srv == nil {
-		return nil, ErrNotStarted
+// InProcessConn is a new connection to the server through a pipe, for a
+// client in this process (nats.InProcessServer); net.ErrClosed after
+// Close.
+func (s *Server) InProcessConn() (net.Conn, error) {
+	ours, theirs := net.Pipe()
+	if !s.serve(ours) {
+		return nil, fmt.Errorf("NATS server: %w", net.ErrClosed)
 	}
-	return srv.InProcessConn()
+	return theirs, nil
 }
 
-// Started reports whether a client has started the server.
-func (l *Lazy) Started() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.srv != nil
+// Close stops listening, disconnects every client and waits for their
+// goroutines to end. Safe to call more than once.
+func (s *Server) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		s.wg.Wait()
+		return
+	}
+	s.closed = true
+	for c := range s.clients {
+		c.conn.Close()
+	}
+	s.mu.Unlock()
+	s.ln.Close()
+	s.wg.Wait()
 }
 
-func (l *Lazy) accept() {
-	defer l.wg.Done()
+func (s *Server) accept() {
+	defer s.wg.Done()
 	for {
-		c, err := l.ln.Accept()
+		conn, err := s.ln.Accept()
 		if err != nil {
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() {
@@ -142,129 +108,144 @@ func (l *Lazy) accept() {
 			}
 			return // closed
 		}
-		if !l.track(c) {
-			c.Close()
+		if !s.serve(conn) {
+			conn.Close()
 			return
 		}
-		srv, err := l.server()
-		var sc net.Conn
-		if err == nil {
-			sc, err = srv.InProcessConn()
-		}
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				l.untrack(c)
-				c.Close()
-				continue
-			}
-			l.mu.Lock()
-			fn := l.onError
-			l.mu.Unlock()
-			if fn != nil {
-				fn(err)
-			}
-			l.wg.Add(1)
-			go l.refuse(c, err)
-			continue
-		}
-		l.wg.Add(1)
-		go l.carry(c, sc)
 	}
 }
 
-// server is the server, started by the first call.
-func (l *Lazy) server() (*server.Server, error) {
-	l.mu.Lock()
-	srv := l.srv
-	l.mu.Unlock()
-	if srv != nil {
-		return srv, nil
-	}
-	srv, err := l.start(&server.Options{Host: "127.0.0.1", DontListen: true})
-	if err != nil {
-		return nil, err
-	}
-	l.mu.Lock()
-	if l.closed {
-		l.mu.Unlock()
-		srv.Shutdown()
-		return nil, net.ErrClosed
-	}
-	l.srv = srv
-	fn := l.onStart
-	l.mu.Unlock()
-	if fn != nil {
-		fn()
-	}
-	return srv, nil
-}
-
-// refuse tells a client why it gets no server, as a NATS server refuses a
-// client: an INFO, so that the client sends its CONNECT, then -ERR with
-// the cause, which the client returns from Connect. It waits (briefly) for
-// the client to hang up, so that closing does not reset the connection
-// before the client has read the cause.
-func (l *Lazy) refuse(c net.Conn, cause error) {
-	defer l.wg.Done()
-	defer l.untrack(c)
-	defer c.Close()
-	msg := strings.NewReplacer("'", "", "\r", " ", "\n", " ").Replace(cause.Error())
-	_ = c.SetDeadline(time.Now().Add(2 * time.Second))
-	if _, err := fmt.Fprintf(c, "INFO {\"server_id\":\"stactor-embedded\",\"proto\":1,\"max_payload\":1048576,\"headers\":true}\r\n-ERR '%s'\r\n", msg); err != nil {
-		return
-	}
-	_, _ = io.Copy(io.Discard, c) // until the client closes or the deadline
-}
-
-// carry copies bytes both ways between an accepted connection and an
-// in-process one until either side ends.
-func (l *Lazy) carry(c, sc net.Conn) {
-	defer l.wg.Done()
-	done := make(chan struct{})
-	go func() {
-		_, _ = io.Copy(sc, c)
-		sc.Close()
-		close(done)
-	}()
-	_, _ = io.Copy(c, sc)
-	c.Close()
-	<-done
-	l.untrack(c)
-}
-
-func (l *Lazy) track(c net.Conn) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
+// serve starts a client's reader and writer on conn, false when the
+// server is closed.
+func (s *Server) serve(conn net.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
 		return false
 	}
-	l.conns[c] = struct{}{}
+	s.nextID++
+	c := newClient(s, conn, s.nextID)
+	s.clients[c] = struct{}{}
+	s.wg.Add(2)
+	go c.readLoop()
+	go c.writeLoop()
 	return true
 }
 
-func (l *Lazy) untrack(c net.Conn) {
-	l.mu.Lock()
-	delete(l.conns, c)
-	l.mu.Unlock()
+// info is the INFO line a client is greeted with.
+func (s *Server) info(c *client) []byte {
+	host, port, _ := net.SplitHostPort(s.ln.Addr().String())
+	ip := "127.0.0.1"
+	if a, ok := c.conn.RemoteAddr().(*net.TCPAddr); ok {
+		ip = a.IP.String()
+	}
+	b := []byte(`INFO {"server_id":"` + s.id + `","server_name":"stactor","proto":1,"host":"` + host +
+		`","port":` + port + `,"headers":true,"max_payload":` + strconv.Itoa(MaxPayload) +
+		`,"client_id":` + strconv.FormatUint(c.id, 10) + `,"client_ip":"` + ip + "\"}\r\n")
+	return b
 }
 
-// Close stops listening, ends every client's connection and shuts the
-// server down if it was started.
-func (l *Lazy) Close() {
-	l.mu.Lock()
-	if l.closed {
-		l.mu.Unlock()
+// drop forgets c and its subscriptions.
+func (s *Server) drop(c *client) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sub := range c.subs {
+		delete(s.subs, sub)
+	}
+	clear(c.subs)
+	delete(s.clients, c)
+}
+
+// subscribe adds c's subscription sid, unless c has one of that sid.
+func (s *Server) subscribe(c *client, subject, queue, sid string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := c.subs[sid]; dup {
 		return
 	}
-	l.closed = true
-	for c := range l.conns {
-		c.Close()
+	sub := &subscription{c: c, subject: subject, queue: queue, sid: sid}
+	c.subs[sid] = sub
+	s.subs[sub] = struct{}{}
+}
+
+// unsubscribe removes c's subscription sid now (max 0) or once it has
+// delivered max messages in all.
+func (s *Server) unsubscribe(c *client, sid string, max uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sub := c.subs[sid]
+	if sub == nil {
+		return
 	}
-	srv := l.srv
-	l.mu.Unlock()
-	l.ln.Close()
-	if srv != nil {
-		srv.Shutdown() // ends the in-process side of every carried connection
+	if max > 0 && sub.delivered < max {
+		sub.max = max
+		return
 	}
-	l.wg.Wait()
+	s.remove(sub)
+}
+
+// remove forgets sub; s.mu is held.
+func (s *Server) remove(sub *subscription) {
+	delete(sub.c.subs, sub.sid)
+	delete(s.subs, sub)
+}
+
+// publish routes a message from c to every matching subscription but
+// those of queue groups, which get it once a group, at one member chosen
+// at random. A request nobody subscribes to is answered with a 503
+// status to a requester that asked for that (no_responders).
+func (s *Server) publish(from *client, subject, reply string, hdr, payload []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delivered := 0
+	var groups map[string][]*subscription
+	for sub := range s.subs {
+		if !matches(sub.subject, subject) || sub.c == from && !from.opts.echo {
+			continue
+		}
+		if sub.queue != "" {
+			if groups == nil {
+				groups = map[string][]*subscription{}
+			}
+			groups[sub.queue] = append(groups[sub.queue], sub)
+			continue
+		}
+		s.deliver(sub, subject, reply, hdr, payload)
+		delivered++
+	}
+	for _, members := range groups {
+		s.deliver(members[rand.IntN(len(members))], subject, reply, hdr, payload)
+		delivered++
+	}
+	if delivered > 0 || reply == "" || !from.opts.noResponders || !from.opts.headers {
+		return
+	}
+	for _, sub := range from.subs {
+		if matches(sub.subject, reply) {
+			s.deliver(sub, reply, "", noResponders, nil)
+			return
+		}
+	}
+}
+
+// noResponders is the header of the status message a request nobody
+// subscribes to is answered with.
+var noResponders = []byte("NATS/1.0 503\r\n\r\n")
+
+// deliver hands a message to sub's client; s.mu is held.
+func (s *Server) deliver(sub *subscription, subject, reply string, hdr, payload []byte) {
+	sub.delivered++
+	sub.c.sendMsg(sub.sid, subject, reply, hdr, payload, s.maxPending)
+	if sub.max > 0 && sub.delivered >= sub.max {
+		s.remove(sub)
+	}
+}
+
+// subscription is a client's SUB; its fields but c are guarded by
+// Server.mu.
+type subscription struct {
+	c              *client
+	subject, queue string
+	sid            string
+	delivered, max uint64
 }

@@ -1,159 +1,395 @@
 package natsserver
 
 import (
+	"bufio"
 	"errors"
+	"fmt"
+	"io"
+	"net"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 )
 
-// The process's own client, connected as a local run connects it, is
-// refused until a client reaches the listener; then the server starts,
-// the own client subscribes before the first client's bytes arrive, and
-// both talk through the server.
-func TestLazyStartsOnFirstClient(t *testing.T) {
-	l, err := Listen("127.0.0.1")
+func start(t *testing.T) *Server {
+	t.Helper()
+	return startLimits(t, MaxPending, WriteDeadline)
+}
+
+func startLimits(t *testing.T, maxPending int, writeDeadline time.Duration) *Server {
+	t.Helper()
+	s, err := listen("127.0.0.1", maxPending, writeDeadline)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	if _, err := l.InProcessConn(); !errors.Is(err, ErrNotStarted) {
-		t.Fatalf("InProcessConn before any client: %v, want ErrNotStarted", err)
-	}
-	connected := make(chan struct{})
-	own, err := nats.Connect(l.URL(), nats.InProcessServer(l), nats.RetryOnFailedConnect(true), nats.ReconnectBufSize(-1),
-		nats.MaxReconnects(-1), nats.ConnectHandler(func(*nats.Conn) { close(connected) }))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func connect(t *testing.T, s *Server, opts ...nats.Option) *nats.Conn {
+	t.Helper()
+	nc, err := nats.Connect(s.URL(), append([]nats.Option{nats.Timeout(5 * time.Second)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer own.Close()
-	if _, err := own.Subscribe("svc", func(m *nats.Msg) { _ = m.Respond(append([]byte("re:"), m.Data...)) }); err != nil {
+	t.Cleanup(nc.Close)
+	return nc
+}
+
+func next(t *testing.T, sub *nats.Subscription) *nats.Msg {
+	t.Helper()
+	m, err := sub.NextMsg(5 * time.Second)
+	if err != nil {
+		t.Fatalf("%s: %v", sub.Subject, err)
+	}
+	return m
+}
+
+// none fails if sub has a message (after a round trip of its connection).
+func none(t *testing.T, nc *nats.Conn, sub *nats.Subscription) {
+	t.Helper()
+	if err := nc.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	// Not buffered while refused: a publish fails at once.
-	if err := own.Publish("metrics", []byte("x")); err == nil {
-		t.Error("a publish before the server started was taken; want it refused, not buffered")
+	if m, err := sub.NextMsg(50 * time.Millisecond); err == nil {
+		t.Errorf("%s got %s %q, want nothing", sub.Subject, m.Subject, m.Data)
 	}
-	time.Sleep(100 * time.Millisecond)
-	if l.Started() || own.IsConnected() {
-		t.Fatalf("started %v, own client connected %v before any client connected", l.Started(), own.IsConnected())
+}
+
+// A local run's own client (in process) and a tap's (over TCP) talk
+// through the server: literal and wildcard subscriptions, request and
+// reply.
+func TestInProcessAndTCPClients(t *testing.T) {
+	s := start(t)
+	own := connect(t, s, nats.InProcessServer(s))
+	tap := connect(t, s)
+
+	if _, err := own.Subscribe("stactor.x.control.job", func(m *nats.Msg) { _ = m.Respond(append([]byte("ack:"), m.Data...)) }); err != nil {
+		t.Fatal(err)
 	}
-	l.OnStart(func() {
-		if own.ForceReconnect() == nil {
-			select {
-			case <-connected:
-			case <-time.After(5 * time.Second):
-				t.Error("own client not connected 5 s after the server started")
-			}
+	lit, _ := tap.SubscribeSync("stactor.x.metrics.job")
+	star, _ := tap.SubscribeSync("stactor.*.metrics.job")
+	gt, _ := tap.SubscribeSync("stactor.x.>")
+	other, _ := tap.SubscribeSync("stactor.y.>")
+	if err := tap.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := own.Publish("stactor.x.metrics.job", []byte("snap")); err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range []*nats.Subscription{lit, star, gt} {
+		if m := next(t, sub); m.Subject != "stactor.x.metrics.job" || string(m.Data) != "snap" {
+			t.Errorf("%s got %s %q", sub.Subject, m.Subject, m.Data)
 		}
+	}
+	none(t, tap, other)
+
+	r, err := tap.Request("stactor.x.control.job", []byte("hi"), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(r.Data) != "ack:hi" {
+		t.Errorf("reply %q, want ack:hi", r.Data)
+	}
+	// The reply went to the requester's inbox only.
+	if m := next(t, gt); m.Subject != "stactor.x.control.job" || m.Reply == "" {
+		t.Errorf("stactor.x.> got %s reply %q, want the request with its reply subject", m.Subject, m.Reply)
+	}
+	none(t, tap, gt)
+}
+
+// A request nobody subscribes to fails at once with nats.ErrNoResponders,
+// as against nats-server (nats.go asks for that when the server takes
+// headers).
+func TestNoResponders(t *testing.T) {
+	s := start(t)
+	nc := connect(t, s)
+	start := time.Now()
+	_, err := nc.Request("nobody", []byte("x"), 5*time.Second)
+	if !errors.Is(err, nats.ErrNoResponders) {
+		t.Fatalf("request to nobody: %v, want ErrNoResponders", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("no responders took %s, want at once", d)
+	}
+}
+
+func TestHeaders(t *testing.T) {
+	s := start(t)
+	pub := connect(t, s)
+	sub := connect(t, s)
+	ss, _ := sub.SubscribeSync("h")
+	if err := sub.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	m := nats.NewMsg("h")
+	m.Header.Set("K", "v1")
+	m.Header.Add("K", "v2")
+	m.Data = []byte("body")
+	if err := pub.PublishMsg(m); err != nil {
+		t.Fatal(err)
+	}
+	got := next(t, ss)
+	if string(got.Data) != "body" || strings.Join(got.Header.Values("K"), ",") != "v1,v2" {
+		t.Errorf("got %q with headers %v, want body with K: v1, v2", got.Data, got.Header)
+	}
+
+	// A client that did not say it takes headers gets the payload alone.
+	raw := dial(t, s, `CONNECT {"verbose":false}`, "SUB h 7")
+	if err := pub.PublishMsg(m); err != nil {
+		t.Fatal(err)
+	}
+	raw.expect(t, "MSG h 7 4", "body")
+}
+
+func TestQueueGroups(t *testing.T) {
+	s := start(t)
+	nc := connect(t, s)
+	a, _ := nc.QueueSubscribeSync("work.*", "g")
+	b, _ := nc.QueueSubscribeSync("work.*", "g")
+	plain, _ := nc.SubscribeSync("work.*")
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	const n = 200
+	for i := range n {
+		if err := nc.Publish(fmt.Sprintf("work.%d", i), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		pa, _, _ := a.Pending()
+		pb, _, _ := b.Pending()
+		pp, _, _ := plain.Pending()
+		return pa+pb == n && pp == n
 	})
-
-	c, err := nats.Connect(l.URL(), nats.Timeout(5*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if !l.Started() || !own.IsConnected() {
-		t.Fatalf("after a client connected: started %v, own client connected %v", l.Started(), own.IsConnected())
-	}
-	// The own client's subscription was sent on connecting: the first
-	// request is answered.
-	r, err := c.Request("svc", []byte("ping"), 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(r.Data) != "re:ping" {
-		t.Errorf("reply %q, want re:ping", r.Data)
-	}
-	// A second client shares the server.
-	c2, err := nats.Connect(l.URL(), nats.Timeout(5*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c2.Close()
-	sub, err := c2.SubscribeSync("metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c2.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := own.Publish("metrics", []byte("snap")); err != nil {
-		t.Fatal(err)
-	}
-	if m, err := sub.NextMsg(5 * time.Second); err != nil || string(m.Data) != "snap" {
-		t.Fatalf("second client: %v %v, want snap", m, err)
-	}
-
-	l.Close()
-	if _, err := c.Request("svc", []byte("ping"), 500*time.Millisecond); err == nil {
-		t.Error("a request after Close was answered")
-	}
-	if _, err := nats.Connect(l.URL(), nats.Timeout(time.Second)); err == nil {
-		t.Error("connected after Close")
+	pa, _, _ := a.Pending()
+	pb, _, _ := b.Pending()
+	if pa == 0 || pb == 0 {
+		t.Errorf("queue members got %d and %d of %d: want the group's messages spread over both", pa, pb, n)
 	}
 }
 
-// Closing a Lazy nobody connected to starts nothing and ends its listener.
-func TestLazyCloseUnstarted(t *testing.T) {
-	l, err := Listen("127.0.0.1")
-	if err != nil {
+func TestAutoUnsubscribeAndNoEcho(t *testing.T) {
+	s := start(t)
+	nc := connect(t, s)
+	sub, _ := nc.SubscribeSync("n")
+	if err := sub.AutoUnsubscribe(3); err != nil {
 		t.Fatal(err)
 	}
-	l.Close()
-	l.Close()
-	if l.Started() {
-		t.Error("started by Close")
-	}
-	if _, err := nats.Connect(l.URL(), nats.Timeout(time.Second)); err == nil {
-		t.Error("connected after Close")
-	}
-}
-
-// A server that fails to start refuses the client with the cause, which
-// nats.go returns from Connect, and tells OnError; the next client starts
-// it.
-func TestLazyStartFailureNamesTheCause(t *testing.T) {
-	l, err := Listen("127.0.0.1")
-	if err != nil {
+	quiet := connect(t, s, nats.NoEcho())
+	own, _ := quiet.SubscribeSync("n")
+	if err := quiet.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	fails := 1
-	l.start = func(o *server.Options) (*server.Server, error) {
-		if fails > 0 {
-			fails--
-			return nil, errors.New("embedded NATS server: no room for 'it'\r\nat all")
+	for range 5 {
+		if err := quiet.Publish("n", []byte("x")); err != nil {
+			t.Fatal(err)
 		}
-		return start(o)
 	}
-	heard := make(chan error, 4)
-	l.OnError(func(err error) { heard <- err })
+	if err := quiet.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		next(t, sub)
+	}
+	if _, err := sub.NextMsg(100 * time.Millisecond); err == nil {
+		t.Error("a fourth message after AutoUnsubscribe(3)")
+	}
+	none(t, quiet, own)
+	s.mu.Lock()
+	left := len(s.subs)
+	s.mu.Unlock()
+	if left != 1 {
+		t.Errorf("%d subscriptions left on the server, want 1 (the no-echo client's)", left)
+	}
+}
 
-	_, err = nats.Connect(l.URL(), nats.Timeout(5*time.Second), nats.NoReconnect())
-	if err == nil || !strings.Contains(err.Error(), "embedded NATS server: no room for it") {
-		t.Fatalf("Connect while the server fails to start: %v, want the cause", err)
+// A client that stops reading is disconnected once MaxPending bytes
+// wait for it (or once a write to it has blocked for WriteDeadline); the
+// publisher and the other subscribers go on.
+func TestSlowConsumerIsDisconnected(t *testing.T) {
+	t.Run("pending", func(t *testing.T) { slowConsumer(t, 256<<10, time.Hour) })
+	t.Run("write deadline", func(t *testing.T) { slowConsumer(t, 1<<30, 200*time.Millisecond) })
+}
+
+func slowConsumer(t *testing.T, maxPending int, writeDeadline time.Duration) {
+	s := startLimits(t, maxPending, writeDeadline)
+	stuck := dial(t, s, `CONNECT {"verbose":false}`, "SUB big 1")
+	nc := connect(t, s)
+	fine, _ := nc.SubscribeSync("big")
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
 	}
+	payload := make([]byte, 64<<10)
+	const n = 400 // 25 MiB: more than the socket buffers and MaxPending
+	for i := range n {
+		if err := nc.Publish("big", payload); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fine.NextMsg(5 * time.Second); err != nil {
+			t.Fatalf("message %d to the reading subscriber: %v", i, err)
+		}
+	}
+	waitFor(t, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.clients) == 1
+	})
+	// What reached the stuck client before its disconnection ends in EOF
+	// or a reset, not in more data forever.
+	_ = stuck.c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.Copy(io.Discard, stuck.r); err != nil && !isReset(err) {
+		t.Errorf("the slow consumer's connection: %v, want it closed by the server", err)
+	}
+}
+
+func isReset(err error) bool {
+	var oe *net.OpError
+	return errors.As(err, &oe) && strings.Contains(oe.Err.Error(), "reset")
+}
+
+// Protocol mistakes are answered as nats-server answers them: -ERR with
+// the reason, then the connection is closed; a bad subject is refused
+// without closing.
+func TestProtocolErrors(t *testing.T) {
+	s := start(t)
+	for _, c := range []struct {
+		name  string
+		send  []string
+		want  []string
+		close bool
+	}{
+		{"unknown operation", []string{"HELLO"}, []string{"-ERR 'Unknown Protocol Operation'"}, true},
+		{"payload too large", []string{fmt.Sprintf("PUB a %d", MaxPayload+1)}, []string{"-ERR 'Maximum Payload Violation'"}, true},
+		{"control line too long", []string{"SUB " + strings.Repeat("a", maxControlLine) + " 1"}, []string{"-ERR 'maximum control line exceeded'"}, true},
+		{"CONNECT not JSON", []string{"CONNECT {"}, []string{"-ERR 'Protocol Violation: CONNECT is not JSON'"}, true},
+		{"PUB without size", []string{"PUB a"}, []string{"-ERR 'Protocol Violation: PUB subject [reply] size'"}, true},
+		{"PUB longer than its size", []string{"PUB a 1", "xyz"}, []string{"-ERR 'Protocol Violation: the message is longer than its size'"}, true},
+		{"HPUB without NATS/1.0", []string{"HPUB a 2 2", "ab"}, []string{"-ERR 'Protocol Violation: headers do not start with NATS/1.0'"}, true},
+		{"bad subject", []string{`CONNECT {"verbose":false}`, "SUB a..b 1", "PING"}, []string{"-ERR 'Invalid Subject'", "PONG"}, false},
+		{"wildcard publish", []string{`CONNECT {"verbose":false}`, "PUB a.* 1", "x", "PING"}, []string{"-ERR 'Invalid Publish Subject'", "PONG"}, false},
+		{"verbose", []string{`CONNECT {"verbose":true}`, "SUB a 1", "PUB a 2", "hi", "UNSUB 1", "ping"},
+			[]string{"+OK", "+OK", "+OK", "MSG a 1 2", "hi", "+OK", "PONG"}, false},
+		{"verbose until CONNECT", []string{"SUB a 1", "PUB a 1", "x", "PING"}, []string{"+OK", "+OK", "MSG a 1 1", "x", "PONG"}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cl := dial(t, s)
+			cl.send(t, c.send...)
+			cl.expect(t, c.want...)
+			if c.close {
+				cl.closed(t)
+			}
+		})
+	}
+}
+
+func TestClose(t *testing.T) {
+	s, err := Listen("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(s.URL(), nats.NoReconnect())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	closed := make(chan struct{})
+	nc.SetClosedHandler(func(*nats.Conn) { close(closed) })
+	s.Close()
+	s.Close()
 	select {
-	case e := <-heard:
-		if !strings.Contains(e.Error(), "no room") {
-			t.Errorf("OnError heard %v", e)
-		}
+	case <-closed:
 	case <-time.After(5 * time.Second):
-		t.Fatal("OnError not called")
+		t.Fatal("a client still connected 5 s after Close")
 	}
-	if l.Started() {
-		t.Fatal("started after a failed start")
+	if _, err := nats.Connect(s.URL(), nats.Timeout(time.Second)); err == nil {
+		t.Error("connected after Close")
 	}
-	c, err := nats.Connect(l.URL(), nats.Timeout(5*time.Second))
+	if _, err := s.InProcessConn(); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("InProcessConn after Close: %v, want net.ErrClosed", err)
+	}
+}
+
+// rawClient speaks the protocol by hand.
+type rawClient struct {
+	c net.Conn
+	r *bufio.Reader
+}
+
+// dial connects, reads the INFO and sends lines, then PING, and reads
+// until the PONG.
+func dial(t *testing.T, s *Server, lines ...string) *rawClient {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(s.URL(), "nats://"))
 	if err != nil {
-		t.Fatalf("second client after a failed start: %v", err)
+		t.Fatal(err)
 	}
-	defer c.Close()
-	if err := c.Flush(); err != nil || !l.Started() {
-		t.Fatalf("second client: flush %v, started %v", err, l.Started())
+	t.Cleanup(func() { c.Close() })
+	rc := &rawClient{c: c, r: bufio.NewReader(c)}
+	rc.expectPrefix(t, `INFO {"server_id":`)
+	if len(lines) > 0 {
+		rc.send(t, append(lines, "PING")...)
+		rc.expect(t, "PONG")
+	}
+	return rc
+}
+
+func (rc *rawClient) send(t *testing.T, lines ...string) {
+	t.Helper()
+	if _, err := rc.c.Write([]byte(strings.Join(lines, "\r\n") + "\r\n")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (rc *rawClient) line(t *testing.T) string {
+	t.Helper()
+	_ = rc.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	l, err := rc.r.ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading: %v (after %q)", err, l)
+	}
+	return strings.TrimSuffix(l, "\r\n")
+}
+
+func (rc *rawClient) expect(t *testing.T, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if l := rc.line(t); l != w {
+			t.Fatalf("got %q, want %q", l, w)
+		}
+	}
+}
+
+func (rc *rawClient) expectPrefix(t *testing.T, prefix string) {
+	t.Helper()
+	if l := rc.line(t); !strings.HasPrefix(l, prefix) {
+		t.Fatalf("got %q, want %s…", l, prefix)
+	}
+}
+
+// closed fails unless the server closes the connection with nothing more.
+func (rc *rawClient) closed(t *testing.T) {
+	t.Helper()
+	_ = rc.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	rest, err := io.ReadAll(rc.r)
+	if err != nil && !isReset(err) || len(rest) > 0 {
+		t.Fatalf("after the error: %q, %v; want the connection closed", rest, err)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met in 10 s")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -10,13 +10,13 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/rs/zerolog"
 
-	"github.com/stactor/stactor/monitor/natsserver"
+	"github.com/stactor/stactor/internal/natstest"
 	"github.com/stactor/stactor/row"
 )
 
 func connect(t *testing.T) *nats.Conn {
 	t.Helper()
-	s, err := natsserver.Start("127.0.0.1")
+	s, err := natstest.Start("127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}

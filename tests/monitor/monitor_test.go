@@ -18,9 +18,9 @@ import (
 	"github.com/creack/pty"
 	"github.com/nats-io/nats.go"
 
+	"github.com/stactor/stactor/internal/natstest"
 	"github.com/stactor/stactor/messages"
 	"github.com/stactor/stactor/monitor/metrics"
-	"github.com/stactor/stactor/monitor/natsserver"
 )
 
 // job is a BATCH job of rows rows, paced so that it runs for seconds:
@@ -93,7 +93,7 @@ func (r *running) stop(t *testing.T) {
 // server starts a NATS server for the run and a connection to it.
 func server(t *testing.T) (string, *nats.Conn) {
 	t.Helper()
-	s, err := natsserver.Start("127.0.0.1")
+	s, err := natstest.Start("127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,6 +200,59 @@ func TestTapSeesRowsWithinASecond(t *testing.T) {
 	run.wait(t, 60*time.Second)
 	if got := consoleRows(run.stdout.String()); got != rows {
 		t.Fatalf("the job printed %d rows, want %d", got, rows)
+	}
+}
+
+// A local run given no --nats serves NATS itself (monitor/natsserver):
+// `stactor tap JOB` and `stactor top --job JOB` find it through
+// STACTOR_HOME/run/JOB.nats, and any NATS client can subscribe there.
+func TestTapAndTopOnTheRunsOwnServer(t *testing.T) {
+	home := t.TempDir()
+	const rows = 12000
+	run := start(t, home, "run", "--job-id", "7004", job(t, rows))
+	file := filepath.Join(home, "run", "7004.nats")
+	var url string
+	deadline := time.Now().Add(30 * time.Second)
+	for url == "" {
+		if b, err := os.ReadFile(file); err == nil {
+			url, _, _ = strings.Cut(string(b), "\n")
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no %s 30 s after the run started: %v\n%s", file, err, run.stderr.String())
+		} else {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if !strings.HasPrefix(url, "nats://127.0.0.1:") {
+		t.Fatalf("%s names %q, want a loopback NATS URL", file, url)
+	}
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	waitRunning(t, nc, "7004")
+
+	tap := exec.Command(bin, "tap", "7004", "Sql", "--rows", "20", "--format", "json")
+	tap.Env = append(os.Environ(), "STACTOR_HOME="+home)
+	out, err := tap.CombinedOutput()
+	if err != nil {
+		t.Fatalf("tap: %v\n%s", err, out)
+	}
+	if n := strings.Count(string(out), `"vertex":"Transform[0]-Sql"`); n != 20 {
+		t.Fatalf("tap printed %d rows of the Sql vertex, want 20:\n%s", n, out)
+	}
+	top := exec.Command(bin, "top", "--job", "7004", "--once")
+	top.Env = append(os.Environ(), "STACTOR_HOME="+home)
+	frame, err := top.CombinedOutput()
+	if err != nil || !strings.Contains(string(frame), "JOB 7004") || !strings.Contains(string(frame), "Transform[0]-Sql") {
+		t.Fatalf("top --once: %v\n%s", err, frame)
+	}
+	run.wait(t, 60*time.Second)
+	if got := consoleRows(run.stdout.String()); got != rows {
+		t.Fatalf("the job printed %d rows, want %d", got, rows)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Errorf("%s left after the run ended: %v", file, err)
 	}
 }
 
