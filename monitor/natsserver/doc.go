@@ -12,11 +12,11 @@
 // monitoring or TLS. Linking nats-server for that put 3.9 MB of code
 // and 190 KB of package initialisation into every stactor process, and
 // starting it cost about 4 MiB of resident pages, so a local run served
-// it lazily on the first client; with it, workload 2's peak RSS was
-// 42–43 MiB, without it 38.5–39.5, and the executable 13 MB smaller
-// (benchmarks/RESULTS.md, "The local run's NATS server"). This one is
-// a few hundred lines, costs nothing to start and so starts with the
-// run. A cluster uses a real NATS server (--nats), and so do the tests
+// it lazily on the first client. Without it the executable is 13 MB
+// smaller, `stactor version` peaks at 24.9 MiB instead of 27.2, and
+// workload 2 at 39.5–40.4 MiB instead of 41.7–43.5 (benchmarks/
+// RESULTS.md, "The local run's NATS server"). This one is a few hundred
+// lines, costs nothing to start and so starts with the run. A cluster uses a real NATS server (--nats), and so do the tests
 // of everything that talks NATS (internal/natstest); this package's own
 // tests run the same client exchanges against it and against
 // nats-server and require the same messages.
