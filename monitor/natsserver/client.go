@@ -34,6 +34,7 @@ type client struct {
 // connectOptions are what a client's CONNECT says of it.
 type connectOptions struct {
 	verbose      bool
+	pedantic     bool // is told of a publish subject that is not a literal
 	echo         bool // deliver its own publishes to its subscriptions
 	headers      bool // takes HMSG
 	noResponders bool // wants a 503 status for a request nobody takes
@@ -42,7 +43,7 @@ type connectOptions struct {
 func newClient(s *Server, conn net.Conn, id uint64) *client {
 	return &client{
 		srv: s, conn: conn, id: id,
-		opts: connectOptions{verbose: true, echo: true}, // until CONNECT, as nats-server has it
+		opts: connectOptions{verbose: true, pedantic: true, echo: true}, // until CONNECT, as nats-server has it
 		subs: map[string]*subscription{},
 		kick: make(chan struct{}, 1),
 	}
@@ -116,7 +117,10 @@ func (c *client) handle(r *bufio.Reader, line, payload []byte) ([]byte, error) {
 		return payload, c.connect(rest)
 	case "PUB", "HPUB":
 		hdrs := len(op) == 4
-		args := strings.Fields(string(rest))
+		if hdrs && !c.option(func(o *connectOptions) bool { return o.headers }) {
+			return payload, errProtocol("Protocol Violation: HPUB from a client that did not ask for headers")
+		}
+		args := fields(rest)
 		subject, reply, hsize, size, err := pubArgs(args, hdrs)
 		if err != nil {
 			return payload, err
@@ -135,17 +139,27 @@ func (c *client) handle(r *bufio.Reader, line, payload []byte) ([]byte, error) {
 			return payload, errProtocol("Protocol Violation: the message is longer than its size")
 		}
 		msg := payload[:size]
-		if hdrs && !bytes.HasPrefix(msg, []byte("NATS/1.0")) {
-			return payload, errProtocol("Protocol Violation: headers do not start with NATS/1.0")
+		var hdr []byte
+		if hsize > 0 {
+			if hdr = msg[:hsize]; !bytes.HasPrefix(hdr, []byte("NATS/1.0")) {
+				return payload, errProtocol("Protocol Violation: headers do not start with NATS/1.0")
+			}
 		}
-		if !validSubject(subject, false) {
+		// As nats-server: a pedantic client (every client until its
+		// CONNECT says otherwise; nats.go's does) is told of a subject
+		// that is not a literal, and the message goes on all the same:
+		// wildcards are delivered literally (to the subscriptions they
+		// match as tokens), and a subject with an empty token reaches no
+		// one.
+		if !validSubject(subject, false) && c.option(func(o *connectOptions) bool { return o.pedantic }) {
 			c.queue([]byte("-ERR 'Invalid Publish Subject'\r\n"))
-			return payload, nil
 		}
 		c.ok()
-		c.srv.publish(c, subject, reply, msg[:hsize], msg[hsize:])
+		if !hasEmptyToken(subject) {
+			c.srv.publish(c, subject, reply, hdr, msg[hsize:])
+		}
 	case "SUB":
-		args := strings.Fields(string(rest))
+		args := fields(rest)
 		if len(args) != 2 && len(args) != 3 {
 			return payload, errProtocol("Protocol Violation: SUB subject [queue] sid")
 		}
@@ -160,7 +174,7 @@ func (c *client) handle(r *bufio.Reader, line, payload []byte) ([]byte, error) {
 		c.srv.subscribe(c, subject, queue, sid)
 		c.ok()
 	case "UNSUB":
-		args := strings.Fields(string(rest))
+		args := fields(rest)
 		var max uint64
 		var err error
 		if len(args) == 2 {
@@ -180,6 +194,41 @@ func (c *client) handle(r *bufio.Reader, line, payload []byte) ([]byte, error) {
 	return payload, nil
 }
 
+// fields are a line's arguments: what lies between spaces and tabs (not
+// other white space, which nats-server takes as part of a subject).
+func fields(b []byte) []string {
+	var out []string
+	for len(b) > 0 {
+		i := bytes.IndexAny(b, " \t")
+		if i < 0 {
+			return append(out, string(b))
+		}
+		if i > 0 {
+			out = append(out, string(b[:i]))
+		}
+		b = b[i+1:]
+	}
+	return out
+}
+
+// parseSize reads a message size: decimal digits only (no sign), as
+// nats-server reads it; past MaxPayload it stops counting.
+func parseSize(s string) (int, bool) {
+	if s == "" {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		if n <= MaxPayload {
+			n = n*10 + int(s[i]-'0')
+		}
+	}
+	return n, true
+}
+
 // pubArgs reads PUB's subject [reply] size or HPUB's subject [reply]
 // header-size total-size.
 func pubArgs(args []string, hdrs bool) (subject, reply string, hsize, size int, err error) {
@@ -197,46 +246,61 @@ func pubArgs(args []string, hdrs bool) (subject, reply string, hsize, size int, 
 	if len(args) == n+1 {
 		reply = args[1]
 	}
-	size, err = strconv.Atoi(args[len(args)-1])
-	if err == nil && hdrs {
-		hsize, err = strconv.Atoi(args[len(args)-2])
+	tsize, ok := parseSize(args[len(args)-1])
+	if ok && hdrs {
+		hsize, ok = parseSize(args[len(args)-2])
 	}
-	if err != nil || size < 0 || hsize < 0 || hsize > size {
+	if !ok || hsize > tsize {
 		return "", "", 0, 0, errProtocol("Protocol Violation: bad message size")
 	}
-	return subject, reply, hsize, size, nil
+	return subject, reply, hsize, tsize, nil
 }
 
 // connect takes a CONNECT's options.
 func (c *client) connect(arg []byte) error {
-	// What a CONNECT leaves out keeps its value (verbose and echo are on
-	// until a CONNECT turns them off), as nats-server has it; nats.go says
-	// every one.
+	// What a CONNECT leaves out keeps its value (verbose, pedantic and
+	// echo are on until a CONNECT turns them off), as nats-server has it;
+	// nats.go says every one.
 	var o struct {
 		Verbose      *bool `json:"verbose"`
+		Pedantic     *bool `json:"pedantic"`
 		Echo         *bool `json:"echo"`
-		Headers      bool  `json:"headers"`
-		NoResponders bool  `json:"no_responders"`
+		Headers      *bool `json:"headers"`
+		NoResponders *bool `json:"no_responders"`
 	}
 	if err := json.Unmarshal(arg, &o); err != nil {
 		return errProtocol("Protocol Violation: CONNECT is not JSON")
 	}
 	c.srv.mu.Lock()
-	c.opts = connectOptions{
-		verbose: o.Verbose == nil || *o.Verbose, echo: o.Echo == nil || *o.Echo,
-		headers: o.Headers, noResponders: o.NoResponders,
+	set := func(dst *bool, v *bool) {
+		if v != nil {
+			*dst = *v
+		}
 	}
+	set(&c.opts.verbose, o.Verbose)
+	set(&c.opts.pedantic, o.Pedantic)
+	set(&c.opts.echo, o.Echo)
+	set(&c.opts.headers, o.Headers)
+	set(&c.opts.noResponders, o.NoResponders)
+	mismatch := c.opts.noResponders && !c.opts.headers
 	c.srv.mu.Unlock()
+	if mismatch {
+		return errProtocol("no responders requires headers support")
+	}
 	c.ok()
 	return nil
 }
 
+// option reads one of the client's CONNECT options.
+func (c *client) option(get func(*connectOptions) bool) bool {
+	c.srv.mu.Lock()
+	defer c.srv.mu.Unlock()
+	return get(&c.opts)
+}
+
 // ok acknowledges an operation to a verbose client.
 func (c *client) ok() {
-	c.srv.mu.Lock()
-	verbose := c.opts.verbose
-	c.srv.mu.Unlock()
-	if verbose {
+	if c.option(func(o *connectOptions) bool { return o.verbose }) {
 		c.queue([]byte("+OK\r\n"))
 	}
 }
@@ -256,8 +320,7 @@ func (c *client) sendMsg(sid, subject, reply string, hdr, payload []byte, maxPen
 		return
 	}
 	if len(c.out)+len(subject)+len(reply)+len(hdr)+len(payload) > maxPending {
-		c.closed, c.out = true, nil
-		c.conn.Close() // the reader ends and drops the client
+		c.slow()
 		return
 	}
 	b := c.out
@@ -279,14 +342,30 @@ func (c *client) sendMsg(sid, subject, reply string, hdr, payload []byte, maxPen
 	c.wake()
 }
 
-// queue queues protocol bytes for the client.
+// queue queues protocol bytes for the client. A client with more than
+// MaxPending bytes waiting (one that sends PINGs and never reads the
+// PONGs) is disconnected as a slow consumer, as for messages.
 func (c *client) queue(b []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.closed && !c.closing {
-		c.out = append(c.out, b...)
-		c.wake()
+	if c.closed || c.closing {
+		return
 	}
+	if len(c.out)+len(b) > c.srv.maxPending {
+		c.slow()
+		return
+	}
+	c.out = append(c.out, b...)
+	c.wake()
+}
+
+// slow disconnects a slow consumer at once, dropping what is queued; the
+// reader ends on the closed connection and drops the client. c.mu is
+// held.
+func (c *client) slow() {
+	c.closed, c.out = true, nil
+	c.conn.Close()
+	c.wake()
 }
 
 // finish lets the writer write what is queued and then close the
@@ -310,6 +389,7 @@ func (c *client) wake() {
 // is disconnected, or the reader has stopped and everything is written.
 func (c *client) writeLoop() {
 	defer c.srv.wg.Done()
+	defer c.srv.forget(c)
 	defer c.conn.Close()
 	var buf []byte
 	for range c.kick {

@@ -132,14 +132,38 @@ func TestSameErrorsAsNATSServer(t *testing.T) {
 		{"CONNECT {}", "SUB a.* 2", "SUB b.> 3 ", "PUB a.b r 2", "hi", "PUB b.c.d 1", "x", "PUB b 1", "y", "PING"},
 		{`CONNECT {"verbose":false}`, "SUB a 1", "PUB a 1", "x", "PING"},
 		{`CONNECT {"verbose":false,"echo":false}`, "SUB a 1", "PUB a 1", "x", "PING"},
+		// Wildcards in a publish subject are literals to a client that is
+		// not pedantic; a subject with an empty token reaches no one.
+		{`CONNECT {"verbose":false}`, "SUB a.* 1", "PUB a.* 1", "x", "PUB a..b 1", "y", "PUB a. 1", "z", "PING"},
+		{`CONNECT {"verbose":false,"pedantic":true}`, "SUB a.* 1", "PUB a.* 1", "x", "PING"},
+		// A plain message reaches a client that takes headers as MSG.
+		{`CONNECT {"verbose":false,"headers":true}`, "SUB a 1", "PUB a 2", "hi", "HPUB a 0 2", "hi", "HPUB a 12 14", "NATS/1.0\r\n\r\nhi", "PING"},
+		{`CONNECT {"verbose":false}`, "HPUB a 12 14", "NATS/1.0\r\n\r\nhi", "PING"},
+		{`CONNECT {"verbose":false,"no_responders":true}`, "PING"},
+		{`CONNECT {"verbose":false,"headers":true,"no_responders":true}`, "SUB r.* 1", "PUB a r.1 2", "hi", "PING"},
+		{`CONNECT {"verbose":false,"headers":true}`, `CONNECT {"verbose":false}`, "SUB a 1", "HPUB a 12 14", "NATS/1.0\r\n\r\nhi", "PING"},
+		// Only spaces and tabs separate arguments.
+		{`CONNECT {"verbose":false}`, "SUB a\u00a0b 1", "PUB a\u00a0b 1", "x", "PING"},
+		{`CONNECT {"verbose":false}`, "PUB a +2", "hi", "PING"},
+		{`CONNECT {"verbose":false}`, "PUB a 99999999999999999999", "PING"},
 		{"CONNECT {}", "SUB a 1", "PING", "UNSUB 1", "PUB a 1", "x", "PING"},
 	} {
 		want := talk(t, strings.TrimPrefix(ns.ClientURL(), "nats://"), lines)
 		got := talk(t, strings.TrimPrefix(ours.URL(), "nats://"), lines)
-		if !slices.Equal(got, want) {
+		if !slices.Equal(got, want) && !saysWhy(got, want) {
 			t.Errorf("%.200q:\n  this server: %q\n  nats-server: %q", lines, got, want)
 		}
 	}
+}
+
+// saysWhy reports whether got is want but for one -ERR before the
+// connection is closed where nats-server closes it without a word (a
+// size that is not digits, HPUB from a client that did not ask for
+// headers): this server says why.
+func saysWhy(got, want []string) bool {
+	n := len(want)
+	return n > 0 && want[n-1] == "(closed)" && len(got) == n+1 && slices.Equal(got[:n-1], want[:n-1]) &&
+		strings.HasPrefix(got[n-1], "-ERR '") && got[n] == "(closed)"
 }
 
 // talk sends lines and returns every line the server sends back but its

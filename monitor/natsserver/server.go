@@ -38,8 +38,8 @@ type Server struct {
 	maxPending    int           // MaxPending, or a test's
 	writeDeadline time.Duration // WriteDeadline, or a test's
 
-	mu      sync.Mutex // protects the fields below, and every client's opts and subs
-	clients map[*client]struct{}
+	mu      sync.Mutex           // protects the fields below, and every client's opts and subs
+	clients map[*client]struct{} // from connecting until the client's writer stops
 	subs    map[*subscription]struct{}
 	nextID  uint64
 	closed  bool
@@ -145,7 +145,7 @@ func (s *Server) info(c *client) []byte {
 	return b
 }
 
-// drop forgets c and its subscriptions.
+// drop forgets c's subscriptions: its reader has stopped.
 func (s *Server) drop(c *client) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -153,6 +153,14 @@ func (s *Server) drop(c *client) {
 		delete(s.subs, sub)
 	}
 	clear(c.subs)
+}
+
+// forget forgets c: its writer has stopped, the last of its goroutines
+// to touch the connection. Until then Close closes the connection, which
+// ends a write blocked on a client that does not read.
+func (s *Server) forget(c *client) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	delete(s.clients, c)
 }
 
@@ -222,15 +230,12 @@ func (s *Server) publish(from *client, subject, reply string, hdr, payload []byt
 	}
 	for _, sub := range from.subs {
 		if matches(sub.subject, reply) {
-			s.deliver(sub, reply, "", noResponders, nil)
+			// The status message nats-server answers with.
+			s.deliver(sub, reply, "", []byte("NATS/1.0 503\r\nNats-Subject: "+subject+"\r\n\r\n"), nil)
 			return
 		}
 	}
 }
-
-// noResponders is the header of the status message a request nobody
-// subscribes to is answered with.
-var noResponders = []byte("NATS/1.0 503\r\n\r\n")
 
 // deliver hands a message to sub's client; s.mu is held.
 func (s *Server) deliver(sub *subscription, subject, reply string, hdr, payload []byte) {

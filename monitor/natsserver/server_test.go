@@ -249,6 +249,71 @@ func slowConsumer(t *testing.T, maxPending int, writeDeadline time.Duration) {
 	}
 }
 
+// A client that sends PINGs and never reads the PONGs is a slow consumer
+// too: what waits for it is bounded however it fills.
+func TestPingFloodIsBounded(t *testing.T) {
+	s := startLimits(t, 64<<10, time.Hour)
+	c, err := net.Dial("tcp", strings.TrimPrefix(s.URL(), "nats://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ping := []byte(strings.Repeat("PING\r\n", 4096))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+		if _, err := c.Write(ping); err != nil {
+			break // disconnected
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a client sending PINGs and not reading is still connected after 10 s")
+		}
+	}
+	waitFor(t, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.clients) == 0
+	})
+}
+
+// Close ends a client whose writer is blocked on a connection nobody
+// reads, after its reader has already stopped, at once rather than after
+// the write deadline.
+func TestCloseEndsABlockedWriter(t *testing.T) {
+	const writeDeadline = 30 * time.Second
+	s, err := listen("127.0.0.1", 1<<30, writeDeadline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial("tcp", strings.TrimPrefix(s.URL(), "nats://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	payload := strings.Repeat("x", 64<<10)
+	var b strings.Builder
+	b.WriteString("CONNECT {\"verbose\":false}\r\nSUB > 1\r\n")
+	for range 512 { // 32 MiB to itself: more than the sockets hold
+		b.WriteString(fmt.Sprintf("PUB a %d\r\n%s\r\n", len(payload), payload))
+	}
+	go func() {
+		_, _ = c.Write([]byte(b.String()))
+		_ = c.(*net.TCPConn).CloseWrite() // the reader stops; the writer is stuck
+	}()
+	subs := func() int {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.subs)
+	}
+	waitFor(t, func() bool { return subs() == 1 })
+	waitFor(t, func() bool { return subs() == 0 }) // the reader has stopped
+	start := time.Now()
+	s.Close()
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Close took %s with a client's writer blocked, want at once (the write deadline is %s)", d, writeDeadline)
+	}
+}
+
 func isReset(err error) bool {
 	var oe *net.OpError
 	return errors.As(err, &oe) && strings.Contains(oe.Err.Error(), "reset")
@@ -271,9 +336,16 @@ func TestProtocolErrors(t *testing.T) {
 		{"CONNECT not JSON", []string{"CONNECT {"}, []string{"-ERR 'Protocol Violation: CONNECT is not JSON'"}, true},
 		{"PUB without size", []string{"PUB a"}, []string{"-ERR 'Protocol Violation: PUB subject [reply] size'"}, true},
 		{"PUB longer than its size", []string{"PUB a 1", "xyz"}, []string{"-ERR 'Protocol Violation: the message is longer than its size'"}, true},
-		{"HPUB without NATS/1.0", []string{"HPUB a 2 2", "ab"}, []string{"-ERR 'Protocol Violation: headers do not start with NATS/1.0'"}, true},
+		{"HPUB without NATS/1.0", []string{`CONNECT {"headers":true}`, "HPUB a 2 2", "ab"}, []string{"+OK", "-ERR 'Protocol Violation: headers do not start with NATS/1.0'"}, true},
+		{"HPUB without headers", []string{"HPUB a 12 14", "NATS/1.0\r\n\r\nhi"}, []string{"-ERR 'Protocol Violation: HPUB from a client that did not ask for headers'"}, true},
+		{"no_responders without headers", []string{`CONNECT {"no_responders":true}`}, []string{"-ERR 'no responders requires headers support'"}, true},
+		{"signed size", []string{"PUB a +2", "hi"}, []string{"-ERR 'Protocol Violation: bad message size'"}, true},
 		{"bad subject", []string{`CONNECT {"verbose":false}`, "SUB a..b 1", "PING"}, []string{"-ERR 'Invalid Subject'", "PONG"}, false},
-		{"wildcard publish", []string{`CONNECT {"verbose":false}`, "PUB a.* 1", "x", "PING"}, []string{"-ERR 'Invalid Publish Subject'", "PONG"}, false},
+		{"wildcard publish, pedantic", []string{`CONNECT {"verbose":false}`, "SUB a.> 1", "PUB a.* 1", "x", "PING"}, []string{"-ERR 'Invalid Publish Subject'", "MSG a.* 1 1", "x", "PONG"}, false},
+		{"wildcard publish", []string{`CONNECT {"verbose":false,"pedantic":false}`, "SUB a.> 1", "PUB a.* 1", "x", "PUB a..b 1", "y", "PING"}, []string{"MSG a.* 1 1", "x", "PONG"}, false},
+		{"headers and plain messages", []string{`CONNECT {"verbose":false,"headers":true}`, "SUB a 1", "PUB a 2", "hi", "HPUB a 12 14", "NATS/1.0\r\n\r\nhi", "PING"},
+			[]string{"MSG a 1 2", "hi", "HMSG a 1 12 14", "NATS/1.0", "", "hi", "PONG"}, false},
+		{"only spaces and tabs separate", []string{`CONNECT {"verbose":false}`, "SUB a\u00a0b\tq 1", "PUB a\u00a0b 1", "x", "PING"}, []string{"MSG a\u00a0b 1 1", "x", "PONG"}, false},
 		{"verbose", []string{`CONNECT {"verbose":true}`, "SUB a 1", "PUB a 2", "hi", "UNSUB 1", "ping"},
 			[]string{"+OK", "+OK", "+OK", "MSG a 1 2", "hi", "+OK", "PONG"}, false},
 		{"verbose until CONNECT", []string{"SUB a 1", "PUB a 1", "x", "PING"}, []string{"+OK", "+OK", "MSG a 1 1", "x", "PONG"}, false},

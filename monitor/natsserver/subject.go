@@ -28,6 +28,12 @@ func validSubject(s string, wildcards bool) bool {
 	}
 }
 
+// hasEmptyToken reports whether s is empty or has an empty token: a
+// publish subject nats-server delivers to no one.
+func hasEmptyToken(s string) bool {
+	return s == "" || s[0] == '.' || s[len(s)-1] == '.' || strings.Contains(s, "..")
+}
+
 // matches reports whether the valid subject matches the valid
 // subscription pattern, without allocating.
 func matches(pattern, subject string) bool {
