@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -281,7 +282,22 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return s.load(engineConfig)
+			if err := s.load(engineConfig); err != nil {
+				return err
+			}
+			// The cluster name a command goes by, as its PreRun binds the
+			// flag: --cluster if given, else the engine config's, else the
+			// flag's default.
+			if f := cmd.Flags().Lookup("cluster"); f != nil {
+				name := f.Value.String()
+				if !f.Changed && s.v.IsSet("cluster") {
+					name = s.v.GetString("cluster")
+				}
+				if err := validClusterName(name); err != nil {
+					return &exitError{2, err}
+				}
+			}
+			return nil
 		},
 	}
 	root.PersistentFlags().StringVar(&engineConfig, "engine-config", "", "engine config file (default: stactor.yaml in . or STACTOR_HOME)")
@@ -290,6 +306,20 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newRunCmd(s), newCheckpointsCmd(s), newPluginsCmd(), newVersionCmd(), newDevCmd(), newTapCmd(s), newTopCmd(s))
 	root.AddCommand(clusterCommands(s)...)
 	return root
+}
+
+// clusterName is what a cluster name may be made of: it is a token of
+// every NATS subject stactor.NAME.… of the taps and metrics, and part of
+// the JetStream buckets' names stactor_NAME_… of a cluster's checkpoints.
+var clusterName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// validClusterName says what is wrong with a cluster name (--cluster or
+// the engine setting cluster), nil if nothing.
+func validClusterName(name string) error {
+	if !clusterName.MatchString(name) {
+		return fmt.Errorf("cluster name %q: use letters, digits, '-' and '_' (it names the NATS subjects stactor.NAME.… and the JetStream buckets stactor_NAME_…)", name)
+	}
+	return nil
 }
 
 func newVersionCmd() *cobra.Command {
