@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/rand"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -58,13 +60,17 @@ func startLocalMonitor(s *settings, url, jobID string) (*localMonitor, error) {
 	}
 	m := &localMonitor{url: url}
 	opts := []nats.Option{nats.Name("stactor-run-" + jobID), nats.MaxReconnects(-1)}
+	var token string
 	if url == "" {
-		srv, err := natsserver.Listen("127.0.0.1")
+		b := make([]byte, 24)
+		_, _ = rand.Read(b) // crypto/rand.Read does not fail (Go 1.24)
+		token = base64.RawURLEncoding.EncodeToString(b)
+		srv, err := natsserver.Listen("127.0.0.1", natsserver.WithToken(token))
 		if err != nil {
 			return nil, err
 		}
 		m.srv, m.url = srv, srv.URL()
-		opts = append(opts, nats.InProcessServer(srv))
+		opts = append(opts, nats.InProcessServer(srv), nats.Token(token))
 	} else {
 		auth, err := s.natsAuth().Options()
 		if err != nil {
@@ -81,7 +87,9 @@ func startLocalMonitor(s *settings, url, jobID string) (*localMonitor, error) {
 	dir := filepath.Join(s.v.GetString("home"), "run")
 	if err := os.MkdirAll(dir, 0o755); err == nil {
 		m.file = filepath.Join(dir, jobID+".nats")
-		if err := os.WriteFile(m.file, []byte(m.url+"\n"+s.prefix()+"\n"), 0o644); err != nil {
+		// Readable by this user only: it holds the token of a server that
+		// carries rows.
+		if err := os.WriteFile(m.file, []byte(m.url+"\n"+s.prefix()+"\n"+token+"\n"), 0o600); err != nil {
 			m.file = ""
 		}
 	}
@@ -130,9 +138,10 @@ func monitorFlags(cmd *cobra.Command) {
 func monitorConn(cmd *cobra.Command, s *settings, job string) (*nats.Conn, string, string, error) {
 	url, _ := cmd.Flags().GetString("nats")
 	prefix := s.prefix()
+	var token string
 	if url == "" {
 		var runPrefix string
-		url, runPrefix = localRun(s, job)
+		url, runPrefix, token = localRun(s, job)
 		if runPrefix != "" && !cmd.Flags().Changed("cluster") {
 			prefix = runPrefix
 		}
@@ -144,6 +153,9 @@ func monitorConn(cmd *cobra.Command, s *settings, job string) (*nats.Conn, strin
 	if err != nil {
 		return nil, "", "", &exitError{2, err}
 	}
+	if token != "" {
+		opts = []nats.Option{nats.Token(token)} // the local run's server's
+	}
 	nc, err := nats.Connect(url, append(opts, nats.Name("stactor-"+cmd.Name()), nats.MaxReconnects(-1))...)
 	if err != nil {
 		return nil, "", "", fmt.Errorf("connecting to NATS at %s: %w (give the cluster's or the local run's server with --nats)", url, err)
@@ -151,28 +163,32 @@ func monitorConn(cmd *cobra.Command, s *settings, job string) (*nats.Conn, strin
 	return nc, url, prefix, nil
 }
 
-// localRun is the NATS URL and subject prefix a local run of job wrote,
-// or, for job "", the only local run's; empty when there is none.
-func localRun(s *settings, job string) (url, prefix string) {
+// localRun is the NATS URL, subject prefix and token a local run of job
+// wrote (a run given --nats writes no token), or, for job "", the only
+// local run's; empty when there is none.
+func localRun(s *settings, job string) (url, prefix, token string) {
 	dir := filepath.Join(s.v.GetString("home"), "run")
 	file := filepath.Join(dir, job+".nats")
 	if job == "" {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.nats"))
 		if len(files) != 1 {
-			return "", ""
+			return "", "", ""
 		}
 		file = files[0]
 	}
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return "", ""
+		return "", "", ""
 	}
 	lines := strings.Fields(string(b))
 	if len(lines) == 0 {
-		return "", ""
+		return "", "", ""
 	}
 	if len(lines) > 1 {
 		prefix = lines[1]
 	}
-	return lines[0], prefix
+	if len(lines) > 2 {
+		token = lines[2]
+	}
+	return lines[0], prefix, token
 }

@@ -3,6 +3,7 @@ package natsserver
 import (
 	"bufio"
 	"bytes"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"io"
@@ -21,8 +22,9 @@ type client struct {
 	conn net.Conn
 	id   uint64
 
-	opts connectOptions           // guarded by srv.mu
-	subs map[string]*subscription // by sid; guarded by srv.mu
+	connected bool                     // a CONNECT was taken; the reader's
+	opts      connectOptions           // guarded by srv.mu
+	subs      map[string]*subscription // by sid; guarded by srv.mu
 
 	mu      sync.Mutex // protects the fields below
 	out     []byte     // queued for the writer
@@ -59,7 +61,6 @@ func (e errProtocol) Error() string { return string(e) }
 // or violates it.
 func (c *client) readLoop() {
 	defer c.srv.wg.Done()
-	defer c.srv.drop(c)
 	c.queue(c.srv.info(c))
 	r := bufio.NewReaderSize(c.conn, maxConnectLine)
 	var payload []byte // reused for every message's payload
@@ -73,7 +74,13 @@ func (c *client) readLoop() {
 			if errors.As(err, &pe) {
 				c.queue([]byte("-ERR '" + string(pe) + "'\r\n"))
 			}
+			c.srv.drop(c)
 			c.finish()
+			// Whatever else the client sends is read and ignored until
+			// the writer, having written the -ERR, closes the connection:
+			// on an in-process pipe a client blocked sending would never
+			// read it.
+			_, _ = io.Copy(io.Discard, c.conn)
 			return
 		}
 	}
@@ -109,7 +116,11 @@ func (c *client) handle(r *bufio.Reader, line, payload []byte) ([]byte, error) {
 	if i := bytes.IndexAny(op, " \t"); i >= 0 {
 		op, rest = op[:i], op[i+1:]
 	}
-	switch strings.ToUpper(string(op)) {
+	verb := strings.ToUpper(string(op))
+	if c.srv.token != "" && !c.connected && verb != "CONNECT" {
+		return payload, errProtocol("Authorization Violation")
+	}
+	switch verb {
 	case "PING":
 		c.queue([]byte("PONG\r\n"))
 	case "PONG":
@@ -262,15 +273,20 @@ func (c *client) connect(arg []byte) error {
 	// echo are on until a CONNECT turns them off), as nats-server has it;
 	// nats.go says every one.
 	var o struct {
-		Verbose      *bool `json:"verbose"`
-		Pedantic     *bool `json:"pedantic"`
-		Echo         *bool `json:"echo"`
-		Headers      *bool `json:"headers"`
-		NoResponders *bool `json:"no_responders"`
+		Verbose      *bool  `json:"verbose"`
+		Pedantic     *bool  `json:"pedantic"`
+		Echo         *bool  `json:"echo"`
+		Headers      *bool  `json:"headers"`
+		NoResponders *bool  `json:"no_responders"`
+		Token        string `json:"auth_token"`
 	}
 	if err := json.Unmarshal(arg, &o); err != nil {
 		return errProtocol("Protocol Violation: CONNECT is not JSON")
 	}
+	if c.srv.token != "" && subtle.ConstantTimeCompare([]byte(o.Token), []byte(c.srv.token)) != 1 {
+		return errProtocol("Authorization Violation")
+	}
+	c.connected = true
 	c.srv.mu.Lock()
 	set := func(dst *bool, v *bool) {
 		if v != nil {

@@ -2,8 +2,9 @@
 // run` that was given no --nats (DESIGN §9): its taps and metrics
 // subjects then live on a server in the run's own process, on loopback,
 // which `stactor tap` and `stactor top` on the same machine (or any NATS
-// client, such as `nats sub 'stactor.>'`) reach. The run's own client
-// talks to it through an in-process pipe (InProcessConn).
+// client given the run's token, such as `nats sub 'stactor.>'`) reach.
+// The run's own client talks to it through an in-process pipe
+// (InProcessConn).
 //
 // Design decision: the server is stactor's own, not the nats-server
 // library embedded. A local run needs core NATS only — publish,
@@ -21,10 +22,13 @@
 // tests run the same client exchanges against it and against
 // nats-server and require the same messages.
 //
-// What it does not do, for a loopback monitor: authentication, TLS,
-// JetStream (a JetStream call gets no responders), server-initiated
-// pings (a client that vanishes without closing its socket is found by
-// the next write that times out). A client that falls behind by more than
+// A local run gives its server a token (WithToken) that it writes, with
+// the URL, into a file only its user can read, so that the rows its taps
+// carry are not open to every user of the machine. What the server does
+// not do, for a loopback monitor: users and permissions, TLS, JetStream
+// (a JetStream call gets no responders), server-initiated pings (a client
+// that vanishes without closing its socket is found by the next write
+// that times out). A client that falls behind by more than
 // MaxPending bytes of messages is a slow consumer and is disconnected, as
 // nats-server disconnects one, so that a stuck `stactor tap` costs the run
 // no more than that.

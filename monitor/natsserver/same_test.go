@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
 	"github.com/stactor/stactor/internal/natstest"
@@ -164,6 +165,37 @@ func saysWhy(got, want []string) bool {
 	n := len(want)
 	return n > 0 && want[n-1] == "(closed)" && len(got) == n+1 && slices.Equal(got[:n-1], want[:n-1]) &&
 		strings.HasPrefix(got[n-1], "-ERR '") && got[n] == "(closed)"
+}
+
+// With a token, both refuse every operation before a CONNECT with it.
+func TestSameTokenChecksAsNATSServer(t *testing.T) {
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true, NoSystemAccount: true, Authorization: "s3cret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns.Start()
+	defer ns.Shutdown()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats-server did not start")
+	}
+	ours, err := Listen("127.0.0.1", WithToken("s3cret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ours.Close()
+	for _, lines := range [][]string{
+		{"PING"},
+		{"SUB a 1", "PING"},
+		{`CONNECT {"verbose":false}`, "PING"},
+		{`CONNECT {"verbose":false,"auth_token":"nope"}`, "PING"},
+		{`CONNECT {"verbose":false,"auth_token":"s3cret"}`, "SUB a 1", "PUB a 1", "x", "PING"},
+	} {
+		want := talk(t, strings.TrimPrefix(ns.ClientURL(), "nats://"), lines)
+		got := talk(t, strings.TrimPrefix(ours.URL(), "nats://"), lines)
+		if !slices.Equal(got, want) {
+			t.Errorf("%q:\n  this server: %q\n  nats-server: %q", lines, got, want)
+		}
+	}
 }
 
 // talk sends lines and returns every line the server sends back but its

@@ -35,6 +35,7 @@ const (
 type Server struct {
 	ln            net.Listener
 	id            string
+	token         string        // WithToken's; "" for none
 	maxPending    int           // MaxPending, or a test's
 	writeDeadline time.Duration // WriteDeadline, or a test's
 
@@ -47,19 +48,36 @@ type Server struct {
 	wg sync.WaitGroup // the accept loop and every client's two goroutines
 }
 
-// Listen serves on host (127.0.0.1 for loopback) at an OS-assigned port.
-func Listen(host string) (*Server, error) { return listen(host, MaxPending, WriteDeadline) }
+// Option configures a Server.
+type Option func(*Server)
 
-// listen is Listen with other limits (a test's).
-func listen(host string, maxPending int, writeDeadline time.Duration) (*Server, error) {
+// WithToken requires every client to send token as its CONNECT's
+// auth_token before anything else (nats.Token; the NATS CLI's --token),
+// as nats-server's authorization token does: a client without it is told
+// "Authorization Violation" and disconnected. A local run puts its token
+// in STACTOR_HOME/run/JOB.nats, readable by its user only, so that the
+// rows its taps publish are not open to every user of the machine.
+func WithToken(token string) Option { return func(s *Server) { s.token = token } }
+
+// withLimits sets MaxPending and WriteDeadline (a test's).
+func withLimits(maxPending int, writeDeadline time.Duration) Option {
+	return func(s *Server) { s.maxPending, s.writeDeadline = maxPending, writeDeadline }
+}
+
+// Listen serves on host (127.0.0.1 for loopback) at an OS-assigned port.
+func Listen(host string, opts ...Option) (*Server, error) {
+	s := &Server{
+		id: nuid.Next(), maxPending: MaxPending, writeDeadline: WriteDeadline,
+		clients: map[*client]struct{}{}, subs: map[*subscription]struct{}{},
+	}
+	for _, o := range opts {
+		o(s)
+	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		return nil, fmt.Errorf("NATS server: %w", err)
 	}
-	s := &Server{
-		ln: ln, id: nuid.Next(), maxPending: maxPending, writeDeadline: writeDeadline,
-		clients: map[*client]struct{}{}, subs: map[*subscription]struct{}{},
-	}
+	s.ln = ln
 	s.wg.Add(1)
 	go s.accept()
 	return s, nil
@@ -139,8 +157,12 @@ func (s *Server) info(c *client) []byte {
 	if a, ok := c.conn.RemoteAddr().(*net.TCPAddr); ok {
 		ip = a.IP.String()
 	}
+	auth := ""
+	if s.token != "" {
+		auth = `,"auth_required":true`
+	}
 	b := []byte(`INFO {"server_id":"` + s.id + `","server_name":"stactor","proto":1,"host":"` + host +
-		`","port":` + port + `,"headers":true,"max_payload":` + strconv.Itoa(MaxPayload) +
+		`","port":` + port + `,"headers":true` + auth + `,"max_payload":` + strconv.Itoa(MaxPayload) +
 		`,"client_id":` + strconv.FormatUint(c.id, 10) + `,"client_ip":"` + ip + "\"}\r\n")
 	return b
 }

@@ -20,7 +20,7 @@ func start(t *testing.T) *Server {
 
 func startLimits(t *testing.T, maxPending int, writeDeadline time.Duration) *Server {
 	t.Helper()
-	s, err := listen("127.0.0.1", maxPending, writeDeadline)
+	s, err := Listen("127.0.0.1", withLimits(maxPending, writeDeadline))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +281,7 @@ func TestPingFloodIsBounded(t *testing.T) {
 // the write deadline.
 func TestCloseEndsABlockedWriter(t *testing.T) {
 	const writeDeadline = 30 * time.Second
-	s, err := listen("127.0.0.1", 1<<30, writeDeadline)
+	s, err := Listen("127.0.0.1", withLimits(1<<30, writeDeadline))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -463,5 +463,36 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met in 10 s")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// With a token, only a client that CONNECTs with it is served: through
+// nats.go, over TCP and in process.
+func TestToken(t *testing.T) {
+	s, err := Listen("127.0.0.1", WithToken("s3cret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	for _, opts := range [][]nats.Option{nil, {nats.Token("wrong")}, {nats.InProcessServer(s)}} {
+		nc, err := nats.Connect(s.URL(), append(opts, nats.Timeout(5*time.Second), nats.NoReconnect())...)
+		if err == nil {
+			nc.Close()
+			t.Errorf("connected without the token (%d options)", len(opts))
+		} else if !strings.Contains(strings.ToLower(err.Error()), "authorization violation") {
+			t.Errorf("without the token: %v, want an authorization violation", err)
+		}
+	}
+	own := connect(t, s, nats.Token("s3cret"), nats.InProcessServer(s))
+	tap := connect(t, s, nats.Token("s3cret"))
+	sub, _ := tap.SubscribeSync("stactor.x.metrics.job")
+	if err := tap.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := own.Publish("stactor.x.metrics.job", []byte("snap")); err != nil {
+		t.Fatal(err)
+	}
+	if m := next(t, sub); string(m.Data) != "snap" {
+		t.Errorf("got %q", m.Data)
 	}
 }

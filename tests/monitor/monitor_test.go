@@ -204,28 +204,38 @@ func TestTapSeesRowsWithinASecond(t *testing.T) {
 }
 
 // A local run given no --nats serves NATS itself (monitor/natsserver):
-// `stactor tap JOB` and `stactor top --job JOB` find it through
-// STACTOR_HOME/run/JOB.nats, and any NATS client can subscribe there.
+// `stactor tap JOB` and `stactor top --job JOB` find it and its token
+// through STACTOR_HOME/run/JOB.nats, and any NATS client with the token
+// can subscribe there; one without it is refused.
 func TestTapAndTopOnTheRunsOwnServer(t *testing.T) {
 	home := t.TempDir()
 	const rows = 12000
 	run := start(t, home, "run", "--job-id", "7004", job(t, rows))
 	file := filepath.Join(home, "run", "7004.nats")
-	var url string
+	var lines []string
 	deadline := time.Now().Add(30 * time.Second)
-	for url == "" {
+	for len(lines) < 3 {
 		if b, err := os.ReadFile(file); err == nil {
-			url, _, _ = strings.Cut(string(b), "\n")
+			lines = strings.Fields(string(b))
 		} else if time.Now().After(deadline) {
 			t.Fatalf("no %s 30 s after the run started: %v\n%s", file, err, run.stderr.String())
 		} else {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	if !strings.HasPrefix(url, "nats://127.0.0.1:") {
-		t.Fatalf("%s names %q, want a loopback NATS URL", file, url)
+	url, token := lines[0], lines[2]
+	if !strings.HasPrefix(url, "nats://127.0.0.1:") || lines[1] != "stactor.stactor" {
+		t.Fatalf("%s says %q, want a loopback NATS URL, the prefix and a token", file, lines)
 	}
-	nc, err := nats.Connect(url)
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("%s: %v, mode %v; want it readable by its user only (it holds the token)", file, err, fi.Mode())
+	}
+	// Its rows are for whoever can read the file.
+	if nc, err := nats.Connect(url, nats.NoReconnect()); err == nil {
+		nc.Close()
+		t.Fatal("connected to the run's server without its token")
+	}
+	nc, err := nats.Connect(url, nats.Token(token))
 	if err != nil {
 		t.Fatal(err)
 	}
