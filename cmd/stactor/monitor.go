@@ -88,7 +88,9 @@ func startLocalMonitor(s *settings, url, jobID string) (*localMonitor, error) {
 	if err := os.MkdirAll(dir, 0o755); err == nil {
 		m.file = filepath.Join(dir, jobID+".nats")
 		// Readable by this user only: it holds the token of a server that
-		// carries rows.
+		// carries rows. A file a killed run of the same job left behind is
+		// replaced, not rewritten: WriteFile would keep its mode.
+		_ = os.Remove(m.file)
 		if err := os.WriteFile(m.file, []byte(m.url+"\n"+s.prefix()+"\n"+token+"\n"), 0o600); err != nil {
 			m.file = ""
 		}
