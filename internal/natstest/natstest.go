@@ -12,10 +12,14 @@ import (
 )
 
 // Start serves core NATS on host (127.0.0.1 for loopback) at an
-// OS-assigned port: quiet, no signal handlers, no system account.
-// Shutdown stops it.
-func Start(host string) (*server.Server, error) {
+// OS-assigned port: quiet, no signal handlers, no system account, and
+// whatever each of opts sets (an authorization token, say). Shutdown
+// stops it.
+func Start(host string, opts ...func(*server.Options)) (*server.Server, error) {
 	o := &server.Options{Host: host, Port: -1, NoLog: true, NoSigs: true, NoSystemAccount: true}
+	for _, f := range opts {
+		f(o)
+	}
 	s, err := server.NewServer(o)
 	if err != nil {
 		return nil, fmt.Errorf("NATS server: %w", err)

@@ -22,9 +22,11 @@ type client struct {
 	conn net.Conn
 	id   uint64
 
-	connected bool                     // a CONNECT was taken; the reader's
-	opts      connectOptions           // guarded by srv.mu
-	subs      map[string]*subscription // by sid; guarded by srv.mu
+	connected bool // a CONNECT was taken; the reader's
+	// opts is written by the reader (CONNECT) under srv.mu, read by
+	// publishers under it and by the reader itself without.
+	opts connectOptions
+	subs map[string]*subscription // by sid; guarded by srv.mu
 
 	mu      sync.Mutex // protects the fields below
 	out     []byte     // queued for the writer
@@ -127,8 +129,8 @@ func (c *client) handle(r *bufio.Reader, line, payload []byte) ([]byte, error) {
 	case "CONNECT":
 		return payload, c.connect(rest)
 	case "PUB", "HPUB":
-		hdrs := len(op) == 4
-		if hdrs && !c.option(func(o *connectOptions) bool { return o.headers }) {
+		hdrs := verb == "HPUB"
+		if hdrs && !c.opts.headers {
 			return payload, errProtocol("Protocol Violation: HPUB from a client that did not ask for headers")
 		}
 		args := fields(rest)
@@ -162,7 +164,7 @@ func (c *client) handle(r *bufio.Reader, line, payload []byte) ([]byte, error) {
 		// wildcards are delivered literally (to the subscriptions they
 		// match as tokens), and a subject with an empty token reaches no
 		// one.
-		if !validSubject(subject, false) && c.option(func(o *connectOptions) bool { return o.pedantic }) {
+		if !validSubject(subject, false) && c.opts.pedantic {
 			c.queue([]byte("-ERR 'Invalid Publish Subject'\r\n"))
 		}
 		c.ok()
@@ -307,16 +309,9 @@ func (c *client) connect(arg []byte) error {
 	return nil
 }
 
-// option reads one of the client's CONNECT options.
-func (c *client) option(get func(*connectOptions) bool) bool {
-	c.srv.mu.Lock()
-	defer c.srv.mu.Unlock()
-	return get(&c.opts)
-}
-
-// ok acknowledges an operation to a verbose client.
+// ok acknowledges an operation to a verbose client; the reader's.
 func (c *client) ok() {
-	if c.option(func(o *connectOptions) bool { return o.verbose }) {
+	if c.opts.verbose {
 		c.queue([]byte("+OK\r\n"))
 	}
 }
@@ -324,9 +319,9 @@ func (c *client) ok() {
 // sendMsg queues a message for subscription sid: MSG, or HMSG when it
 // has headers and the client takes them (one that does not gets the
 // payload alone, as nats-server sends it). A client with more than
-// maxPending bytes waiting is a slow consumer and is disconnected.
+// MaxPending bytes waiting is a slow consumer and is disconnected.
 // Server.mu is held.
-func (c *client) sendMsg(sid, subject, reply string, hdr, payload []byte, maxPending int) {
+func (c *client) sendMsg(sid, subject, reply string, hdr, payload []byte) {
 	if !c.opts.headers {
 		hdr = nil
 	}
@@ -335,7 +330,7 @@ func (c *client) sendMsg(sid, subject, reply string, hdr, payload []byte, maxPen
 	if c.closed || c.closing {
 		return
 	}
-	if len(c.out)+len(subject)+len(reply)+len(hdr)+len(payload) > maxPending {
+	if len(c.out)+len(subject)+len(reply)+len(hdr)+len(payload) > c.srv.maxPending {
 		c.slow()
 		return
 	}

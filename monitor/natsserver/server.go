@@ -262,7 +262,7 @@ func (s *Server) publish(from *client, subject, reply string, hdr, payload []byt
 // deliver hands a message to sub's client; s.mu is held.
 func (s *Server) deliver(sub *subscription, subject, reply string, hdr, payload []byte) {
 	sub.delivered++
-	sub.c.sendMsg(sub.sid, subject, reply, hdr, payload, s.maxPending)
+	sub.c.sendMsg(sub.sid, subject, reply, hdr, payload)
 	if sub.max > 0 && sub.delivered >= sub.max {
 		s.remove(sub)
 	}
