@@ -197,8 +197,11 @@ func (c *compiler) compare(src node, op string, l, r evaluator, at Pos) (evaluat
 func (e *cmpEval) eval(c *evalCtx) (*row.Column, error) {
 	n := c.n
 	l, r, op := e.l, e.r, e.op
-	if _, lc := asConst(l); lc {
-		if _, rc := asConst(r); !rc {
+	// A constant goes on the right, where it is compared without a
+	// column; of two constants (folding), a NULL one, so that the null
+	// case below takes it (a NULL column holds no values to compare).
+	if kl, lc := asConst(l); lc {
+		if kr, rc := asConst(r); !rc || kl.v.null && !kr.v.null {
 			l, r, op = r, l, op.flip()
 		}
 	}
